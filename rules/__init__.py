@@ -1,0 +1,1 @@
+"""Built-in presets, shipped in the wheel as import_policy.rules."""

@@ -1,0 +1,3 @@
+"""import-policy: keep a repository's imports honest."""
+
+__version__ = "0.1.0"

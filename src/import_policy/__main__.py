@@ -1,0 +1,3 @@
+from import_policy.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""Scanning helpers for C-family sources (C, C++, CUDA, Objective-C)."""

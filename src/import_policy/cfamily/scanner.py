@@ -1,0 +1,253 @@
+"""Lexical helpers for C-family sources: blanking, ``#include`` and token search.
+
+This is deliberately *not* a preprocessor.  Conditionals are not evaluated,
+so an ``#include`` inside ``#if 0`` is still reported, macros are not
+expanded (``#include MACRO`` is not reported) and nothing is read from disk.
+The aim is a fast, position-exact view of the text that a policy check can
+match against without being fooled by comments or string literals.
+
+Positions are 1-based; columns count Python ``str`` characters (code points)
+and lines are split on ``\\n`` only, so in CRLF text the ``\\r`` is simply the
+last character of its line.  Every transformation preserves length and
+newline placement, which is what lets an offset in the blanked text be
+reported as a position in the original file.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    # Only needed for the annotation; ``regex`` may or may not have stubs
+    # installed, and both must pass ``mypy --strict``.
+    import regex  # type: ignore[import-untyped, unused-ignore]
+
+__all__ = [
+    "Blanked",
+    "Include",
+    "TokenMatch",
+    "TokenTimeout",
+    "blank",
+    "find_includes",
+    "find_tokens",
+]
+
+_IDENT = r"A-Za-z0-9_"
+
+# The first thing at or after a position that changes lexical state.
+_START = re.compile(
+    rf"""
+      (?P<line>//)
+    | (?P<block>/\*)
+    # A raw-string prefix must start a token: in ``fooR"x"`` the R belongs to
+    # an identifier and the string is an ordinary one.
+    | (?<![{_IDENT}])(?:u8|u|U|L)?R"(?P<delim>[^()\\\s"]{{0,16}})\(
+    # A pp-number containing a C++14 digit separator is consumed whole so its
+    # ``'`` is not taken as the start of a character literal.  Only numbers
+    # that contain one are matched, to keep the Python-level loop short.
+    | (?P<number>(?<![{_IDENT}])\.?[0-9](?:[eEpP][+-]|[{_IDENT}.])*
+        '[{_IDENT}](?:[eEpP][+-]|'[{_IDENT}]|[{_IDENT}.])*)
+    # Encoding prefixes of ordinary literals need no handling: they are
+    # identifier characters and stay as code.
+    | (?P<quote>["'])
+    """,
+    re.VERBOSE,
+)
+
+# A backslash-newline splices lines (translation phase 2) before comments
+# are recognised, so a ``//`` comment can run on over several lines.
+_LINE_COMMENT_BODY = re.compile(r"(?:\\\r?\n|[^\n])*")
+
+# Literal bodies: an escape swallows the next character (or a spliced
+# newline); an unescaped newline ends an unterminated literal.  The trailing
+# ``?`` lets a lone backslash at end of file belong to the literal.
+_LITERAL_BODY = {
+    '"': re.compile(r'(?:[^"\\\n]|\\(?:\r?\n|.)?)*'),
+    "'": re.compile(r"(?:[^'\\\n]|\\(?:\r?\n|.)?)*"),
+}
+
+_NOT_NEWLINE = re.compile(r"[^\r\n]")
+
+
+def _spaces(text: str) -> str:
+    return _NOT_NEWLINE.sub(" ", text)
+
+
+@dataclass(frozen=True)
+class Blanked:
+    """Two position-preserving views of a source file."""
+
+    code: str  # comments and literal contents blanked
+    no_comments: str  # only comments blanked; ``#include "..."`` paths survive
+
+
+def blank(source: str) -> Blanked:
+    """Blank comments (and, in ``code``, literal contents) of ``source``.
+
+    Blanked characters become spaces except ``\\n`` and ``\\r``, so lines and
+    columns of both views match ``source``.  Literals keep their delimiting
+    quotes (and any encoding prefix); raw strings also blank their
+    ``delim(`` / ``)delim`` so a delimiter never looks like a token.
+    Unterminated block comments and raw strings run to end of file;
+    unterminated ordinary literals end at end of line, as compilers recover.
+    """
+    code: list[str] = []
+    no_comments: list[str] = []
+    pos = 0
+    size = len(source)
+    while pos < size:
+        m = _START.search(source, pos)
+        if m is None:
+            break
+        start = m.start()
+        code.append(source[pos:start])
+        no_comments.append(source[pos:start])
+        kind = m.lastgroup
+        if kind == "number":
+            end = m.end()
+            code.append(source[start:end])
+            no_comments.append(source[start:end])
+        elif kind in ("line", "block"):
+            if kind == "line":
+                body = _LINE_COMMENT_BODY.match(source, m.end())
+                end = body.end() if body else size
+            else:
+                close = source.find("*/", m.end())
+                end = size if close < 0 else close + 2
+            hidden = _spaces(source[start:end])
+            code.append(hidden)
+            no_comments.append(hidden)
+        else:
+            if kind == "quote":
+                quote = m.group("quote")
+                open_end = m.end()
+                body = _LITERAL_BODY[quote].match(source, open_end)
+                body_end = body.end() if body else open_end
+                closed = source.startswith(quote, body_end)
+                end = body_end + 1 if closed else body_end
+            else:  # raw string; no escapes or splices apply inside it
+                open_end = source.index('"', start) + 1
+                terminator = ")" + (m.group("delim") or "") + '"'
+                close = source.find(terminator, m.end())
+                body_end = size if close < 0 else close + len(terminator) - 1
+                end = size if close < 0 else body_end + 1
+            code.append(source[start:open_end])
+            code.append(_spaces(source[open_end:body_end]))
+            code.append(source[body_end:end])
+            no_comments.append(source[start:end])
+        pos = end
+    code.append(source[pos:])
+    no_comments.append(source[pos:])
+    return Blanked(code="".join(code), no_comments="".join(no_comments))
+
+
+class _LineIndex:
+    """Offset -> (line, column) in O(log lines)."""
+
+    def __init__(self, text: str) -> None:
+        self._starts = [0]
+        self._starts.extend(m.end() for m in re.finditer("\n", text))
+
+    def position(self, offset: int) -> tuple[int, int]:
+        line = bisect.bisect_right(self._starts, offset) - 1
+        return line + 1, offset - self._starts[line] + 1
+
+
+@dataclass(frozen=True)
+class Include:
+    """One ``#include`` directive; the position is that of the path itself."""
+
+    path: str
+    line: int
+    column: int
+    end_column: int  # exclusive
+    angled: bool
+
+
+# ``(?![\w])`` rejects ``#include_next`` (GNU: resumes the search after the
+# current directory, so it names no new dependency of its own) and other
+# ``include``-prefixed identifiers; ``#import`` is Objective-C and not
+# reported.  Only the logical line's first physical line is considered: a
+# directive split by backslash-newline before its path is not found.
+_INCLUDE = re.compile(
+    rf"""
+    ^[ \t\f\v]*\#[ \t\f\v]*include(?![{_IDENT}])[ \t\f\v]*
+    (?: <(?P<angled>[^>\r\n]+)> | "(?P<quoted>[^"\r\n]+)" )
+    """,
+    re.MULTILINE | re.VERBOSE,
+)
+
+
+def find_includes(no_comments: str) -> list[Include]:
+    """Every ``#include <...>`` / ``#include "..."`` in ``no_comments``.
+
+    Pass :attr:`Blanked.no_comments`, so directives inside comments are
+    already gone while quoted paths are intact.
+    """
+    index = _LineIndex(no_comments)
+    found: list[Include] = []
+    for m in _INCLUDE.finditer(no_comments):
+        group = "angled" if m.group("angled") is not None else "quoted"
+        path = m.group(group)
+        line, column = index.position(m.start(group))
+        found.append(
+            Include(
+                path=path,
+                line=line,
+                column=column,
+                end_column=column + len(path),
+                angled=group == "angled",
+            )
+        )
+    return found
+
+
+@dataclass(frozen=True)
+class TokenMatch:
+    """A non-empty regex match; ``end_column`` is exclusive."""
+
+    text: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+
+class TokenTimeout(Exception):
+    """A token pattern exceeded its time budget (likely catastrophic)."""
+
+    def __init__(self, pattern: str, timeout: float) -> None:
+        super().__init__(f"pattern {pattern!r} timed out after {timeout}s")
+        self.pattern = pattern
+        self.timeout = timeout
+
+
+def find_tokens(
+    code: str, pattern: regex.Pattern[str], timeout: float = 1.0
+) -> list[TokenMatch]:
+    """All non-empty matches of ``pattern`` in ``code`` (use :attr:`Blanked.code`).
+
+    ``timeout`` bounds the whole search, not each match; it guards against
+    user-written patterns that backtrack catastrophically.
+    """
+    index = _LineIndex(code)
+    found: list[TokenMatch] = []
+    try:
+        for m in pattern.finditer(code, timeout=timeout):
+            start: int = m.start()
+            end: int = m.end()
+            if start == end:
+                continue
+            line, column = index.position(start)
+            # The exclusive end is reported just past the last character so a
+            # match ending with a newline still ends on its own line.
+            end_line, last_column = index.position(end - 1)
+            found.append(
+                TokenMatch(code[start:end], line, column, end_line, last_column + 1)
+            )
+    except TimeoutError as exc:
+        raise TokenTimeout(str(pattern.pattern), timeout) from exc
+    return found

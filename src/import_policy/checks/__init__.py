@@ -1,0 +1,1 @@
+"""Checks: pure functions of (facts, policy) -> diagnostics, one module per rule kind."""

@@ -1,0 +1,166 @@
+"""`import-policy` and `python -m import_policy`: argv -> exit code.
+
+0: no error-severity violation remains; 1: violations remain; 2: usage,
+configuration or path error, or an internal error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import traceback
+from collections.abc import Sequence
+from pathlib import Path
+
+from import_policy import __version__
+from import_policy.config.load import DEFAULT_PRESET, ConfigErrors, Loaded, load
+from import_policy.describe import describe_rule, rule_rows
+from import_policy.diagnostics import Diagnostic
+from import_policy.discovery import PathError, discover
+from import_policy.engine import Plan, Selection, run
+from import_policy.report import json as json_report
+from import_policy.report import text as text_report
+
+EXIT_OK, EXIT_VIOLATIONS, EXIT_ERROR = 0, 1, 2
+
+
+class UsageError(Exception):
+    pass
+
+
+def _rule_list(value: str) -> list[str]:
+    return [part.strip() for part in value.split(",") if part.strip()]
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="import-policy", description="Keep a repository's imports honest: YAML import rules checked with libcst."
+    )
+    parser.add_argument("--version", action="version", version=f"import-policy {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands.required = True
+
+    config = argparse.ArgumentParser(add_help=False)
+    config.add_argument("--config", type=Path, metavar="FILE", help="the policy file (default: discovered upward)")
+
+    check = commands.add_parser("check", parents=[config], help="check files and folders")
+    check.add_argument("paths", nargs="*", type=Path, metavar="PATH", help="files or folders (default: .)")
+    check.add_argument("--select", type=_rule_list, action="extend", metavar="RULES", help="only these rule ids (comma-separated)")
+    check.add_argument("--ignore", type=_rule_list, action="extend", metavar="RULES", help="skip these rule ids (comma-separated)")
+    check.add_argument("--exit-zero", action="store_true", help="exit 0 even when violations remain")
+    check.add_argument("--statistics", action="store_true", help="count violations per rule instead of listing them")
+    check.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
+
+    rules = commands.add_parser("rules", parents=[config], help="list the rules in force")
+    rules.add_argument("--format", choices=("text", "json"), default="text")
+
+    explain = commands.add_parser("explain", parents=[config], help="one rule in full, with its examples")
+    explain.add_argument("rule", metavar="RULE")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:
+        return EXIT_ERROR if exit_.code not in (0, None) else EXIT_OK
+    try:
+        return _dispatch(args)
+    except ConfigErrors as errors:
+        for error in errors.errors:
+            print(f"import-policy: {error}", file=sys.stderr)
+        print(f"import-policy: {len(errors.errors)} configuration error(s); nothing was checked", file=sys.stderr)
+        return EXIT_ERROR
+    except UsageError as error:
+        print(f"import-policy: error: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        return 130
+    except Exception:  # the contract: an internal error is exit 2 with a message, not a bare crash
+        print("import-policy: internal error; please report it with this trace:", file=sys.stderr)
+        traceback.print_exc()
+        return EXIT_ERROR
+
+
+def _load(args: argparse.Namespace) -> Loaded:
+    loaded = load(args.config, Path.cwd())
+    if loaded.config is None:
+        print(f"import-policy: no configuration found; using the built-in {DEFAULT_PRESET} preset", file=sys.stderr)
+    return loaded
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    loaded = _load(args)
+    if args.command == "rules":
+        return _rules(loaded, args.format)
+    if args.command == "explain":
+        text = describe_rule(loaded.policy, args.rule)
+        if text is None:
+            known = ", ".join(row["id"] for row in rule_rows(loaded.policy))
+            raise UsageError(f"unknown rule {args.rule!r}; rules in force: {known}")
+        sys.stdout.write(text)
+        return EXIT_OK
+    return _check(loaded, args)
+
+
+def _selection(loaded: Loaded, args: argparse.Namespace) -> Selection:
+    known = {row["id"] for row in rule_rows(loaded.policy)}
+    for flag, ids in (("--select", args.select), ("--ignore", args.ignore)):
+        unknown = sorted(set(ids or ()) - known)
+        if unknown:
+            raise UsageError(f"{flag}: unknown rule {', '.join(map(repr, unknown))}; rules in force: {', '.join(sorted(known))}")
+    return Selection(frozenset(args.select) if args.select else None, frozenset(args.ignore or ()))
+
+
+def _check(loaded: Loaded, args: argparse.Namespace) -> int:
+    policy = loaded.policy
+    selection = _selection(loaded, args)
+    paths = args.paths or [Path(".")]
+    try:
+        files = discover(paths, policy.root, policy.exclude)
+    except PathError as error:
+        raise UsageError(f"no such file or folder: {error}") from None
+    result = run(Plan(policy, selection), files)
+    cwd = Path.cwd()
+    shown = [_rebase(d, policy.root, cwd) for d in result.diagnostics]
+    shown.sort(key=Diagnostic.sort_key)
+    out = sys.stdout
+    if args.statistics:
+        out.write(json_report.render_statistics(shown) if args.format == "json" else text_report.render_statistics(shown))
+    elif args.format == "json":
+        out.write(json_report.render(shown, result.files))
+    else:
+        out.write(text_report.render(shown, text_report.use_colour(out)))
+    for path, reason in result.unreadable:
+        print(f"import-policy: cannot read {path}: {reason}", file=sys.stderr)
+    if result.unreadable:
+        return EXIT_ERROR
+    if args.exit_zero:
+        return EXIT_OK
+    return EXIT_VIOLATIONS if any(d.severity == "error" for d in shown) else EXIT_OK
+
+
+def _rebase(d: Diagnostic, root: Path, cwd: Path) -> Diagnostic:
+    """Diagnostics carry root-relative paths; people read them relative to where they stand."""
+    from dataclasses import replace
+
+    shown = Path(os.path.relpath(root / d.path, cwd)).as_posix()
+    return replace(d, path=shown)
+
+
+def _rules(loaded: Loaded, fmt: str) -> int:
+    rows = rule_rows(loaded.policy)
+    if fmt == "json":
+        import json
+
+        sys.stdout.write(json.dumps(rows, indent=2) + "\n")
+        return EXIT_OK
+    headers = ("id", "kind", "severity", "fixable", "source", "message")
+    table = [headers] + [tuple(str(row[h]).replace("\n", " ") for h in headers) for row in rows]
+    widths = [max(len(r[i]) for r in table) for i in range(len(headers) - 1)]
+    for row in table:
+        cells = [cell.ljust(width) for cell, width in zip(row, widths)] + [row[-1]]
+        sys.stdout.write("  ".join(cells).rstrip() + "\n")
+    return EXIT_OK

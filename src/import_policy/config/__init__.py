@@ -1,0 +1,1 @@
+"""Configuration: YAML with line marks -> a validated, frozen `Policy`."""

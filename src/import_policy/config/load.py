@@ -1,0 +1,213 @@
+"""Find the configuration, follow `extends`, merge, and hand back one `Policy`.
+
+Every fault of every file is gathered before anything is raised, so a user
+fixes a configuration in one round.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from import_policy.config.model import Origin, Policy, RocmSafety, Rule
+from import_policy.config.validate import ConfigError, Document, Validator
+from import_policy.config.yamltree import YamlError, parse
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+CONFIG_NAMES = ("import-policy.yaml", ".import-policy.yaml")
+DEFAULT_PRESET = "rocm-safety"
+MAX_EXTENDS_DEPTH = 32
+
+
+class ConfigErrors(Exception):
+    def __init__(self, errors: list[ConfigError]) -> None:
+        super().__init__("\n".join(str(e) for e in errors))
+        self.errors = errors
+
+
+def presets() -> list[str]:
+    folder = resources.files("import_policy.rules")
+    return sorted(p.name[: -len(".yaml")] for p in folder.iterdir() if p.name.endswith(".yaml"))
+
+
+def preset_text(name: str) -> str | None:
+    if name not in presets():
+        return None
+    return (resources.files("import_policy.rules") / f"{name}.yaml").read_text(encoding="utf-8")
+
+
+def find_config(start: Path) -> Path | None:
+    """The first configuration from `start` upward; a pyproject.toml counts only if it names one."""
+    for folder in (start, *start.parents):
+        for name in CONFIG_NAMES:
+            candidate = folder / name
+            if candidate.is_file():
+                return candidate
+        pyproject = folder / "pyproject.toml"
+        if pyproject.is_file():
+            named = _named_in_pyproject(pyproject)
+            if named is not None:
+                return named
+    return None
+
+
+def _named_in_pyproject(pyproject: Path) -> Path | None:
+    try:
+        data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return None
+    table = data.get("tool", {}).get("import-policy")
+    if not isinstance(table, dict) or not isinstance(table.get("config"), str):
+        return None
+    return pyproject.parent / table["config"]
+
+
+@dataclass
+class Loaded:
+    policy: Policy
+    config: Path | None  # None when the default preset applies
+
+
+def load(config: Path | None, cwd: Path) -> Loaded:
+    """`config` from --config, else discovered from `cwd`; the default preset if there is none."""
+    if config is None:
+        config = find_config(cwd)
+        if config is None:
+            return Loaded(_build(cwd, _Source(f"preset:{DEFAULT_PRESET}", None, DEFAULT_PRESET), cwd), None)
+    config = config if config.is_absolute() else cwd / config
+    if not config.is_file():
+        raise ConfigErrors([ConfigError(_shown(config, cwd), 0, "configuration file not found")])
+    return Loaded(_build(config.parent, _Source(_shown(config, cwd), config, None), cwd), config)
+
+
+@dataclass
+class _Source:
+    shown: str  # how messages name it
+    path: Path | None  # None for a preset
+    preset: str | None
+
+
+def _shown(path: Path, cwd: Path) -> str:
+    try:
+        return path.resolve().relative_to(cwd.resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def _build(root: Path, top: _Source, cwd: Path) -> Policy:
+    errors: list[ConfigError] = []
+    ordered: list[tuple[_Source, Document]] = []
+    _collect(top, [], errors, ordered, cwd, set())
+    if errors:
+        raise ConfigErrors(errors)
+    return _merge(root.resolve(), ordered)
+
+
+def _collect(
+    source: _Source,
+    stack: list[str],
+    errors: list[ConfigError],
+    ordered: list[tuple[_Source, Document]],
+    cwd: Path,
+    done: set[str],
+) -> None:
+    """Depth-first over `extends`, parents before children, each file once."""
+    key = source.preset and f"preset:{source.preset}" or str(source.path.resolve() if source.path else "")
+    if key in done:
+        return
+    if source.path is not None:
+        try:
+            text = source.path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            errors.append(ConfigError(source.shown, 0, f"cannot read the configuration: {error}"))
+            return
+    else:
+        text = preset_text(source.preset or "") or ""
+    validator = Validator(source.shown)
+    try:
+        tree = parse(text)
+    except YamlError as error:
+        errors.append(ConfigError(source.shown, error.line, error.message))
+        return
+    document = validator.document(tree)
+    errors.extend(validator.errors)
+    stack = [*stack, key]
+    for target, line in document.extends:
+        child = _resolve_extends(target, source, cwd)
+        if child is None:
+            errors.append(
+                ConfigError(
+                    source.shown, line,
+                    f"unknown extends {target!r}: not a built-in preset ({', '.join(presets())}) "
+                    "nor an existing .yaml file relative to this one",
+                )
+            )
+            continue
+        child_key = child.preset and f"preset:{child.preset}" or str(child.path.resolve() if child.path else "")
+        if child_key in stack:
+            cycle = " -> ".join([*stack[stack.index(child_key):], child_key])
+            errors.append(ConfigError(source.shown, line, f"circular extends: {cycle}"))
+            continue
+        if len(stack) >= MAX_EXTENDS_DEPTH:
+            errors.append(ConfigError(source.shown, line, f"extends nests deeper than {MAX_EXTENDS_DEPTH} files"))
+            continue
+        _collect(child, stack, errors, ordered, cwd, done)
+    done.add(key)
+    ordered.append((source, document))
+
+
+def _resolve_extends(target: str, source: _Source, cwd: Path) -> _Source | None:
+    looks_like_path = "/" in target or target.endswith((".yaml", ".yml"))
+    if not looks_like_path:
+        return _Source(f"preset:{target}", None, target) if target in presets() else None
+    if source.path is None:
+        return None  # presets extend presets only
+    path = (source.path.parent / target)
+    if not path.is_file():
+        return None
+    return _Source(_shown(path, cwd), path, None)
+
+
+def _merge(root: Path, ordered: list[tuple[_Source, Document]]) -> Policy:
+    """Later files win: a rule id declared again replaces the earlier rule, rocm_safety merges key by key."""
+    rules: dict[str, Rule] = {}
+    exclude = []
+    roots: list[str] | None = None
+    rocm: dict[str, tuple[object, int]] = {}
+    rocm_origin: Origin | None = None
+    for source, document in ordered:
+        for rule in document.rules:
+            rules.pop(rule.id, None)
+            rules[rule.id] = rule
+        exclude.extend(document.exclude)
+        if document.roots is not None:
+            roots = document.roots
+        if document.rocm_line:
+            rocm.update(document.rocm_safety)
+            rocm_origin = Origin(source.shown, document.rocm_line)
+    if roots is None:
+        roots = ["."] + (["src"] if (root / "src").is_dir() else [])
+    rocm_safety = None
+    if rocm_origin is not None:
+        rocm_safety = RocmSafety(
+            heavy_modules=rocm.get("heavy_modules", ((), 0))[0],  # type: ignore[arg-type]
+            probes=rocm.get("probes", ((), 0))[0],  # type: ignore[arg-type]
+            guards=rocm.get("guards", ((), 0))[0],  # type: ignore[arg-type]
+            files=rocm.get("files", ((), 0))[0],  # type: ignore[arg-type]
+            entry_modules=rocm.get("entry_modules", ((), 0))[0],  # type: ignore[arg-type]
+            origin=rocm_origin,
+        )
+    return Policy(
+        root=root,
+        rules=tuple(rules.values()),
+        rocm_safety=rocm_safety,
+        exclude=tuple(exclude),
+        roots=tuple(roots),
+        sources=tuple(source.shown for source, _ in ordered),
+    )

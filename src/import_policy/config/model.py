@@ -1,0 +1,116 @@
+"""The policy as the checks see it: frozen, validated, with where each piece came from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal, Union
+
+from import_policy.patterns import DottedPattern, PathGlob, any_match
+
+Severity = Literal["error", "warning"]
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a rule or setting was declared: a file path, or `preset:NAME`, and a 1-based line."""
+
+    source: str
+    line: int
+
+    def __str__(self) -> str:
+        return f"{self.source}:{self.line}"
+
+
+@dataclass(frozen=True)
+class Examples:
+    flag: tuple[str, ...] = ()
+    allow: tuple[str, ...] = ()
+    flag_lines: tuple[int, ...] = ()
+    allow_lines: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class GatewayFix:
+    gateway: str
+    exports: tuple[tuple[str, str], ...]  # forbidden dotted name -> name the gateway exports
+
+
+@dataclass(frozen=True)
+class ModuleFix:
+    replace_module: str
+
+
+Fix = Union[GatewayFix, ModuleFix]
+
+
+@dataclass(frozen=True)
+class RuleBase:
+    id: str
+    message: str
+    files: tuple[PathGlob, ...]
+    allow_in: tuple[PathGlob, ...]
+    severity: Severity
+    examples: Examples
+    origin: Origin
+
+    def applies_to(self, path: str) -> bool:
+        """`path` is relative to the project root."""
+        if self.files and any_match(self.files, path) is None:
+            return False
+        return any_match(self.allow_in, path) is None
+
+
+@dataclass(frozen=True)
+class ImportRule(RuleBase):
+    forbid: tuple[DottedPattern, ...]
+    except_: tuple[DottedPattern, ...]
+    scope: Literal["module", "anywhere"] = "anywhere"
+    type_checking: Literal["ignore", "check"] = "ignore"
+    fix: Fix | None = None
+    kind: Literal["import"] = "import"
+
+
+@dataclass(frozen=True)
+class IncludeRule(RuleBase):
+    forbid: tuple[PathGlob, ...]
+    except_: tuple[PathGlob, ...]
+    kind: Literal["include"] = "include"
+
+
+@dataclass(frozen=True)
+class TokenRule(RuleBase):
+    forbid: tuple[str, ...]  # regex sources, compiled by the token check
+    kind: Literal["token"] = "token"
+
+
+Rule = Union[ImportRule, IncludeRule, TokenRule]
+
+
+@dataclass(frozen=True)
+class RocmSafety:
+    heavy_modules: tuple[DottedPattern, ...]
+    probes: tuple[tuple[str, str | None], ...]
+    guards: tuple[str, ...]
+    files: tuple[PathGlob, ...]
+    entry_modules: tuple[str, ...]
+    origin: Origin
+
+    def applies_to(self, path: str) -> bool:
+        return not self.files or any_match(self.files, path) is not None
+
+
+@dataclass(frozen=True)
+class Policy:
+    root: Path
+    rules: tuple[Rule, ...]
+    rocm_safety: RocmSafety | None = None
+    exclude: tuple[PathGlob, ...] = ()
+    roots: tuple[str, ...] = (".",)
+    sources: tuple[str, ...] = field(default=())  # every file or preset read, in order
+
+    def rule(self, rule_id: str) -> Rule | None:
+        for rule in self.rules:
+            if rule.id == rule_id:
+                return rule
+        return None

@@ -1,0 +1,121 @@
+"""YAML -> plain values that remember their line, so every fault can say `file:line`.
+
+Only the safe core schema is built (strings, numbers, booleans, null, lists,
+maps); any explicit tag such as `!!python/object` is refused.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Union
+
+import yaml
+
+try:
+    _Loader: type[yaml.SafeLoader] = yaml.CSafeLoader  # type: ignore[attr-defined,unused-ignore]
+except AttributeError:  # PyYAML built without libyaml
+    _Loader = yaml.SafeLoader
+
+_SCALAR_TAGS = {
+    "tag:yaml.org,2002:str",
+    "tag:yaml.org,2002:int",
+    "tag:yaml.org,2002:float",
+    "tag:yaml.org,2002:bool",
+    "tag:yaml.org,2002:null",
+}
+
+
+class YamlError(ValueError):
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(message)
+        self.line = line
+        self.message = message
+
+
+@dataclass
+class Scalar:
+    value: str | int | float | bool | None
+    line: int
+
+
+@dataclass
+class Seq:
+    items: list[Node]
+    line: int
+
+
+@dataclass
+class Map:
+    items: dict[str, tuple[int, Node]]  # key -> (key line, value)
+    line: int
+
+
+Node = Union[Scalar, Seq, Map]
+
+
+def parse(text: str) -> Node | None:
+    """The document's tree, or None for an empty document."""
+    try:
+        root = yaml.compose(text, Loader=_Loader)
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        line = mark.line + 1 if mark is not None else 1
+        raise YamlError(line, f"invalid YAML: {error.problem or error.context}") from None
+    except yaml.YAMLError as error:
+        raise YamlError(1, f"invalid YAML: {error}") from None
+    if root is None:
+        return None
+    return _Converter().convert(root, depth=0)
+
+
+_MAX_DEPTH = 64
+# Aliases can make a small document expand without bound ("billion laughs").
+_MAX_NODES = 500_000
+
+
+class _Converter:
+    def __init__(self) -> None:
+        self.nodes = 0
+        self.scalars = yaml.SafeLoader("")
+
+    def convert(self, node: yaml.Node, depth: int) -> Node:
+        line = node.start_mark.line + 1
+        self.nodes += 1
+        if self.nodes > _MAX_NODES:
+            raise YamlError(line, f"the document expands to more than {_MAX_NODES} values")
+        if depth > _MAX_DEPTH:
+            raise YamlError(line, f"nesting deeper than {_MAX_DEPTH} levels")
+        if isinstance(node, yaml.ScalarNode):
+            if node.tag not in _SCALAR_TAGS:
+                raise YamlError(line, f"unsupported YAML tag {node.tag!r}; only plain values are allowed")
+            return Scalar(self.scalars.construct_object(node), line)
+        if isinstance(node, yaml.SequenceNode):
+            if node.tag != "tag:yaml.org,2002:seq":
+                raise YamlError(line, f"unsupported YAML tag {node.tag!r}; only plain lists are allowed")
+            return Seq([self.convert(item, depth + 1) for item in node.value], line)
+        if isinstance(node, yaml.MappingNode):
+            if node.tag != "tag:yaml.org,2002:map":
+                raise YamlError(line, f"unsupported YAML tag {node.tag!r}; only plain maps are allowed")
+            items: dict[str, tuple[int, Node]] = {}
+            for key_node, value_node in node.value:
+                key_line = key_node.start_mark.line + 1
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    raise YamlError(key_line, "YAML merge keys ('<<') are not supported")
+                key = self.convert(key_node, depth + 1)
+                if not isinstance(key, Scalar) or key.value is None:
+                    raise YamlError(key_line, "a map key must be a plain value")
+                name = str(key.value) if not isinstance(key.value, bool) else str(key.value).lower()
+                if name in items:
+                    raise YamlError(key_line, f"key {name!r} appears twice (first on line {items[name][0]})")
+                items[name] = (key_line, self.convert(value_node, depth + 1))
+            return Map(items, line)
+        raise YamlError(line, "unsupported YAML node")
+
+
+def plain(node: Node) -> object:
+    """The node as plain Python values, lines dropped."""
+    if isinstance(node, Scalar):
+        return node.value
+    if isinstance(node, Seq):
+        return [plain(item) for item in node.items]
+    return {key: plain(value) for key, (_, value) in node.items.items()}

@@ -1,0 +1,193 @@
+"""Paths on the command line -> the files to check, and each file's module name.
+
+Folders are walked for Python and C-family sources, honouring `exclude`,
+`.gitignore` files and a short list of folders no one wants linted. A file
+named on the command line is checked even where a walk would skip it,
+unless `exclude` covers it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import pathspec
+
+from import_policy.patterns import PathGlob, any_match
+
+PYTHON_SUFFIXES = (".py", ".pyi")
+C_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".hxx", ".cu", ".cuh", ".hip")
+# As ruff's default `exclude`: tool caches, virtual environments and VCS metadata.
+SKIPPED_FOLDERS = frozenset({
+    ".bzr", ".direnv", ".eggs", ".git", ".git-rewrite", ".hg", ".mypy_cache", ".nox", ".pants.d",
+    ".pytype", ".ruff_cache", ".svn", ".tox", ".venv", "__pypackages__", "_build", "buck-out",
+    "node_modules", "venv", "__pycache__", ".import-policy-cache",
+})
+
+Language = Literal["python", "c"]
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    path: Path  # as given or found, absolute
+    relative: str  # relative to the project root, '/' separators
+    language: Language
+
+
+class PathError(Exception):
+    """A path on the command line that does not exist or cannot be read."""
+
+
+def language_of(path: str) -> Language | None:
+    lower = path.lower()
+    if lower.endswith(PYTHON_SUFFIXES):
+        return "python"
+    if lower.endswith(C_SUFFIXES):
+        return "c"
+    return None
+
+
+def relative_to_root(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return Path(os.path.relpath(path, root)).as_posix()
+
+
+def discover(
+    paths: Iterable[Path],
+    root: Path,
+    exclude: tuple[PathGlob, ...],
+    languages: frozenset[Language] = frozenset({"python", "c"}),
+) -> list[SourceFile]:
+    """Every file to check, each once, sorted by path."""
+    found: dict[Path, SourceFile] = {}
+    missing = []
+    for given in paths:
+        path = Path(os.path.abspath(given))
+        if path.is_dir():
+            for file in _walk(path, root, exclude, languages):
+                found.setdefault(file.path, file)
+        elif path.is_file():
+            relative = relative_to_root(path, root)
+            if any_match(exclude, relative) is None:
+                language = language_of(path.name) or "python"
+                found.setdefault(path, SourceFile(path, relative, language))
+        else:
+            missing.append(str(given))
+    if missing:
+        raise PathError(", ".join(missing))
+    return sorted(found.values(), key=lambda f: f.relative)
+
+
+def _walk(
+    top: Path, root: Path, exclude: tuple[PathGlob, ...], languages: frozenset[Language]
+) -> Iterator[SourceFile]:
+    ignores = _GitIgnores(root)
+    seen: set[tuple[int, int]] = set()
+    stack = [top]
+    while stack:
+        folder = stack.pop()
+        try:
+            stat = folder.stat()
+        except OSError:
+            continue
+        if (stat.st_dev, stat.st_ino) in seen:
+            continue  # a symlink loop, or a folder reached twice
+        seen.add((stat.st_dev, stat.st_ino))
+        spec = ignores.for_folder(folder)
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError:
+            continue
+        subfolders = []
+        for entry in entries:
+            path = Path(entry.path)
+            relative = relative_to_root(path, root)
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                continue
+            if is_dir:
+                if entry.name in SKIPPED_FOLDERS or any_match(exclude, relative) or spec.ignored(path, True):
+                    continue
+                subfolders.append(path)
+                continue
+            language = language_of(entry.name)
+            if language is None or language not in languages:
+                continue
+            if any_match(exclude, relative) or spec.ignored(path, False):
+                continue
+            yield SourceFile(path, relative, language)
+        stack.extend(reversed(subfolders))
+
+
+class _Spec:
+    def __init__(self, layers: list[tuple[Path, pathspec.PathSpec]]) -> None:
+        self.layers = layers
+
+    def ignored(self, path: Path, is_dir: bool) -> bool:
+        # Deeper .gitignore files are consulted last, so their negations win, as in git.
+        verdict = False
+        for base, spec in self.layers:
+            try:
+                relative = path.relative_to(base).as_posix()
+            except ValueError:
+                continue
+            result = spec.check_file(relative + ("/" if is_dir else ""))
+            if result.include is not None:
+                verdict = result.include
+        return verdict
+
+
+class _GitIgnores:
+    """`.gitignore` files from the project root down to each walked folder."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.cache: dict[Path, list[tuple[Path, pathspec.PathSpec]]] = {}
+
+    def _own(self, folder: Path) -> list[tuple[Path, pathspec.PathSpec]]:
+        file = folder / ".gitignore"
+        try:
+            lines = file.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            return []
+        return [(folder, pathspec.GitIgnoreSpec.from_lines(lines))]
+
+    def layers(self, folder: Path) -> list[tuple[Path, pathspec.PathSpec]]:
+        if folder in self.cache:
+            return self.cache[folder]
+        if folder == self.root or self.root not in folder.parents:
+            result = self._own(folder)
+        else:
+            result = self.layers(folder.parent) + self._own(folder)
+        self.cache[folder] = result
+        return result
+
+    def for_folder(self, folder: Path) -> _Spec:
+        return _Spec(self.layers(folder))
+
+
+def module_name(relative: str, roots: tuple[str, ...]) -> tuple[str | None, bool]:
+    """`src/pkg/mod.py` with roots ('.', 'src') -> ('pkg.mod', False); the deepest root wins."""
+    if not relative.endswith((".py", ".pyi")) or relative.startswith("../"):
+        return None, False
+    best: str | None = None
+    for root in roots:
+        prefix = "" if root in (".", "") else root.rstrip("/") + "/"
+        if relative.startswith(prefix) and (best is None or len(prefix) > len(best)):
+            best = prefix
+    if best is None:
+        return None, False
+    inner = relative[len(best):].rsplit(".", 1)[0]
+    parts = inner.split("/")
+    is_package = parts[-1] == "__init__"
+    if is_package:
+        parts = parts[:-1]
+    if not parts or not all(p.isidentifier() for p in parts):
+        return None, is_package
+    return ".".join(parts), is_package

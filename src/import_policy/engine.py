@@ -1,0 +1,147 @@
+"""The engine: files -> facts -> checks -> diagnostics, knowing nothing of any rule's meaning.
+
+Per file: read bytes once; skip the parse when no rule could fire (the
+prefilter); otherwise one libcst parse and one batched visit; then every check
+in force runs as a pure function over the facts; suppressions last.
+"""
+
+from __future__ import annotations
+
+import ast
+import warnings
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+from import_policy.checks import imports as import_checks
+from import_policy.config.model import ImportRule, Policy, Rule
+from import_policy.diagnostics import SYNTAX_ERROR, Diagnostic
+from import_policy.discovery import SourceFile, module_name
+from import_policy.facts.model import FileFacts, SyntaxErrorFact
+from import_policy.facts.python import extract
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which rule ids are in force, from --select/--ignore."""
+
+    select: frozenset[str] | None = None
+    ignore: frozenset[str] = frozenset()
+
+    def wants(self, rule_id: str) -> bool:
+        if rule_id == SYNTAX_ERROR:
+            return True  # a file we cannot read is never silently passed
+        if self.select is not None and rule_id not in self.select:
+            return False
+        return rule_id not in self.ignore
+
+
+@dataclass
+class Plan:
+    """What the policy asks of each file, worked out once per run."""
+
+    policy: Policy
+    selection: Selection
+    import_rules: tuple[ImportRule, ...] = field(init=False)
+    # Byte strings one of which must occur for any import rule to fire; None: parse every file.
+    tokens: tuple[bytes, ...] | None = field(init=False)
+    # Heads of forbidden names below a module (`torch.cuda.x`): their files need use analysis.
+    use_tokens: tuple[bytes, ...] | None = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.import_rules = tuple(
+            r for r in self.policy.rules if isinstance(r, ImportRule) and self.selection.wants(r.id)
+        )
+        heads: set[bytes] = set()
+        use_heads: set[bytes] = set()
+        unbounded = False
+        for rule in self.import_rules:
+            for pattern in rule.forbid:
+                head = pattern.literal_head
+                if head is None:
+                    unbounded = True
+                    continue
+                heads.add(head.encode())
+                if "." in pattern.text:
+                    use_heads.add(head.encode())
+        self.tokens = None if unbounded else tuple(sorted(heads))
+        self.use_tokens = None if unbounded else tuple(sorted(use_heads))
+
+    def rules_for(self, path: str) -> list[ImportRule]:
+        return [rule for rule in self.import_rules if rule.applies_to(path)]
+
+
+def wants_parse(source: bytes, tokens: Sequence[bytes] | None, module: str | None) -> bool:
+    if tokens is None:
+        return True
+    if module is not None and any(module.split(".")[0].encode() == t for t in tokens):
+        return True  # relative imports inside a forbidden package never spell its name
+    return any(token in source for token in tokens)
+
+
+def syntax_check(source: bytes, path: str) -> SyntaxErrorFact | None:
+    """CPython's own parser, for files that need no facts: a broken file is still reported."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(source, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+    except SyntaxError as error:
+        return SyntaxErrorFact(error.msg, error.lineno or 1, error.offset or 1)
+    except (ValueError, RecursionError, MemoryError) as error:
+        return SyntaxErrorFact(f"the file cannot be parsed: {error}", 1, 1)
+    return None
+
+
+def python_facts(plan: Plan, file: SourceFile, source: bytes, rules: Sequence[ImportRule]) -> FileFacts:
+    module, is_package = module_name(file.relative, plan.policy.roots)
+    if not rules or not wants_parse(source, plan.tokens, module):
+        error = syntax_check(source, file.relative)
+        return FileFacts(file.relative, module, is_package, syntax_error=error)
+    want_uses = wants_parse(source, plan.use_tokens, None) if plan.use_tokens != () else False
+    return extract(source, file.relative, module, is_package, want_uses=want_uses)
+
+
+def check_python(plan: Plan, facts: FileFacts, rules: Iterable[ImportRule]) -> list[Diagnostic]:
+    if facts.syntax_error is not None:
+        error = facts.syntax_error
+        return [
+            Diagnostic(
+                rule=SYNTAX_ERROR, severity="error", path=facts.path, line=error.line,
+                column=error.column, end_line=error.line, end_column=error.column,
+                message=f"the file does not parse: {error.message}", suppress_lines=(),
+            )
+        ]
+    found: list[Diagnostic] = []
+    for rule in rules:
+        found.extend(import_checks.check(rule, facts))
+    return [d for d in found if not facts.suppressions.covers(d.rule, d.suppress_lines)]
+
+
+Reader = Callable[[SourceFile], bytes]
+
+
+def read_file(file: SourceFile) -> bytes:
+    return file.path.read_bytes()
+
+
+@dataclass
+class Result:
+    diagnostics: list[Diagnostic]
+    files: int
+    unreadable: list[tuple[str, str]]  # (path, reason)
+
+
+def run(plan: Plan, files: Sequence[SourceFile], read: Reader = read_file) -> Result:
+    diagnostics: list[Diagnostic] = []
+    unreadable: list[tuple[str, str]] = []
+    for file in files:
+        try:
+            source = read(file)
+        except OSError as error:
+            unreadable.append((file.relative, error.strerror or str(error)))
+            continue
+        if file.language == "python":
+            rules = plan.rules_for(file.relative)
+            facts = python_facts(plan, file, source, rules)
+            diagnostics.extend(check_python(plan, facts, rules))
+    diagnostics.sort(key=Diagnostic.sort_key)
+    return Result(diagnostics, len(files), unreadable)

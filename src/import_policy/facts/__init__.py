@@ -1,0 +1,1 @@
+"""Facts: what one parse of a file says about its imports, uses, calls and comments."""

@@ -1,0 +1,186 @@
+"""What one parse of a file tells the checks: plain, frozen, serialisable records.
+
+Checks never see libcst nodes, only these, so they can be tested on hand-built
+facts, cached, and run in another process.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, Union
+
+
+@dataclass(frozen=True)
+class Span:
+    """1-based line and column; `end_column` is exclusive (ruff's convention)."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+
+@dataclass(frozen=True)
+class Leaf:
+    """One operand of an `if` test: a name, attribute or call.
+
+    `tail` is its last identifier (`current_platform.is_cuda()` -> `is_cuda`);
+    `qualified` is its dotted name resolved through the file's imports
+    (`TC` after `from typing import TYPE_CHECKING as TC` -> `typing.TYPE_CHECKING`).
+    """
+
+    tail: str
+    qualified: str
+
+
+@dataclass(frozen=True)
+class BoolOp:
+    op: Literal["and", "or"]
+    operands: tuple[Test, ...]
+
+
+@dataclass(frozen=True)
+class Not:
+    operand: Test
+
+
+@dataclass(frozen=True)
+class Opaque:
+    """A test the passes do not reason about (comparisons, literals, ...)."""
+
+
+Test = Union[Leaf, BoolOp, Not, Opaque]
+
+
+@dataclass(frozen=True)
+class Branch:
+    """An enclosing `if`: its test, and whether the fact sits in its `else:` side."""
+
+    test: Test
+    orelse: bool
+
+
+@dataclass(frozen=True)
+class Context:
+    """Where a fact stands.
+
+    `import_time`: runs when the module is imported (module level, class bodies,
+    module-level `if`/`try`/`with`, decorators and defaults), not in a function
+    or lambda body.
+    `type_checking`: inside type-checking-only code (section 3 of the contract).
+    `branches`: the enclosing `if`s, outermost first, for guard evaluation.
+    `function`: the dotted name of the enclosing function, if any.
+    """
+
+    import_time: bool
+    type_checking: bool
+    branches: tuple[Branch, ...] = ()
+    function: str | None = None
+
+
+ImportKind = Literal["import", "from", "dynamic"]
+
+
+@dataclass(frozen=True)
+class ImportFact:
+    """One imported name.
+
+    `import a.b.c` -> name `a.b.c`, bound `a`; `import a.b as c` -> bound `c`;
+    `from m import x as y` -> name `m.x`, module `m`, member `x`, bound `y`;
+    `from m import *` -> name `m`, member `*`; `import_module("m")` -> kind dynamic.
+    Relative imports are already resolved; `module` is None when they reach
+    above the top package.
+    """
+
+    kind: ImportKind
+    name: str
+    module: str
+    member: str | None
+    bound: str | None
+    span: Span
+    module_span: Span
+    statement: int  # index of the statement, grouping the names of one `from` import
+    statement_line: int
+    context: Context
+    level: int = 0  # number of leading dots of a relative import
+
+
+@dataclass(frozen=True)
+class UseFact:
+    """A use of an imported name: the outermost `a.b.c` chain whose root an import bound."""
+
+    qualified_names: tuple[str, ...]
+    root: str
+    span: Span
+    statement_line: int
+    context: Context
+
+
+@dataclass(frozen=True)
+class CallFact:
+    """A call whose callee resolves to a dotted name, with its literal string arguments.
+
+    The ROCm pass reads probes (`_has_module("x")`) and calls of project
+    functions from these.
+    """
+
+    callee: str  # resolved through the file's imports
+    tail: str
+    first_string: str | None
+    span: Span
+    statement_line: int
+    context: Context
+
+
+@dataclass(frozen=True)
+class DecoratorFact:
+    qualified_names: tuple[str, ...]
+    span: Span
+    statement_line: int
+    context: Context
+
+
+@dataclass(frozen=True)
+class FunctionFact:
+    """A function definition: its dotted name within the module and what it returns directly."""
+
+    name: str
+    line: int
+    context: Context
+
+
+@dataclass(frozen=True)
+class SyntaxErrorFact:
+    message: str
+    line: int
+    column: int
+
+
+@dataclass(frozen=True)
+class Suppressions:
+    """`# import-policy: ignore[...]` comments: line -> rule ids (empty: every rule)."""
+
+    file: bool = False
+    lines: tuple[tuple[int, frozenset[str]], ...] = ()
+
+    def covers(self, rule: str, lines: tuple[int, ...]) -> bool:
+        if self.file:
+            return True
+        for line, rules in self.lines:
+            if line in lines and (not rules or rule in rules):
+                return True
+        return False
+
+
+@dataclass(frozen=True)
+class FileFacts:
+    path: str  # relative to the project root, '/' separators
+    module: str | None
+    is_package: bool
+    imports: tuple[ImportFact, ...] = ()
+    uses: tuple[UseFact, ...] = ()
+    calls: tuple[CallFact, ...] = ()
+    decorators: tuple[DecoratorFact, ...] = ()
+    functions: tuple[FunctionFact, ...] = ()
+    suppressions: Suppressions = field(default_factory=Suppressions)
+    syntax_error: SyntaxErrorFact | None = None

@@ -1,0 +1,406 @@
+"""One libcst parse and one batched visit of a Python file -> `FileFacts`.
+
+Only the metadata a file needs is resolved: positions always, scope and
+qualified names only when some rule judges uses of imported names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+import libcst as cst
+from libcst.helpers import get_absolute_module_from_package_for_import, get_full_name_for_node
+from libcst.metadata import (
+    CodeRange,
+    MetadataWrapper,
+    PositionProvider,
+    QualifiedNameProvider,
+    QualifiedNameSource,
+    ScopeProvider,
+)
+
+from import_policy.facts import comments
+from import_policy.facts.model import (
+    BoolOp,
+    Branch,
+    CallFact,
+    Context,
+    DecoratorFact,
+    FileFacts,
+    FunctionFact,
+    ImportFact,
+    Leaf,
+    Not,
+    Opaque,
+    Span,
+    SyntaxErrorFact,
+    Test,
+    UseFact,
+)
+from import_policy.facts.typecheck import is_type_checking_only
+
+DYNAMIC_IMPORTERS = frozenset({"importlib.import_module", "import_module", "__import__"})
+
+
+def extract(
+    source: bytes,
+    path: str,
+    module: str | None,
+    is_package: bool,
+    want_uses: bool = False,
+) -> FileFacts:
+    suppressions = comments.suppressions(source)
+    try:
+        tree = cst.parse_module(source)
+    except cst.ParserSyntaxError as error:
+        return FileFacts(
+            path, module, is_package, suppressions=suppressions,
+            syntax_error=SyntaxErrorFact(error.message, error.raw_line, error.raw_column + 1),
+        )
+    except (RecursionError, MemoryError):
+        return FileFacts(
+            path, module, is_package, suppressions=suppressions,
+            syntax_error=SyntaxErrorFact("the file is nested too deeply to parse", 1, 1),
+        )
+    except (UnicodeDecodeError, LookupError, ValueError) as error:
+        return FileFacts(
+            path, module, is_package, suppressions=suppressions,
+            syntax_error=SyntaxErrorFact(f"the file cannot be decoded: {error}", 1, 1),
+        )
+    package = module if is_package else (module.rpartition(".")[0] if module else None)
+    collector: _Collector
+    if want_uses:
+        collector = _CollectorWithUses(package, _bound_names(tree.body))
+    else:
+        collector = _Collector(package)
+    try:
+        MetadataWrapper(tree, unsafe_skip_copy=True).visit(collector)
+    except RecursionError:
+        return FileFacts(
+            path, module, is_package, suppressions=suppressions,
+            syntax_error=SyntaxErrorFact("the file is nested too deeply to analyse", 1, 1),
+        )
+    return FileFacts(
+        path=path,
+        module=module,
+        is_package=is_package,
+        imports=tuple(collector.imports),
+        uses=tuple(collector.uses),
+        calls=tuple(collector.calls),
+        decorators=tuple(collector.decorators),
+        functions=tuple(collector.functions),
+        suppressions=suppressions,
+    )
+
+
+def _bound_names(body: Sequence[cst.CSTNode]) -> set[str]:
+    """Names any import statement binds, found by walking statements only (no expressions)."""
+    names: set[str] = set()
+    for statement in _statements(body):
+        if isinstance(statement, cst.Import):
+            for alias in statement.names:
+                full = get_full_name_for_node(alias.name) or ""
+                names.add(_alias_name(alias) or full.split(".")[0])
+        elif isinstance(statement, cst.ImportFrom) and not isinstance(statement.names, cst.ImportStar):
+            for alias in statement.names:
+                names.add(_alias_name(alias) or (get_full_name_for_node(alias.name) or ""))
+    return names
+
+
+def _statements(body: Sequence[cst.CSTNode]) -> Iterator[cst.CSTNode]:
+    for node in body:
+        if isinstance(node, cst.SimpleStatementLine):
+            yield from node.body
+        elif isinstance(node, cst.BaseCompoundStatement):
+            inner = node.body
+            yield from _statements(inner.body if isinstance(inner, cst.IndentedBlock) else [inner])
+            for attr in ("orelse", "finalbody"):
+                other = getattr(node, attr, None)
+                if other is not None:
+                    yield from _statements([other] if isinstance(other, cst.If) else [other.body])
+            for handler in getattr(node, "handlers", ()):
+                yield from _statements([handler.body])
+        elif isinstance(node, cst.BaseSuite):
+            yield from _statements(node.body if isinstance(node, cst.IndentedBlock) else [node])
+        elif isinstance(node, cst.BaseSmallStatement):
+            yield node
+
+
+def _alias_name(alias: cst.ImportAlias) -> str | None:
+    if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+        return alias.asname.name.value
+    return None
+
+
+def _span(code_range: CodeRange) -> Span:
+    return Span(
+        code_range.start.line,
+        code_range.start.column + 1,
+        code_range.end.line,
+        code_range.end.column + 1,
+    )
+
+
+class _Collector(cst.CSTVisitor):
+    METADATA_DEPENDENCIES: tuple[type[cst.BaseMetadataProvider[object]], ...] = (PositionProvider,)
+
+    def __init__(self, package: str | None) -> None:
+        super().__init__()
+        self.package = package
+        self.imports: list[ImportFact] = []
+        self.uses: list[UseFact] = []
+        self.calls: list[CallFact] = []
+        self.decorators: list[DecoratorFact] = []
+        self.functions: list[FunctionFact] = []
+        # bound name -> dotted name, for resolving `if` tests and callees without scope analysis
+        self.aliases: dict[str, str] = {}
+        self._function_depth = 0
+        self._names: list[str] = []
+        self._branches: list[Branch] = []
+        self._statement_lines: list[int] = [1]
+        self._statement_index = 0
+        self._context_cache: Context | None = None
+
+    # --- where we are -------------------------------------------------------------
+
+    def context(self) -> Context:
+        if self._context_cache is None:
+            branches = tuple(self._branches)
+            self._context_cache = Context(
+                import_time=self._function_depth == 0,
+                type_checking=is_type_checking_only(branches),
+                branches=branches,
+                function=".".join(self._names) if self._function_depth else None,
+            )
+        return self._context_cache
+
+    def _changed(self) -> None:
+        self._context_cache = None
+
+    def span_of(self, node: cst.CSTNode) -> Span:
+        return _span(self.get_metadata(PositionProvider, node))
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            self._statement_lines.append(self.get_metadata(PositionProvider, node).start.line)
+            self._statement_index += 1
+        return super().on_visit(node)
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        super().on_leave(original_node)
+        if isinstance(original_node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            self._statement_lines.pop()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.functions.append(
+            FunctionFact(".".join([*self._names, node.name.value]), self.span_of(node.name).line, self.context())
+        )
+
+    def visit_FunctionDef_body(self, node: cst.FunctionDef) -> None:
+        self._function_depth += 1
+        self._names.append(node.name.value)
+        self._changed()
+
+    def leave_FunctionDef_body(self, node: cst.FunctionDef) -> None:
+        self._function_depth -= 1
+        self._names.pop()
+        self._changed()
+
+    def visit_ClassDef_body(self, node: cst.ClassDef) -> None:
+        self._names.append(node.name.value)
+        self._changed()
+
+    def leave_ClassDef_body(self, node: cst.ClassDef) -> None:
+        self._names.pop()
+        self._changed()
+
+    def visit_Lambda_body(self, node: cst.Lambda) -> None:
+        self._function_depth += 1
+        self._names.append("<lambda>")
+        self._changed()
+
+    def leave_Lambda_body(self, node: cst.Lambda) -> None:
+        self._function_depth -= 1
+        self._names.pop()
+        self._changed()
+
+    def visit_If_body(self, node: cst.If) -> None:
+        self._branches.append(Branch(self.test_of(node.test), orelse=False))
+        self._changed()
+
+    def leave_If_body(self, node: cst.If) -> None:
+        self._branches.pop()
+        self._changed()
+
+    def visit_If_orelse(self, node: cst.If) -> None:
+        self._branches.append(Branch(self.test_of(node.test), orelse=True))
+        self._changed()
+
+    def leave_If_orelse(self, node: cst.If) -> None:
+        self._branches.pop()
+        self._changed()
+
+    # --- names --------------------------------------------------------------------
+
+    def qualify(self, dotted: str) -> str:
+        root, dot, rest = dotted.partition(".")
+        target = self.aliases.get(root)
+        if target is None:
+            return dotted
+        return target + dot + rest
+
+    def test_of(self, expression: cst.BaseExpression) -> Test:
+        if isinstance(expression, cst.BooleanOperation):
+            op = "and" if isinstance(expression.operator, cst.And) else "or"
+            return BoolOp(op, (self.test_of(expression.left), self.test_of(expression.right)))
+        if isinstance(expression, cst.UnaryOperation) and isinstance(expression.operator, cst.Not):
+            return Not(self.test_of(expression.expression))
+        target = expression.func if isinstance(expression, cst.Call) else expression
+        dotted = get_full_name_for_node(target) if isinstance(target, (cst.Name, cst.Attribute)) else None
+        if dotted is None:
+            return Opaque()
+        return Leaf(dotted.rpartition(".")[2], self.qualify(dotted))
+
+    # --- imports ------------------------------------------------------------------
+
+    def _record(self, fact: ImportFact, target: str) -> None:
+        self.imports.append(fact)
+        if fact.bound is not None and fact.context.function is None:
+            self.aliases[fact.bound] = target
+
+    def visit_Import(self, node: cst.Import) -> bool:
+        context = self.context()
+        for alias in node.names:
+            name = get_full_name_for_node(alias.name)
+            if name is None:
+                continue
+            span = self.span_of(alias.name)
+            asname = _alias_name(alias)
+            fact = ImportFact(
+                kind="import", name=name, module=name, member=None,
+                bound=asname or name.split(".")[0],
+                span=span, module_span=span, statement=self._statement_index,
+                statement_line=self._statement_lines[-1], context=context,
+            )
+            # `import a.b` binds `a` itself; `import a.b as c` binds `c` to `a.b`.
+            self._record(fact, name if asname else name.split(".")[0])
+        return False
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        level = len(node.relative)
+        if level:
+            module = get_absolute_module_from_package_for_import(self.package, node)
+        elif node.module is not None:
+            module = get_full_name_for_node(node.module)
+        else:
+            module = None
+        if module is None:
+            return False  # a relative import above the top package, or no module at all
+        module_span = self.span_of(node.module if node.module is not None else node.relative[-1])
+        if level:
+            first = self.span_of(node.relative[0])
+            module_span = Span(first.line, first.column, module_span.end_line, module_span.end_column)
+        context = self.context()
+        line = self._statement_lines[-1]
+
+        def fact(name: str, member: str, bound: str | None, span: Span) -> ImportFact:
+            return ImportFact(
+                kind="from", name=name, module=module or "", member=member, bound=bound, span=span,
+                module_span=module_span, statement=self._statement_index, statement_line=line,
+                context=context, level=level,
+            )
+
+        if isinstance(node.names, cst.ImportStar):
+            self.imports.append(fact(module, "*", None, module_span))
+            return False
+        for alias in node.names:
+            member = get_full_name_for_node(alias.name)
+            if member is not None:
+                name = f"{module}.{member}"
+                self._record(fact(name, member, _alias_name(alias) or member, self.span_of(alias.name)), name)
+        return False
+
+    # --- calls and decorators -----------------------------------------------------
+
+    def visit_Call(self, node: cst.Call) -> None:
+        dotted = get_full_name_for_node(node.func) if isinstance(node.func, (cst.Name, cst.Attribute)) else None
+        if dotted is None:
+            return
+        callee = self.qualify(dotted)
+        first = _first_string(node.args)
+        span = self.span_of(node)
+        context = self.context()
+        line = self._statement_lines[-1]
+        self.calls.append(CallFact(callee, dotted.rpartition(".")[2], first, span, line, context))
+        if (callee in DYNAMIC_IMPORTERS or dotted in DYNAMIC_IMPORTERS) and first and not first.startswith("."):
+            argument = node.args[0].value
+            arg_span = self.span_of(argument)
+            self.imports.append(
+                ImportFact(
+                    kind="dynamic", name=first, module=first, member=None, bound=None,
+                    span=arg_span, module_span=arg_span, statement=self._statement_index,
+                    statement_line=line, context=context,
+                )
+            )
+
+    def visit_Decorator(self, node: cst.Decorator) -> None:
+        target = node.decorator.func if isinstance(node.decorator, cst.Call) else node.decorator
+        dotted = get_full_name_for_node(target) if isinstance(target, (cst.Name, cst.Attribute)) else None
+        if dotted is None:
+            return
+        self.decorators.append(
+            DecoratorFact((self.qualify(dotted),), self.span_of(target), self.span_of(node).line, self.context())
+        )
+
+
+def _first_string(args: Sequence[cst.Arg]) -> str | None:
+    if not args or args[0].keyword is not None or args[0].star:
+        return None
+    value = args[0].value
+    if isinstance(value, (cst.SimpleString, cst.ConcatenatedString)):
+        evaluated = value.evaluated_value
+        return evaluated if isinstance(evaluated, str) else None
+    return None
+
+
+class _CollectorWithUses(_Collector):
+    """Also records uses of imported names, resolved by libcst's qualified names."""
+
+    METADATA_DEPENDENCIES = (PositionProvider, ScopeProvider, QualifiedNameProvider)
+
+    def __init__(self, package: str | None, roots: set[str]) -> None:
+        super().__init__(package)
+        self._roots = roots
+
+    def _is_access(self, name: cst.Name) -> bool:
+        scope = self.get_metadata(ScopeProvider, name, None)
+        return scope is not None and any(access.node is name for access in scope.accesses[name.value])
+
+    def _use(self, node: cst.Name | cst.Attribute, root: cst.Name) -> None:
+        if not self._is_access(root):
+            return
+        qualified = tuple(
+            sorted(
+                q.name
+                for q in self.get_metadata(QualifiedNameProvider, node, set())
+                if q.source is QualifiedNameSource.IMPORT
+            )
+        )
+        if qualified:
+            self.uses.append(
+                UseFact(qualified, root.value, self.span_of(node), self._statement_lines[-1], self.context())
+            )
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        root: cst.BaseExpression = node
+        while isinstance(root, cst.Attribute):
+            root = root.value
+        if not isinstance(root, cst.Name):
+            return True  # `f().x`: the chain does not start at a name; look inside
+        if root.value in self._roots:
+            self._use(node, root)
+        return False
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if node.value in self._roots:
+            self._use(node, node)

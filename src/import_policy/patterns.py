@@ -1,0 +1,176 @@
+"""Dotted-name patterns and path globs: the two pattern languages of a policy.
+
+Both compile to anchored regular expressions once, at configuration time, so
+matching in the hot loop is a single `fullmatch`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+_SEGMENT = re.compile(r"[A-Za-z0-9_*]+")
+
+
+class PatternError(ValueError):
+    """A pattern that cannot be compiled; the message says what is expected."""
+
+
+@dataclass(frozen=True)
+class DottedPattern:
+    """`a.b`, `a.*_x`, `transformers.**.*Fast`: bans the name and everything under it."""
+
+    text: str
+    regex: re.Pattern[str] = field(compare=False, repr=False)
+
+    @classmethod
+    def compile(cls, text: str) -> DottedPattern:
+        if not text:
+            raise PatternError("an empty dotted name")
+        parts: list[str] = []
+        for segment in text.split("."):
+            if segment == "**":
+                parts.append("**")
+            elif "**" in segment:
+                raise PatternError(f"'**' must be a whole segment in {text!r}")
+            elif not _SEGMENT.fullmatch(segment):
+                raise PatternError(
+                    f"{text!r} is not a dotted name: segments hold letters, digits, '_' and '*'"
+                )
+            else:
+                parts.append("[^.]*".join(re.escape(p) for p in segment.split("*")))
+        return cls(text, re.compile(_join_segments(parts)))
+
+    def matches(self, name: str) -> bool:
+        return self.regex.fullmatch(name) is not None
+
+    @property
+    def literal_head(self) -> str | None:
+        """The first segment when it is a plain word, for cheap prefiltering."""
+        head = self.text.split(".", 1)[0]
+        return None if "*" in head else head
+
+
+def _join_segments(parts: list[str]) -> str:
+    # `**` stands for zero or more whole segments, so it carries its own dots.
+    out = ""
+    for index, part in enumerate(parts):
+        if part == "**":
+            if index > 0:
+                out += r"(?:\.[^.]+)*"
+            elif len(parts) > 1:
+                out += r"(?:[^.]+\.)*"
+            else:
+                out += r"[^.]+(?:\.[^.]+)*"
+        elif index == 0 or (index == 1 and parts[0] == "**"):
+            out += part
+        else:
+            out += r"\." + part
+    return out
+
+
+def prefixes(name: str) -> list[str]:
+    """`a.b.c` -> [`a.b.c`, `a.b`, `a`]: most specific first."""
+    pieces = name.split(".")
+    return [".".join(pieces[:n]) for n in range(len(pieces), 0, -1)]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    forbidden: bool
+    pattern: DottedPattern | None  # the pattern that decided, for stale-allowlist reporting
+
+
+_ALLOWED = Verdict(False, None)
+
+
+def judge(name: str, forbid: Iterable[DottedPattern], allow: Iterable[DottedPattern]) -> Verdict:
+    """Most specific wins: the longest prefix of `name` that any pattern matches decides;
+    at equal length an `except` beats a `forbid`."""
+    forbid = tuple(forbid)
+    allow = tuple(allow)
+    for prefix in prefixes(name):
+        for pattern in allow:
+            if pattern.matches(prefix):
+                return Verdict(False, pattern)
+        for pattern in forbid:
+            if pattern.matches(prefix):
+                return Verdict(True, pattern)
+    return _ALLOWED
+
+
+@dataclass(frozen=True)
+class PathGlob:
+    """A path glob anchored at the project root; it also covers everything below a folder it matches."""
+
+    text: str
+    regex: re.Pattern[str] = field(compare=False, repr=False)
+
+    @classmethod
+    def compile(cls, text: str) -> PathGlob:
+        if not text:
+            raise PatternError("an empty glob")
+        if text.startswith("/") or re.match(r"[A-Za-z]:", text):
+            raise PatternError(f"{text!r} is absolute; globs are relative to the project root")
+        if "\\" in text:
+            raise PatternError(f"{text!r} uses '\\'; write paths with '/'")
+        body = text[:-1] if text.endswith("/") else text
+        segments = body.split("/")
+        if any(s in ("", ".", "..") for s in segments):
+            raise PatternError(f"{text!r} has an empty, '.' or '..' segment")
+        out = ""
+        for index, segment in enumerate(segments):
+            last = index == len(segments) - 1
+            if segment == "**":
+                out += ".*" if last else "(?:.*/)?"
+                continue
+            if "**" in segment:
+                raise PatternError(f"'**' must be a whole path segment in {text!r}")
+            out += _segment_regex(segment, text) + ("" if last else "/")
+        return cls(text, re.compile(out))
+
+    def matches(self, path: str) -> bool:
+        """`path` is relative to the project root, with '/' separators."""
+        if self.regex.fullmatch(path):
+            return True
+        # A glob that names a folder covers what is inside it.
+        cut = path.rfind("/")
+        while cut > 0:
+            if self.regex.fullmatch(path[:cut]):
+                return True
+            cut = path.rfind("/", 0, cut)
+        return False
+
+
+def _segment_regex(segment: str, text: str) -> str:
+    out = ""
+    i = 0
+    while i < len(segment):
+        char = segment[i]
+        if char == "*":
+            out += "[^/]*"
+        elif char == "?":
+            out += "[^/]"
+        elif char == "[":
+            end = segment.find("]", i + 2 if segment[i + 1 : i + 2] in ("!", "^") else i + 1)
+            if end < 0:
+                raise PatternError(f"unclosed '[' in {text!r}")
+            inner = segment[i + 1 : end]
+            if inner.startswith("!"):
+                inner = "^" + inner[1:]
+            out += "[" + inner.replace("\\", "\\\\") + "]"
+            i = end
+        elif char == "]":
+            raise PatternError(f"unmatched ']' in {text!r}")
+        else:
+            out += re.escape(char)
+        i += 1
+    return out
+
+
+def any_match(globs: Iterable[PathGlob], path: str) -> PathGlob | None:
+    for glob in globs:
+        if glob.matches(path):
+            return glob
+    return None

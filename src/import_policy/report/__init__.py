@@ -1,0 +1,1 @@
+"""Renderers: diagnostics -> text, JSON, and the other output formats."""

@@ -1,0 +1,282 @@
+from __future__ import annotations
+
+import time
+
+import pytest
+import regex  # type: ignore[import-untyped, unused-ignore]
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from import_policy.cfamily.scanner import (
+    Blanked,
+    Include,
+    TokenMatch,
+    TokenTimeout,
+    blank,
+    find_includes,
+    find_tokens,
+)
+
+
+def assert_shape_preserved(original: str, out: str) -> None:
+    assert len(out) == len(original)
+    for i, (a, b) in enumerate(zip(original, out)):
+        if a in "\r\n" or b in "\r\n":
+            assert a == b, f"newline mismatch at {i}"
+    assert [len(x) for x in out.splitlines()] == [
+        len(x) for x in original.splitlines()
+    ]
+
+
+def tokens(code: str, pattern: str) -> list[TokenMatch]:
+    return find_tokens(code, regex.compile(pattern))
+
+
+# --- blank -------------------------------------------------------------------
+
+
+def test_plain_code_unchanged() -> None:
+    src = "int main() { return a / b * c; }\n"
+    assert blank(src) == Blanked(code=src, no_comments=src)
+
+
+def test_block_comment_across_lines() -> None:
+    src = "a /* x\nTORCH_LIBRARY\n */ b\n"
+    out = blank(src)
+    assert out.code == "a     \n             \n    b\n"
+    assert out.no_comments == out.code
+    assert tokens(out.code, r"\bb\b") == [TokenMatch("b", 3, 5, 3, 6)]
+
+
+def test_unterminated_block_comment_runs_to_eof() -> None:
+    src = "x /* open\nTORCH_LIBRARY"
+    assert blank(src).code == "x        \n             "
+
+
+def test_line_comment() -> None:
+    src = "x = 1; // TORCH_LIBRARY\ny"
+    assert blank(src).code == "x = 1;                 \ny"
+
+
+def test_line_comment_continued_by_backslash() -> None:
+    src = "a // one \\\nTORCH_LIBRARY\nb\n"
+    out = blank(src)
+    assert out.code == "a         \n             \nb\n"
+    assert tokens(out.code, "TORCH_LIBRARY") == []
+
+
+def test_line_comment_continuation_crlf() -> None:
+    src = "a // one \\\r\nstill comment\r\nb\r\n"
+    assert blank(src).code == "a         \r\n             \r\nb\r\n"
+
+
+def test_double_backslash_before_newline_still_splices() -> None:
+    # The last backslash splices; the one before it is just comment text.
+    src = "// x \\\\\nhidden\nshown"
+    assert blank(src).code == "       \n      \nshown"
+
+
+def test_string_contents_blanked_quotes_kept() -> None:
+    src = 'f("TORCH_LIBRARY"); TORCH_LIBRARY(x)'
+    out = blank(src)
+    assert out.code == 'f("             "); TORCH_LIBRARY(x)'
+    assert out.no_comments == src
+    assert tokens(out.code, "TORCH_LIBRARY") == [
+        TokenMatch("TORCH_LIBRARY", 1, 21, 1, 34)
+    ]
+
+
+def test_comment_markers_inside_string_are_not_comments() -> None:
+    src = 'p = "a//b/*c"; q /* z */;'
+    out = blank(src)
+    assert out.code == 'p = "       "; q        ;'
+    assert out.no_comments == 'p = "a//b/*c"; q        ;'
+
+
+def test_escaped_quotes_and_backslashes() -> None:
+    src = r'a = "x\"TORCH\\"; b = "\\"; c' + "\n"
+    assert blank(src).code == 'a = "          "; b = "  "; c\n'
+
+
+def test_encoding_prefixes() -> None:
+    src = 'u8"ab" u"cd" U"ef" L"gh"'
+    assert blank(src).code == 'u8"  " u"  " U"  " L"  "'
+
+
+def test_string_line_continuation() -> None:
+    src = 'x = "abc\\\nTORCH_LIBRARY"; y\n'
+    assert blank(src).code == 'x = "    \n             "; y\n'
+
+
+def test_unterminated_string_ends_at_end_of_line() -> None:
+    src = 'x = "abc\nTORCH_LIBRARY\n'
+    out = blank(src)
+    assert out.code == 'x = "   \nTORCH_LIBRARY\n'
+    assert tokens(out.code, "TORCH_LIBRARY") == [
+        TokenMatch("TORCH_LIBRARY", 2, 1, 2, 14)
+    ]
+
+
+def test_lone_backslash_at_eof_in_string() -> None:
+    assert blank('"ab\\').code == '"   '
+
+
+def test_raw_string_with_custom_delimiter() -> None:
+    src = 'auto s = R"xy(a )" TORCH_LIBRARY\n)"\n)xy"; z'
+    out = blank(src)
+    assert out.code == 'auto s = R"                     \n  \n   "; z'
+    assert out.no_comments == src
+    assert tokens(out.code, "TORCH_LIBRARY") == []
+
+
+def test_raw_string_keeps_comment_markers_and_backslashes_literal() -> None:
+    src = 'R"(// not /* a comment)" x R"(a\\)" y // c'
+    out = blank(src)
+    assert out.code == 'R"                     " x R"    " y     '
+    assert out.no_comments == 'R"(// not /* a comment)" x R"(a\\)" y     '
+
+
+def test_raw_string_prefixes() -> None:
+    for prefix in ("u8R", "uR", "UR", "LR"):
+        src = f'{prefix}"(x"y)" z'
+        assert blank(src).code == f'{prefix}"     " z', prefix
+
+
+def test_identifier_ending_in_r_is_not_a_raw_string() -> None:
+    # ``FOOR`` is an identifier, so the string is an ordinary one and the
+    # backslash escapes the quote.
+    src = 'FOOR"(\\")" x'
+    assert blank(src).code == 'FOOR"    " x'
+
+
+def test_unterminated_raw_string_runs_to_eof() -> None:
+    assert blank('R"d(abc\n)"').code == 'R"     \n  '
+
+
+def test_char_literals() -> None:
+    src = "a = '\"'; b = '\\''; c = 'x'; d = \"q\"\n"
+    assert blank(src).code == "a = ' '; b = '  '; c = ' '; d = \" \"\n"
+
+
+def test_char_literal_prefixes() -> None:
+    assert blank("u8'a' u'b' U'c' L'd'").code == "u8' ' u' ' U' ' L' '"
+
+
+def test_digit_separators_are_not_char_literals() -> None:
+    src = "int n = 1'000'000; auto h = 0xFF'FF; double d = 1'0.5e+1'0; T x;"
+    assert blank(src).code == src
+
+
+def test_digit_separator_then_real_char_literal() -> None:
+    src = "f(1'000, 'x', \"TORCH\");"
+    assert blank(src).code == "f(1'000, ' ', \"     \");"
+
+
+def test_crlf_positions_preserved() -> None:
+    src = '/* c\r\n c */ "s"\r\n#include "a.h"\r\nTORCH_LIBRARY(x)\r\n'
+    out = blank(src)
+    assert_shape_preserved(src, out.code)
+    assert_shape_preserved(src, out.no_comments)
+    assert tokens(out.code, "TORCH_LIBRARY") == [
+        TokenMatch("TORCH_LIBRARY", 4, 1, 4, 14)
+    ]
+    assert find_includes(out.no_comments) == [Include("a.h", 3, 11, 14, False)]
+
+
+# --- find_includes -------------------------------------------------------------
+
+
+def includes(src: str) -> list[Include]:
+    return find_includes(blank(src).no_comments)
+
+
+def test_includes_basic() -> None:
+    src = '#include <ATen/ATen.h>\n#include "foo/bar.h"\n'
+    assert includes(src) == [
+        Include("ATen/ATen.h", 1, 11, 22, True),
+        Include("foo/bar.h", 2, 11, 20, False),
+    ]
+
+
+def test_include_spacing_variants() -> None:
+    src = "  #  include <a.h>\n# include\t\"b.h\"\n\t#include<c.h>\n"
+    assert includes(src) == [
+        Include("a.h", 1, 15, 18, True),
+        Include("b.h", 2, 12, 15, False),
+        Include("c.h", 3, 11, 14, True),
+    ]
+
+
+def test_include_in_comments_not_found() -> None:
+    src = (
+        "/* #include <x.h> */\n"
+        "// #include <y.h>\n"
+        "/*\n#include <z.h>\n*/\n"
+        "// \\\n#include <w.h>\n"
+        "#include <real.h> // trailing\n"
+    )
+    assert includes(src) == [Include("real.h", 8, 11, 17, True)]
+
+
+def test_include_after_inline_comment() -> None:
+    assert includes("/* c */ #include <a.h>") == [Include("a.h", 1, 19, 22, True)]
+
+
+def test_include_inside_if_0_is_still_found() -> None:
+    src = "#if 0\n#include <dead.h>\n#endif\n"
+    assert includes(src) == [Include("dead.h", 2, 11, 17, True)]
+
+
+def test_not_includes() -> None:
+    src = (
+        "#include_next <a.h>\n"
+        "#import <b.h>\n"
+        "#include MACRO_HEADER\n"
+        'x = "#include <c.h>";\n'
+        "int y; #include <d.h>\n"
+        "#includefoo <e.h>\n"
+    )
+    assert includes(src) == []
+
+
+# --- find_tokens ---------------------------------------------------------------
+
+
+def test_tokens_multiline_match_positions() -> None:
+    code = "ab\ncd\nef"
+    assert tokens(code, r"b\ncd\ne") == [TokenMatch("b\ncd\ne", 1, 2, 3, 2)]
+
+
+def test_tokens_match_ending_in_newline_ends_on_its_line() -> None:
+    assert tokens("xy\nz", r"y\n") == [TokenMatch("y\n", 1, 2, 1, 4)]
+
+
+def test_tokens_skip_zero_length_matches() -> None:
+    assert tokens("a b", r"\b|a") == [TokenMatch("a", 1, 1, 1, 2)]
+
+
+def test_catastrophic_pattern_times_out() -> None:
+    pattern = regex.compile(r"(a+)+$")
+    started = time.monotonic()
+    with pytest.raises(TokenTimeout) as info:
+        find_tokens("a" * 5000 + "b", pattern, timeout=0.05)
+    assert time.monotonic() - started < 5
+    assert info.value.pattern == r"(a+)+$"
+    assert isinstance(info.value.__cause__, TimeoutError)
+
+
+# --- properties ----------------------------------------------------------------
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet="/*\"'\\\nR()xa1 \r", max_size=80))
+def test_blank_preserves_shape(src: str) -> None:
+    out = blank(src)
+    assert_shape_preserved(src, out.code)
+    assert_shape_preserved(src, out.no_comments)
+    # Blanking only ever replaces characters by spaces.
+    for view in (out.code, out.no_comments):
+        assert all(o == s or o == " " for s, o in zip(src, view))
+    # ``no_comments`` differs from ``code`` only where ``code`` is blank.
+    assert all(c == n or c == " " for c, n in zip(out.code, out.no_comments))
+    find_includes(out.no_comments)
