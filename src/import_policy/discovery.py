@@ -126,7 +126,7 @@ def _walk(
 
 
 class _Spec:
-    def __init__(self, layers: list[tuple[Path, pathspec.PathSpec]]) -> None:
+    def __init__(self, layers: list[tuple[Path, pathspec.GitIgnoreSpec]]) -> None:
         self.layers = layers
 
     def ignored(self, path: Path, is_dir: bool) -> bool:
@@ -148,9 +148,9 @@ class _GitIgnores:
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        self.cache: dict[Path, list[tuple[Path, pathspec.PathSpec]]] = {}
+        self.cache: dict[Path, list[tuple[Path, pathspec.GitIgnoreSpec]]] = {}
 
-    def _own(self, folder: Path) -> list[tuple[Path, pathspec.PathSpec]]:
+    def _own(self, folder: Path) -> list[tuple[Path, pathspec.GitIgnoreSpec]]:
         file = folder / ".gitignore"
         try:
             lines = file.read_text(encoding="utf-8", errors="replace").splitlines()
@@ -158,7 +158,7 @@ class _GitIgnores:
             return []
         return [(folder, pathspec.GitIgnoreSpec.from_lines(lines))]
 
-    def layers(self, folder: Path) -> list[tuple[Path, pathspec.PathSpec]]:
+    def layers(self, folder: Path) -> list[tuple[Path, pathspec.GitIgnoreSpec]]:
         if folder in self.cache:
             return self.cache[folder]
         if folder == self.root or self.root not in folder.parents:

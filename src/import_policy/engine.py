@@ -12,8 +12,9 @@ import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
+from import_policy.checks import cfamily as cfamily_checks
 from import_policy.checks import imports as import_checks
-from import_policy.config.model import ImportRule, Policy, Rule
+from import_policy.config.model import ImportRule, IncludeRule, Policy, Rule, TokenRule
 from import_policy.diagnostics import SYNTAX_ERROR, Diagnostic
 from import_policy.discovery import SourceFile, module_name
 from import_policy.facts.model import FileFacts, SyntaxErrorFact
@@ -42,6 +43,7 @@ class Plan:
     policy: Policy
     selection: Selection
     import_rules: tuple[ImportRule, ...] = field(init=False)
+    c_rules: tuple[IncludeRule | TokenRule, ...] = field(init=False)
     # Byte strings one of which must occur for any import rule to fire; None: parse every file.
     tokens: tuple[bytes, ...] | None = field(init=False)
     # Heads of forbidden names below a module (`torch.cuda.x`): their files need use analysis.
@@ -50,6 +52,9 @@ class Plan:
     def __post_init__(self) -> None:
         self.import_rules = tuple(
             r for r in self.policy.rules if isinstance(r, ImportRule) and self.selection.wants(r.id)
+        )
+        self.c_rules = tuple(
+            r for r in self.policy.rules if isinstance(r, (IncludeRule, TokenRule)) and self.selection.wants(r.id)
         )
         heads: set[bytes] = set()
         use_heads: set[bytes] = set()
@@ -68,6 +73,9 @@ class Plan:
 
     def rules_for(self, path: str) -> list[ImportRule]:
         return [rule for rule in self.import_rules if rule.applies_to(path)]
+
+    def c_rules_for(self, path: str) -> list[IncludeRule | TokenRule]:
+        return [rule for rule in self.c_rules if rule.applies_to(path)]
 
 
 def wants_parse(source: bytes, tokens: Sequence[bytes] | None, module: str | None) -> bool:
@@ -143,5 +151,7 @@ def run(plan: Plan, files: Sequence[SourceFile], read: Reader = read_file) -> Re
             rules = plan.rules_for(file.relative)
             facts = python_facts(plan, file, source, rules)
             diagnostics.extend(check_python(plan, facts, rules))
+        elif file.language == "c":
+            diagnostics.extend(cfamily_checks.check_file(plan.c_rules_for(file.relative), file.relative, source))
     diagnostics.sort(key=Diagnostic.sort_key)
     return Result(diagnostics, len(files), unreadable)

@@ -18,7 +18,7 @@ from import_policy.config.yamltree import YamlError, parse
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
-    import tomli as tomllib
+    import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
 
 CONFIG_NAMES = ("import-policy.yaml", ".import-policy.yaml")
 DEFAULT_PRESET = "rocm-safety"
@@ -63,9 +63,8 @@ def _named_in_pyproject(pyproject: Path) -> Path | None:
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return None
     table = data.get("tool", {}).get("import-policy")
-    if not isinstance(table, dict) or not isinstance(table.get("config"), str):
-        return None
-    return pyproject.parent / table["config"]
+    named = table.get("config") if isinstance(table, dict) else None
+    return pyproject.parent / named if isinstance(named, str) else None
 
 
 @dataclass
@@ -105,7 +104,8 @@ def _build(root: Path, top: _Source, cwd: Path) -> Policy:
     ordered: list[tuple[_Source, Document]] = []
     _collect(top, [], errors, ordered, cwd, set())
     if errors:
-        raise ConfigErrors(errors)
+        first_seen = {source: index for index, source in reversed(list(enumerate(e.source for e in errors)))}
+        raise ConfigErrors(sorted(errors, key=lambda e: (first_seen[e.source], e.line)))
     return _merge(root.resolve(), ordered)
 
 

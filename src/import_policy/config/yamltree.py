@@ -12,8 +12,8 @@ from typing import Union
 import yaml
 
 try:
-    _Loader: type[yaml.SafeLoader] = yaml.CSafeLoader  # type: ignore[attr-defined,unused-ignore]
-except AttributeError:  # PyYAML built without libyaml
+    _Loader: type[yaml.SafeLoader | yaml.CSafeLoader] = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover - PyYAML built without libyaml
     _Loader = yaml.SafeLoader
 
 _SCALAR_TAGS = {

@@ -6,11 +6,13 @@ qualified names only when some rule judges uses of imported names.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
+from typing import ClassVar, Literal
 
 import libcst as cst
 from libcst.helpers import get_absolute_module_from_package_for_import, get_full_name_for_node
 from libcst.metadata import (
+    ProviderT,
     CodeRange,
     MetadataWrapper,
     PositionProvider,
@@ -142,7 +144,13 @@ def _span(code_range: CodeRange) -> Span:
 
 
 class _Collector(cst.CSTVisitor):
-    METADATA_DEPENDENCIES: tuple[type[cst.BaseMetadataProvider[object]], ...] = (PositionProvider,)
+    METADATA_DEPENDENCIES: ClassVar[Collection[ProviderT]] = (PositionProvider,)
+
+    @classmethod
+    def get_inherited_dependencies(cls) -> Collection[ProviderT]:
+        # libcst caches this on the class through an inherited attribute, so a subclass
+        # asked after its base would get the base's set.
+        return frozenset(cls.METADATA_DEPENDENCIES)
 
     def __init__(self, package: str | None) -> None:
         super().__init__()
@@ -251,7 +259,7 @@ class _Collector(cst.CSTVisitor):
 
     def test_of(self, expression: cst.BaseExpression) -> Test:
         if isinstance(expression, cst.BooleanOperation):
-            op = "and" if isinstance(expression.operator, cst.And) else "or"
+            op: Literal["and", "or"] = "and" if isinstance(expression.operator, cst.And) else "or"
             return BoolOp(op, (self.test_of(expression.left), self.test_of(expression.right)))
         if isinstance(expression, cst.UnaryOperation) and isinstance(expression.operator, cst.Not):
             return Not(self.test_of(expression.expression))
@@ -366,7 +374,7 @@ def _first_string(args: Sequence[cst.Arg]) -> str | None:
 class _CollectorWithUses(_Collector):
     """Also records uses of imported names, resolved by libcst's qualified names."""
 
-    METADATA_DEPENDENCIES = (PositionProvider, ScopeProvider, QualifiedNameProvider)
+    METADATA_DEPENDENCIES: ClassVar[Collection[ProviderT]] = (PositionProvider, ScopeProvider, QualifiedNameProvider)
 
     def __init__(self, package: str | None, roots: set[str]) -> None:
         super().__init__(package)

@@ -1,0 +1,166 @@
+"""`--format sarif`: SARIF 2.1.0 for code-scanning uploads, with fixes.
+
+Shape follows the OASIS 2.1.0 schema: one run, `tool.driver.rules` holding
+every rule in force, one result per finding with a region, and `fixes`
+(artifactChanges with replacements) for findings the fixer can rewrite.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from import_policy import __version__
+from import_policy.config.model import Policy
+from import_policy.describe import describe_rule, rule_rows
+from import_policy.diagnostics import Diagnostic
+
+SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+SRCROOT = "%SRCROOT%"
+
+
+@dataclass(frozen=True)
+class Replacement:
+    """Replace the text from (line, column) up to (end_line, end_column), 1-based, end exclusive."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    text: str
+
+
+FixFor = Callable[[Diagnostic], "Sequence[Replacement] | None"]
+
+
+def replacement_between(before: str, after: str) -> Replacement | None:
+    """The smallest single replacement that turns `before` into `after`.
+
+    Lets any whole-file fixer feed SARIF: fix one finding, diff, report the span.
+    """
+    if before == after:
+        return None
+    start = 0
+    limit = min(len(before), len(after))
+    while start < limit and before[start] == after[start]:
+        start += 1
+    end_before, end_after = len(before), len(after)
+    while end_before > start and end_after > start and before[end_before - 1] == after[end_after - 1]:
+        end_before -= 1
+        end_after -= 1
+    line, column = _position(before, start)
+    end_line, end_column = _position(before, end_before)
+    return Replacement(line, column, end_line, end_column, after[start:end_after])
+
+
+def _position(text: str, offset: int) -> tuple[int, int]:
+    line = text.count("\n", 0, offset) + 1
+    column = offset - (text.rfind("\n", 0, offset) + 1) + 1
+    return line, column
+
+
+def _rules(policy: Policy, used: Sequence[str]) -> list[dict[str, Any]]:
+    rows = rule_rows(policy)
+    known = {row["id"] for row in rows}
+    rows += [{"id": rule_id, "severity": "error", "message": rule_id, "kind": "builtin"} for rule_id in used if rule_id not in known]
+    out = []
+    for row in rows:
+        short = str(row["message"]).strip() or f"{row['kind']} rule {row['id']}"
+        full = describe_rule(policy, row["id"]) or short
+        descriptor: dict[str, Any] = {
+            "id": row["id"],
+            "name": row["id"],
+            "shortDescription": {"text": short.splitlines()[0]},
+            "fullDescription": {"text": short},
+            "help": {"text": full},
+            "defaultConfiguration": {"level": "error" if row["severity"] == "error" else "warning"},
+            "properties": {"kind": row["kind"]},
+        }
+        if "source" in row:
+            descriptor["properties"]["source"] = row["source"]
+        out.append(descriptor)
+    return out
+
+
+def _region(line: int, column: int, end_line: int, end_column: int) -> dict[str, int]:
+    region = {"startLine": max(line, 1), "startColumn": max(column, 1)}
+    if end_line >= line:
+        region["endLine"] = end_line
+        region["endColumn"] = max(end_column, 1)
+    return region
+
+
+def _location(path: str) -> dict[str, str]:
+    return {"uri": path, "uriBaseId": SRCROOT}
+
+
+def _result(d: Diagnostic, index: int, fix_for: FixFor | None) -> dict[str, Any]:
+    result: dict[str, Any] = {
+        "ruleId": d.rule,
+        "ruleIndex": index,
+        "level": "error" if d.severity == "error" else "warning",
+        "message": {"text": d.message},
+        "locations": [{
+            "physicalLocation": {
+                "artifactLocation": _location(d.path),
+                "region": _region(d.line, d.column, d.end_line, d.end_column),
+            }
+        }],
+    }
+    if d.chain:
+        result["properties"] = {"chain": list(d.chain)}
+    replacements = fix_for(d) if fix_for is not None and d.fixable else None
+    if replacements:
+        result["fixes"] = [{
+            "description": {"text": f"Fix {d.rule}"},
+            "artifactChanges": [{
+                "artifactLocation": _location(d.path),
+                "replacements": [
+                    {
+                        "deletedRegion": _region(r.line, r.column, r.end_line, r.end_column),
+                        "insertedContent": {"text": r.text},
+                    }
+                    for r in replacements
+                ],
+            }],
+        }]
+    return result
+
+
+def document(
+    diagnostics: Sequence[Diagnostic], policy: Policy, base: Path, fix_for: FixFor | None = None
+) -> dict[str, Any]:
+    """`base`: the folder the diagnostics' paths are relative to (the uri base %SRCROOT%)."""
+    rules = _rules(policy, sorted({d.rule for d in diagnostics}))
+    index = {rule["id"]: i for i, rule in enumerate(rules)}
+    return {
+        "$schema": SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {
+                "driver": {
+                    "name": "import-policy",
+                    "version": __version__,
+                    "semanticVersion": __version__,
+                    "rules": rules,
+                }
+            },
+            # Our columns count code points, as Python strings do; SARIF's default is UTF-16 units.
+            "columnKind": "unicodeCodePoints",
+            "originalUriBaseIds": {SRCROOT: {"uri": _folder_uri(base)}},
+            "results": [_result(d, index[d.rule], fix_for) for d in diagnostics],
+        }],
+    }
+
+
+def _folder_uri(base: Path) -> str:
+    uri = base.resolve().as_uri()
+    return uri if uri.endswith("/") else uri + "/"
+
+
+def render(diagnostics: Sequence[Diagnostic], policy: Policy, base: Path, fix_for: FixFor | None = None) -> str:
+    import json
+
+    return json.dumps(document(diagnostics, policy, base, fix_for), indent=2) + "\n"

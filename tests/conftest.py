@@ -1,0 +1,50 @@
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from import_policy.cli import main
+
+
+class Project:
+    """A scratch project: files written under a tmp folder that is also the current folder."""
+
+    def __init__(self, root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        self.root = root
+        self.capsys = capsys
+
+    def write(self, relative: str, text: str) -> Path:
+        path = self.root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+        return path
+
+    def write_bytes(self, relative: str, data: bytes) -> Path:
+        path = self.root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        return path
+
+    def config(self, text: str) -> Path:
+        return self.write("import-policy.yaml", text)
+
+    def run(self, *argv: str) -> tuple[int, str, str]:
+        self.capsys.readouterr()
+        code = main(list(argv))
+        captured = self.capsys.readouterr()
+        return code, captured.out, captured.err
+
+    def lines(self, *argv: str) -> list[str]:
+        """The diagnostic lines of a text check, summary dropped."""
+        _, out, _ = self.run("check", *argv)
+        return [line for line in out.splitlines() if not line.startswith(("Found ", "All checks passed"))]
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Iterator[Project]:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("NO_COLOR", "1")
+    yield Project(tmp_path, capsys)

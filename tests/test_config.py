@@ -1,0 +1,215 @@
+"""Configuration: discovery, extends, and one test per fault (exit 2 with file:line)."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import Project
+
+
+def errors(project: Project, config: str, *argv: str) -> list[str]:
+    project.config(config)
+    project.write("a.py", "import pickle\n")
+    code, out, err = project.run("check", *argv)
+    assert code == 2
+    assert out == ""  # nothing was checked
+    return [line for line in err.splitlines() if not line.endswith("nothing was checked")]
+
+
+@pytest.mark.parametrize(
+    ("config", "expected"),
+    [
+        (
+            "version: 1\nrulez: []\n",
+            "import-policy: import-policy.yaml:2: unknown key 'rulez' in the configuration; "
+            "expected one of: exclude, extends, rocm_safety, roots, rules, version",
+        ),
+        ("version: 2\n", "import-policy: import-policy.yaml:1: version must be 1, got int 2"),
+        ("rules: {}\n", "import-policy: import-policy.yaml:1: rules must be a list of rules, got a map"),
+        (
+            "rules:\n  - id: Bad_Id\n    forbid: [x]\n",
+            "import-policy: import-policy.yaml:2: bad rule id 'Bad_Id': use lowercase letters, digits and '-', "
+            "starting with a letter or digit",
+        ),
+        (
+            "rules:\n  - id: a\n    forbid: [x]\n  - id: a\n    forbid: [y]\n",
+            "import-policy: import-policy.yaml:4: duplicate rule id 'a' (first declared on line 2)",
+        ),
+        (
+            "rules:\n  - id: a\n    forbid: [x..y]\n",
+            "import-policy: import-policy.yaml:3: bad forbid entry: 'x..y' is not a dotted name: "
+            "segments hold letters, digits, '_' and '*'",
+        ),
+        (
+            "rules:\n  - id: a\n    forbid: [x]\n    files: ['/abs/**']\n",
+            "import-policy: import-policy.yaml:4: bad files entry: '/abs/**' is absolute; "
+            "globs are relative to the project root",
+        ),
+        (
+            "rules:\n  - id: a\n    forbid: [x]\n    allow_in: ['a/[b']\n",
+            "import-policy: import-policy.yaml:4: bad allow_in entry: unclosed '[' in 'a/[b'",
+        ),
+        (
+            "rules:\n  - id: a\n    forbid: [x]\n    scope: global\n",
+            "import-policy: import-policy.yaml:4: scope must be one of: module, anywhere; got 'global'",
+        ),
+        (
+            "rules:\n  - id: a\n    forbid: [x]\n    severity: fatal\n",
+            "import-policy: import-policy.yaml:4: severity must be one of: error, warning; got 'fatal'",
+        ),
+        (
+            "rules:\n  - id: a\n    forbid: 3\n",
+            "import-policy: import-policy.yaml:3: forbid must be a list of strings, got int 3",
+        ),
+        (
+            "rules:\n  - id: a\n    forbid: [x]\n    forbids: [x]\n",
+            "import-policy: import-policy.yaml:4: unknown key 'forbids' in a rule of kind 'import'; expected one of: "
+            "allow_in, examples, except, files, fix, forbid, id, kind, message, scope, severity, type_checking",
+        ),
+        (
+            "rules:\n  - id: a\n    message: hi\n",
+            "import-policy: import-policy.yaml:2: rule 'a' needs a forbid list",
+        ),
+        (
+            "extends: [nope]\n",
+            "import-policy: import-policy.yaml:1: unknown extends 'nope': not a built-in preset "
+            "(rocm-safety) nor an existing .yaml file relative to this one",
+        ),
+        (
+            "rules:\n  - id: syntax-error\n    forbid: [x]\n",
+            "import-policy: import-policy.yaml:2: rule id 'syntax-error' is reserved for a built-in rule; reserved: "
+            "syntax-error, trial-import-probe, eager-heavy-import, import-time-jit, heavy-import-reachable",
+        ),
+        (
+            "rules:\n  - id: t\n    kind: token\n    forbid: ['(unclosed']\n",
+            "import-policy: import-policy.yaml:4: bad regular expression '(unclosed': "
+            "missing ) at position 9",
+        ),
+        (
+            "rules:\n  - id: a\n    kind: module\n    forbid: [x]\n",
+            "import-policy: import-policy.yaml:3: kind must be one of: import, include, token; got 'module'",
+        ),
+        # the wording after "invalid YAML:" is PyYAML's, and differs with and without libyaml
+        ("rules: [\n", "import-policy: import-policy.yaml:2: invalid YAML: "),
+        (
+            "x: !!python/object:os.system {}\n",
+            "import-policy: import-policy.yaml:1: unsupported YAML tag 'tag:yaml.org,2002:python/object:os.system'; "
+            "only plain maps are allowed",
+        ),
+    ],
+)
+def test_each_fault(project: Project, config: str, expected: str) -> None:
+    first = errors(project, config)[0]
+    assert first == expected or (expected.endswith("invalid YAML: ") and first.startswith(expected))
+
+
+def test_unknown_preset_lists_unknown_and_valid(project: Project) -> None:
+    (line,) = errors(project, "extends: [rocm-safty]\n")
+    assert "rocm-safety" in line and "rocm-safty" in line
+
+
+def test_every_fault_reported_at_once(project: Project) -> None:
+    config = (
+        "version: 1\n"
+        "colour: red\n"
+        "rules:\n"
+        "  - id: a\n"
+        "    forbid: ['a b']\n"
+        "    allow_in: ['x/[']\n"
+        "  - id: a\n"
+        "    forbid: [x]\n"
+        "rocm_safety:\n"
+        "  heavy: [x]\n"
+    )
+    lines = errors(project, config)
+    assert [line.split(":")[2] for line in lines] == ["2", "5", "6", "10"]
+    assert "unknown key 'heavy' in rocm_safety" in lines[3]
+
+
+def test_bad_rule_keeps_its_id_out_of_duplicate_check(project: Project) -> None:
+    lines = errors(project, "rules:\n  - id: a\n    forbid: ['']\n  - id: a\n    forbid: [x]\n")
+    assert lines == ["import-policy: import-policy.yaml:3: bad forbid entry: an empty dotted name"]
+
+
+def test_circular_extends(project: Project) -> None:
+    project.write("a.yaml", "extends: [b.yaml]\n")
+    project.write("b.yaml", "extends: [a.yaml]\n")
+    lines = errors(project, "extends: [a.yaml]\n")
+    assert len(lines) == 1
+    assert lines[0].startswith("import-policy: b.yaml:1: circular extends: ")
+    assert lines[0].endswith("a.yaml")
+
+
+def test_fault_in_extended_file_names_that_file(project: Project) -> None:
+    project.write("base/common.yaml", "rules:\n  - id: x\n    forbid: [1]\n")
+    lines = errors(project, "extends: [base/common.yaml]\n")
+    assert lines == ["import-policy: base/common.yaml:3: each entry of forbid must be a string, got int 1"]
+
+
+def test_config_file_given_but_missing(project: Project) -> None:
+    code, _, err = project.run("check", "--config", "missing.yaml")
+    assert code == 2
+    assert "missing.yaml:0: configuration file not found" in err
+
+
+# --- discovery and merging ------------------------------------------------------------------
+
+
+def test_discovered_from_a_subfolder_and_root_is_its_folder(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    project.config("rules:\n  - id: no-pickle\n    forbid: [pickle]\n    files: ['pkg/**']\n")
+    project.write("pkg/sub/a.py", "import pickle\n")
+    monkeypatch.chdir(project.root / "pkg")
+    code, out, _ = project.run("check")
+    assert code == 1
+    assert out.splitlines()[0] == "sub/a.py:1:8: no-pickle `pickle` is forbidden"
+
+
+def test_dot_import_policy_yaml(project: Project) -> None:
+    project.write(".import-policy.yaml", "rules:\n  - id: no-pickle\n    forbid: [pickle]\n")
+    project.write("a.py", "import pickle\n")
+    assert project.lines() == ["a.py:1:8: no-pickle `pickle` is forbidden"]
+
+
+def test_pyproject_names_the_config(project: Project) -> None:
+    project.write("pyproject.toml", '[tool.import-policy]\nconfig = "policy/ip.yaml"\n')
+    project.write("policy/ip.yaml", "rules:\n  - id: no-pickle\n    forbid: [pickle]\n    files: ['a.py']\n")
+    project.write("policy/a.py", "import pickle\n")
+    project.write("a.py", "import pickle\n")
+    # the folder holding the configuration is the project root: policy/
+    assert project.lines() == ["policy/a.py:1:8: no-pickle `pickle` is forbidden"]
+
+
+def test_pyproject_without_the_table_is_passed_over(project: Project) -> None:
+    project.write("pyproject.toml", "[tool.other]\nx = 1\n")
+    project.write("a.py", "import pickle\n")
+    code, _, err = project.run("check")
+    assert code == 0
+    assert "no configuration found; using the built-in rocm-safety preset" in err
+
+
+def test_extends_merges_and_a_later_rule_replaces_an_earlier_one(project: Project) -> None:
+    project.write("base.yaml", "exclude: ['gen/**']\nrules:\n  - id: p\n    forbid: [pickle]\n  - id: q\n    forbid: [re]\n")
+    project.config("extends: [base.yaml]\nrules:\n  - id: p\n    forbid: [cloudpickle]\n")
+    project.write("a.py", "import pickle, cloudpickle, re\n")
+    project.write("gen/b.py", "import re\n")
+    assert project.lines() == [
+        "a.py:1:16: p `cloudpickle` is forbidden",
+        "a.py:1:29: q `re` is forbidden",
+    ]
+
+
+def test_exclude_and_gitignore(project: Project) -> None:
+    project.config("exclude: ['build/**', 'gen/']\nrules:\n  - id: p\n    forbid: [pickle]\n")
+    project.write(".gitignore", "ignored/\n*.gen.py\n")
+    for path in ("a.py", "build/x.py", "gen/y.py", "ignored/z.py", "w.gen.py", ".venv/v.py", "s/t.pyi"):
+        project.write(path, "import pickle\n")
+    assert [line.split(":")[0] for line in project.lines()] == ["a.py", "s/t.pyi"]
+    # a named file is checked even if the walk skips it, unless `exclude` covers it
+    assert [line.split(":")[0] for line in project.lines("ignored/z.py", "build/x.py")] == ["ignored/z.py"]
+
+
+def test_missing_path_is_exit_2(project: Project) -> None:
+    project.config("rules:\n  - id: p\n    forbid: [pickle]\n")
+    code, out, err = project.run("check", "nope.py")
+    assert code == 2
+    assert "no such file or folder: nope.py" in err
