@@ -71,11 +71,6 @@ def errors(project: Project, config: str, *argv: str) -> list[str]:
             "import-policy: import-policy.yaml:2: rule 'a' needs a forbid list",
         ),
         (
-            "extends: [nope]\n",
-            "import-policy: import-policy.yaml:1: unknown extends 'nope': not a built-in preset "
-            "(rocm-safety) nor an existing .yaml file relative to this one",
-        ),
-        (
             "rules:\n  - id: syntax-error\n    forbid: [x]\n",
             "import-policy: import-policy.yaml:2: rule id 'syntax-error' is reserved for a built-in rule; reserved: "
             "syntax-error, trial-import-probe, eager-heavy-import, import-time-jit, heavy-import-reachable",
@@ -105,7 +100,9 @@ def test_each_fault(project: Project, config: str, expected: str) -> None:
 
 def test_unknown_preset_lists_unknown_and_valid(project: Project) -> None:
     (line,) = errors(project, "extends: [rocm-safty]\n")
-    assert "rocm-safety" in line and "rocm-safty" in line
+    assert line.startswith("import-policy: import-policy.yaml:1: unknown extends 'rocm-safty': not a built-in preset (")
+    assert "rocm-safety" in line
+    assert line.endswith(") nor an existing .yaml file relative to this one")
 
 
 def test_every_fault_reported_at_once(project: Project) -> None:
