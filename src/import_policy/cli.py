@@ -10,6 +10,7 @@ import argparse
 import os
 import sys
 import traceback
+from dataclasses import replace
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -18,9 +19,17 @@ from import_policy.config.load import DEFAULT_PRESET, ConfigErrors, Loaded, load
 from import_policy.describe import describe_rule, rule_rows
 from import_policy.diagnostics import Diagnostic
 from import_policy.discovery import PathError, discover
-from import_policy.engine import Plan, Selection, run
+from import_policy.engine import Plan, Reader, Selection, read_file, run
+from import_policy.fixes.payload import applies
+from import_policy.fixes.run import fix_files, note_failures
+from import_policy.adoption import AdoptionError, source_reader, use_baseline
+from import_policy.selftest import run_all as run_examples
+from import_policy.stale import ExceptTracker, find_stale, whole_tree
+from import_policy.stdin import read_stdin, stdin_file
 from import_policy.report import json as json_report
 from import_policy.report import text as text_report
+from import_policy.report import github as github_report
+from import_policy.report import sarif as sarif_report
 
 EXIT_OK, EXIT_VIOLATIONS, EXIT_ERROR = 0, 1, 2
 
@@ -50,13 +59,22 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--ignore", type=_rule_list, action="extend", metavar="RULES", help="skip these rule ids (comma-separated)")
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when violations remain")
     check.add_argument("--statistics", action="store_true", help="count violations per rule instead of listing them")
-    check.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
+    check.add_argument("--fix", action="store_true", help="apply safe fixes, then report what remains")
+    check.add_argument("--unsafe-fixes", action="store_true", help="also apply (or count as fixable) fixes that can change behaviour")
+    check.add_argument("--diff", action="store_true", help="print the diff --fix would write, write nothing; exit 1 if a fix is pending")
+    check.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text", help="output format (default: text)")
+    check.add_argument("--stdin-filename", type=Path, metavar="PATH", help="read the source from stdin (PATH '-') and check it as PATH")
+    baselines = check.add_mutually_exclusive_group()
+    baselines.add_argument("--baseline", type=Path, metavar="FILE", help="report only violations not recorded in FILE")
+    baselines.add_argument("--write-baseline", type=Path, metavar="FILE", help="record the current violations in FILE")
 
     rules = commands.add_parser("rules", parents=[config], help="list the rules in force")
     rules.add_argument("--format", choices=("text", "json"), default="text")
 
     explain = commands.add_parser("explain", parents=[config], help="one rule in full, with its examples")
     explain.add_argument("rule", metavar="RULE")
+
+    commands.add_parser("test-rules", parents=[config], help="run every rule's examples")
     return parser
 
 
@@ -102,6 +120,10 @@ def _dispatch(args: argparse.Namespace) -> int:
             raise UsageError(f"unknown rule {args.rule!r}; rules in force: {known}")
         sys.stdout.write(text)
         return EXIT_OK
+    if args.command == "test-rules":
+        report, passed = run_examples(loaded.policy)
+        sys.stdout.write(report)
+        return EXIT_OK if passed else EXIT_VIOLATIONS
     return _check(loaded, args)
 
 
@@ -118,28 +140,79 @@ def _check(loaded: Loaded, args: argparse.Namespace) -> int:
     policy = loaded.policy
     selection = _selection(loaded, args)
     paths = args.paths or [Path(".")]
+    read: Reader = read_file
+    stdin_bytes: bytes | None = None
+    if args.stdin_filename is not None:
+        if [str(p) for p in args.paths] not in ([], ["-"]):
+            raise UsageError("--stdin-filename reads the source from stdin: give '-' or no PATH")
+        stdin_bytes = read_stdin(sys.stdin.buffer)
+        stdin_source = stdin_file(policy, args.stdin_filename)
+        files = [stdin_source] if stdin_source is not None else []
+        read = _stdin_reader(stdin_bytes)
+    else:
+        try:
+            files = discover(paths, policy.root, policy.exclude)
+        except PathError as error:
+            raise UsageError(f"no such file or folder: {error}") from None
+    # Stale allowlist entries can only be told when the whole tree is checked.
+    tracker = ExceptTracker() if args.stdin_filename is None and whole_tree(paths, policy.root) else None
+    result = run(Plan(policy, selection, observe=tracker.observe if tracker else None), files, read)
+    fixing = None
+    if args.fix or args.diff:
+        if args.stdin_filename is not None and not args.diff:
+            raise UsageError("--fix cannot write to stdin; use --diff with --stdin-filename")
+        fixing = fix_files(
+            result.diagnostics, files, read, args.unsafe_fixes, write=not args.diff,
+            root=policy.root, cwd=Path.cwd(),
+        )
+        if args.diff:
+            sys.stdout.write("".join(fixing.diffs))
+            print(f"Would fix {fixing.applied} violation{'s' if fixing.applied != 1 else ''}.", file=sys.stderr)
+            return EXIT_VIOLATIONS if fixing.applied else EXIT_OK
+        for path, reason in fixing.write_errors:
+            print(f"import-policy: cannot write {path}: {reason}", file=sys.stderr)
+        if fixing.changed:  # report the files as they now are
+            result = run(Plan(policy, selection), files, read)
+        result.diagnostics[:] = note_failures(result.diagnostics, fixing)
+    overrides = {file.relative: stdin_bytes for file in files if stdin_bytes is not None}
     try:
-        files = discover(paths, policy.root, policy.exclude)
-    except PathError as error:
-        raise UsageError(f"no such file or folder: {error}") from None
-    result = run(Plan(policy, selection), files)
+        kept = use_baseline(
+            result.diagnostics, write_to=args.write_baseline, read_from=args.baseline,
+            source_of=source_reader(policy.root, overrides), files=files, selection=selection,
+        )
+    except AdoptionError as error:
+        raise UsageError(str(error)) from None
     cwd = Path.cwd()
-    shown = [_rebase(d, policy.root, cwd) for d in result.diagnostics]
+    # `fixable` means: a fix that would apply with the flags given; the others are "hidden" (ruff).
+    hidden = sum(d.fixable and not applies(d, args.unsafe_fixes) for d in kept)
+    shown = [_rebase(replace(d, fixable=applies(d, args.unsafe_fixes)), policy.root, cwd) for d in kept]
     shown.sort(key=Diagnostic.sort_key)
     out = sys.stdout
     if args.statistics:
         out.write(json_report.render_statistics(shown) if args.format == "json" else text_report.render_statistics(shown))
     elif args.format == "json":
         out.write(json_report.render(shown, result.files))
+    elif args.format == "sarif":
+        out.write(sarif_report.render(shown, policy, cwd))
+    elif args.format == "github":
+        out.write(github_report.render(shown))
     else:
-        out.write(text_report.render(shown, text_report.use_colour(out)))
+        fixed = fixing.applied if fixing is not None else 0
+        out.write(text_report.render(shown, text_report.use_colour(out), fixed=fixed, hidden=hidden))
     for path, reason in result.unreadable:
         print(f"import-policy: cannot read {path}: {reason}", file=sys.stderr)
+    if tracker is not None:
+        for stale in find_stale(policy, selection, files, tracker, read):
+            print(f"import-policy: {stale}", file=sys.stderr)
     if result.unreadable:
         return EXIT_ERROR
     if args.exit_zero:
         return EXIT_OK
     return EXIT_VIOLATIONS if any(d.severity == "error" for d in shown) else EXIT_OK
+
+
+def _stdin_reader(source: bytes) -> Reader:
+    return lambda _file: source
 
 
 def _rebase(d: Diagnostic, root: Path, cwd: Path) -> Diagnostic:

@@ -48,6 +48,8 @@ class Plan:
     tokens: tuple[bytes, ...] | None = field(init=False)
     # Heads of forbidden names below a module (`torch.cuda.x`): their files need use analysis.
     use_tokens: tuple[bytes, ...] | None = field(init=False)
+    # Sees each Python file's facts and the rules judged on it (stale-allowlist tracking).
+    observe: Callable[[FileFacts, Sequence[ImportRule]], None] | None = field(default=None, kw_only=True)
 
     def __post_init__(self) -> None:
         self.import_rules = tuple(
@@ -150,6 +152,8 @@ def run(plan: Plan, files: Sequence[SourceFile], read: Reader = read_file) -> Re
         if file.language == "python":
             rules = plan.rules_for(file.relative)
             facts = python_facts(plan, file, source, rules)
+            if plan.observe is not None:
+                plan.observe(facts, rules)
             diagnostics.extend(check_python(plan, facts, rules))
         elif file.language == "c":
             diagnostics.extend(cfamily_checks.check_file(plan.c_rules_for(file.relative), file.relative, source))

@@ -1,0 +1,29 @@
+"""`check --stdin-filename PATH -`: the source comes from stdin, the rules from PATH.
+
+For editors: the buffer need not be saved, or even exist on disk, and it is
+reported as PATH with the rules that apply to PATH relative to the project
+root. A PATH that `exclude` covers is not checked, as a walk would skip it.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import BinaryIO
+
+from import_policy.config.model import Policy
+from import_policy.discovery import SourceFile, language_of, relative_to_root
+from import_policy.patterns import any_match
+
+
+def stdin_file(policy: Policy, filename: Path) -> SourceFile | None:
+    """The file stdin stands for, or None when `exclude` covers it."""
+    path = Path(os.path.abspath(filename))
+    relative = relative_to_root(path, policy.root)
+    if any_match(policy.exclude, relative) is not None:
+        return None
+    return SourceFile(path, relative, language_of(path.name) or "python")
+
+
+def read_stdin(stream: BinaryIO) -> bytes:
+    return stream.read()

@@ -1,0 +1,175 @@
+"""`--format sarif` and `--format github`: snapshots of the bundled example, the SARIF schema, escaping."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import Project
+from import_policy import __version__
+from import_policy.cli import main
+from import_policy.config.load import load
+from import_policy.diagnostics import Diagnostic
+from import_policy.report import github, sarif
+
+REPO = Path(__file__).resolve().parents[1]
+SNAPSHOTS = Path(__file__).parent / "snapshots"
+SHARED = REPO / ".." / "shared"
+SCHEMA = SHARED / "sarif" / "sarif-schema-2.1.0.json"
+# The example's own rules: the ROCm pass and the fixer are snapshotted by their own tests.
+EXAMPLE_RULES = "no-pickle,regex-not-re,tilelang-gateway,no-cuda-sync"
+
+
+def _snapshot(name: str, actual: str) -> None:
+    path = SNAPSHOTS / name
+    if os.environ.get("UPDATE_SNAPSHOTS") == "1" or not path.exists():
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(actual, encoding="utf-8")
+    assert actual == path.read_text(encoding="utf-8")
+
+
+def _example(fmt: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> str:
+    monkeypatch.chdir(REPO / "examples")
+    monkeypatch.setenv("NO_COLOR", "1")
+    code = main(["check", "--format", fmt, "--select", EXAMPLE_RULES])
+    assert code == 1
+    return capsys.readouterr().out
+
+
+def _validate(document: dict[str, Any]) -> None:
+    if not SCHEMA.is_file():
+        pytest.skip(f"the SARIF schema is not at {SCHEMA} (../shared is absent)")
+    import jsonschema
+
+    jsonschema.validate(document, json.loads(SCHEMA.read_text(encoding="utf-8")))
+
+
+def test_github_snapshot(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    _snapshot("example.github", _example("github", monkeypatch, capsys))
+
+
+def test_sarif_snapshot_and_schema(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    out = _example("sarif", monkeypatch, capsys)
+    document = json.loads(out)
+    _validate(document)
+    run = document["runs"][0]
+    assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"] == (REPO / "examples").resolve().as_uri() + "/"
+    # The snapshot must not depend on where the repository is checked out, nor on the version.
+    run["originalUriBaseIds"]["%SRCROOT%"]["uri"] = "file:///SRCROOT/"
+    driver = run["tool"]["driver"]
+    assert driver["version"] == __version__
+    driver["version"] = driver["semanticVersion"] = "VERSION"
+    _snapshot("example.sarif", json.dumps(document, indent=2) + "\n")
+
+
+def test_sarif_result_shape(project: Project) -> None:
+    project.config("rules:\n  - id: no-pickle\n    message: no pickle\n    forbid: [pickle]\n    severity: warning\n")
+    project.write("pkg/a.py", "import os, pickle\n")
+    code, out, _ = project.run("check", "--format", "sarif")
+    assert code == 0  # a warning only
+    document = json.loads(out)
+    _validate(document)
+    run = document["runs"][0]
+    rule_ids = [rule["id"] for rule in run["tool"]["driver"]["rules"]]
+    assert "no-pickle" in rule_ids and "syntax-error" in rule_ids
+    rule = run["tool"]["driver"]["rules"][rule_ids.index("no-pickle")]
+    assert rule["shortDescription"] == {"text": "no pickle"}
+    assert "forbid:        pickle" in rule["help"]["text"]
+    assert rule["properties"]["source"] == "import-policy.yaml:2"
+    assert run["results"] == [{
+        "ruleId": "no-pickle",
+        "ruleIndex": rule_ids.index("no-pickle"),
+        "level": "warning",
+        "message": {"text": "no pickle"},
+        "locations": [{
+            "physicalLocation": {
+                "artifactLocation": {"uri": "pkg/a.py", "uriBaseId": "%SRCROOT%"},
+                "region": {"startLine": 1, "startColumn": 12, "endLine": 1, "endColumn": 18},
+            }
+        }],
+    }]
+
+
+def test_sarif_empty_run_is_valid(project: Project) -> None:
+    project.config("rules: []\n")
+    project.write("a.py", "import os\n")
+    code, out, _ = project.run("check", "--format", "sarif")
+    assert code == 0
+    document = json.loads(out)
+    _validate(document)
+    assert document["runs"][0]["results"] == []
+
+
+def test_sarif_fixes_from_a_fix_hook(project: Project) -> None:
+    project.config("rules:\n  - id: no-re\n    forbid: [re]\n    fix: {replace_module: regex}\n")
+    policy = load(None, project.root).policy
+    d = Diagnostic("no-re", "error", "a.py", 2, 8, 2, 10, "no re", fixable=True)
+    before = "import os\nimport re\n"
+    after = "import os\nimport regex as re\n"
+
+    def fix_for(diagnostic: Diagnostic) -> list[sarif.Replacement]:
+        replacement = sarif.replacement_between(before, after)
+        return [replacement] if replacement else []
+
+    document = sarif.document([d], policy, project.root, fix_for)
+    _validate(document)
+    assert document["runs"][0]["results"][0]["fixes"] == [{
+        "description": {"text": "Fix no-re"},
+        "artifactChanges": [{
+            "artifactLocation": {"uri": "a.py", "uriBaseId": "%SRCROOT%"},
+            "replacements": [{
+                "deletedRegion": {"startLine": 2, "startColumn": 10, "endLine": 2, "endColumn": 10},
+                "insertedContent": {"text": "gex as re"},
+            }],
+        }],
+    }]
+
+
+def _apply(text: str, r: sarif.Replacement) -> str:
+    lines = text.split("\n")
+    start = sum(len(line) + 1 for line in lines[: r.line - 1]) + r.column - 1
+    end = sum(len(line) + 1 for line in lines[: r.end_line - 1]) + r.end_column - 1
+    return text[:start] + r.text + text[end:]
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "expected"),
+    [
+        ("import re\n", "import regex as re\n", sarif.Replacement(1, 10, 1, 10, "gex as re")),
+        ("x\nimport os, a\ny\n", "x\nimport os\nfrom g import a\ny\n", sarif.Replacement(2, 10, 2, 11, "\nfrom g import")),
+        ("a = 1\nb = 2\n", "a = 1\n", sarif.Replacement(2, 1, 3, 1, "")),
+        ("é = 1\n", "é = 2\n", sarif.Replacement(1, 5, 1, 6, "2")),
+    ],
+)
+def test_replacement_between(before: str, after: str, expected: sarif.Replacement) -> None:
+    replacement = sarif.replacement_between(before, after)
+    assert replacement == expected
+    assert _apply(before, replacement) == after
+
+
+def test_no_replacement_without_a_change() -> None:
+    assert sarif.replacement_between("abc\n", "abc\n") is None
+
+
+def test_github_annotation_and_escaping() -> None:
+    d = Diagnostic("r-1", "warning", "dir,x/a:b%.py", 3, 5, 4, 2, "50% bad\r\nsecond line", chain=("a", "b"))
+    assert github.annotation(d) == (
+        "::warning file=dir%2Cx/a%3Ab%25.py,line=3,endLine=4,col=5,endColumn=2,title=r-1"
+        "::50%25 bad%0D%0Asecond line%0Achain: a -> b"
+    )
+    assert github.escape_property("a:b,c%\n") == "a%3Ab%2Cc%25%0A"
+    assert github.escape_data("a:b,c%\n") == "a:b,c%25%0A"
+
+
+def test_github_format_exit_codes(project: Project) -> None:
+    project.config("rules:\n  - id: no-pickle\n    message: 'no pickle, ever'\n    forbid: [pickle]\n")
+    project.write("a.py", "import pickle\n")
+    code, out, _ = project.run("check", "--format", "github")
+    assert code == 1
+    assert out == "::error file=a.py,line=1,endLine=1,col=8,endColumn=14,title=no-pickle::no pickle, ever\n"
+    project.write("a.py", "import os\n")
+    assert project.run("check", "--format", "github") == (0, "", "")

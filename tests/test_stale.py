@@ -1,0 +1,83 @@
+"""Stale allowlists: `allow_in` globs and `except` patterns that excuse nothing, on a whole-tree run."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import Project
+
+CONFIG = """\
+rules:
+  - id: no-pickle
+    forbid: [pickle]
+    allow_in:
+      - "pkg/serial.py"      # live: it imports pickle
+      - "pkg/gone.py"        # no such file
+      - "pkg/clean.py"       # exists, but imports no pickle
+  - id: no-re
+    forbid: [re]
+    except: [re._parser, re._constants]
+  - id: headers
+    kind: include
+    forbid: ["ATen/**"]
+    allow_in: ["csrc/legacy/"]
+"""
+
+
+@pytest.fixture
+def tree(project: Project) -> Project:
+    project.config(CONFIG)
+    project.write("pkg/serial.py", "import pickle\n")
+    project.write("pkg/clean.py", "import os\n")
+    project.write("pkg/uses.py", "from re import _parser\n")
+    project.write("csrc/legacy/a.cpp", "#include <ATen/ATen.h>\n")
+    return project
+
+
+def test_whole_tree_reports_each_stale_entry_at_its_line(tree: Project) -> None:
+    code, out, err = tree.run("check")
+    assert (code, out) == (0, "All checks passed!\n")
+    assert err.splitlines() == [
+        "import-policy: import-policy.yaml:6: warning: allow_in entry 'pkg/gone.py' of rule 'no-pickle' "
+        "matched no checked file; remove it",
+        "import-policy: import-policy.yaml:7: warning: allow_in entry 'pkg/clean.py' of rule 'no-pickle' "
+        "exempts nothing: no file it covers has a finding of this rule; remove it",
+        "import-policy: import-policy.yaml:10: warning: except entry 're._constants' of rule 'no-re' "
+        "matched no imported or used name; remove it",
+    ]
+
+
+def test_live_entries_are_quiet(tree: Project) -> None:
+    tree.write("pkg/clean.py", "import pickle\nimport re._constants\n")
+    tree.write("pkg/gone.py", "from pickle import loads\n")
+    assert tree.run("check") == (0, "All checks passed!\n", "")
+
+
+def test_partial_runs_say_nothing(tree: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert tree.run("check", "pkg") == (0, "All checks passed!\n", "")
+    assert tree.run("check", "pkg/clean.py") == (0, "All checks passed!\n", "")
+    monkeypatch.chdir(tree.root / "pkg")
+    assert tree.run("check") == (0, "All checks passed!\n", "")
+
+
+def test_explicit_root_counts_as_the_whole_tree(tree: Project) -> None:
+    _, _, err = tree.run("check", ".")
+    assert len(err.splitlines()) == 3
+
+
+def test_unselected_rules_are_not_judged(tree: Project) -> None:
+    _, _, err = tree.run("check", "--select", "no-pickle")
+    assert [line.split(": warning: ")[1].split(" of rule ")[0] for line in err.splitlines()] == [
+        "allow_in entry 'pkg/gone.py'", "allow_in entry 'pkg/clean.py'",
+    ]
+
+
+def test_stale_entry_from_a_preset_or_extended_file(project: Project) -> None:
+    project.write("base.yaml", "rules:\n  - id: r\n    forbid: [x]\n    except: [x.y]\n")
+    project.config("extends: [base.yaml]\n")
+    project.write("a.py", "import x\n")
+    code, _, err = project.run("check")
+    assert code == 1
+    assert err == (
+        "import-policy: base.yaml:4: warning: except entry 'x.y' of rule 'r' matched no imported or used name; remove it\n"
+    )
