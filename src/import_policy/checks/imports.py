@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from import_policy.config.model import ImportRule
 from import_policy.diagnostics import Diagnostic
+from import_policy.fixes.payload import AliasEdit, ImportFix, plan_edit
 from import_policy.facts.model import Context, FileFacts, ImportFact, Span
 from import_policy.patterns import Verdict, judge
 
@@ -28,11 +29,25 @@ def check(rule: ImportRule, facts: FileFacts) -> list[Diagnostic]:
     return [*_imports(rule, facts), *_uses(rule, facts)]
 
 
-def _diagnostic(rule: ImportRule, facts: FileFacts, span: Span, statement_line: int, name: str) -> Diagnostic:
+def _diagnostic(
+    rule: ImportRule, facts: FileFacts, span: Span, statement_line: int, name: str,
+    fixed: list[ImportFact] | None = None,
+) -> Diagnostic:
+    text, fix = message(rule, name), None
+    if rule.fix is not None and fixed:
+        edits = [plan_edit(rule.fix, fact, rule.forbid) for fact in fixed]
+        why = next((e for e in edits if isinstance(e, str)), None)
+        if why is None:
+            fix = ImportFix(
+                "import" if fixed[0].kind == "import" else "from",
+                tuple(e for e in edits if isinstance(e, AliasEdit)),
+            )
+        else:
+            text += f" (not fixable: {why})"
     return Diagnostic(
         rule=rule.id, severity=rule.severity, path=facts.path,
         line=span.line, column=span.column, end_line=span.end_line, end_column=span.end_column,
-        message=message(rule, name), suppress_lines=(span.line, statement_line),
+        message=text, suppress_lines=(span.line, statement_line), fixable=fix is not None, fix=fix,
     )
 
 
@@ -42,7 +57,7 @@ def _imports(rule: ImportRule, facts: FileFacts) -> Iterator[Diagnostic]:
         if fact.kind == "from":
             statements.setdefault(fact.statement, []).append(fact)
         elif counts(rule, fact.context) and verdict(rule, fact.name).forbidden:
-            yield _diagnostic(rule, facts, fact.span, fact.statement_line, fact.name)
+            yield _diagnostic(rule, facts, fact.span, fact.statement_line, fact.name, [fact])
     for group in statements.values():
         first = group[0]
         if not counts(rule, first.context):
@@ -52,10 +67,10 @@ def _imports(rule: ImportRule, facts: FileFacts) -> Iterator[Diagnostic]:
             continue
         if verdict(rule, first.module).forbidden:
             # A forbidden module is one finding, however many names come from it.
-            yield _diagnostic(rule, facts, first.module_span, first.statement_line, first.module)
+            yield _diagnostic(rule, facts, first.module_span, first.statement_line, first.module, forbidden)
         else:
             for fact in forbidden:
-                yield _diagnostic(rule, facts, fact.span, fact.statement_line, fact.name)
+                yield _diagnostic(rule, facts, fact.span, fact.statement_line, fact.name, [fact])
 
 
 def _uses(rule: ImportRule, facts: FileFacts) -> Iterator[Diagnostic]:

@@ -24,14 +24,24 @@ def _plural(count: int, word: str) -> str:
     return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
-def summary(diagnostics: Sequence[Diagnostic]) -> str:
-    if not diagnostics:
+def summary(diagnostics: Sequence[Diagnostic], fixed: int = 0, hidden: int = 0) -> str:
+    """`fixed`: findings `--fix` just fixed (ruff: `Found N (M fixed, K remaining).`);
+    `hidden`: fixes only `--unsafe-fixes` would apply (ruff's hidden-fixes line)."""
+    if not diagnostics and not fixed:
         return "All checks passed!"
     fixable = sum(d.fixable for d in diagnostics)
-    return f"Found {_plural(len(diagnostics), 'violation')} ({fixable} fixable with --fix)."
+    if fixed:
+        line = f"Found {_plural(len(diagnostics) + fixed, 'violation')} ({fixed} fixed, {len(diagnostics)} remaining)."
+    else:
+        line = f"Found {_plural(len(diagnostics), 'violation')} ({fixable} fixable with --fix)."
+    if hidden:
+        fixes = "1 hidden fix" if hidden == 1 else f"{hidden} hidden fixes"
+        note = f"{fixes} can be enabled with the --unsafe-fixes option"
+        line += f"\nNo fixes available ({note})." if not fixable else f"\n({note})."
+    return line
 
 
-def render(diagnostics: Sequence[Diagnostic], colour: bool) -> str:
+def render(diagnostics: Sequence[Diagnostic], colour: bool, fixed: int = 0, hidden: int = 0) -> str:
     lines = []
     for d in diagnostics:
         mark = " [*]" if d.fixable else ""
@@ -43,7 +53,7 @@ def render(diagnostics: Sequence[Diagnostic], colour: bool) -> str:
             )
         else:
             lines.append(f"{d.path}:{d.line}:{d.column}: {d.rule} {d.message}{mark}")
-    lines.append(summary(diagnostics))
+    lines.append(summary(diagnostics, fixed, hidden))
     return "\n".join(lines) + "\n"
 
 
