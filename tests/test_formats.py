@@ -63,7 +63,37 @@ def test_sarif_snapshot_and_schema(monkeypatch: pytest.MonkeyPatch, capsys: pyte
     driver = run["tool"]["driver"]
     assert driver["version"] == __version__
     driver["version"] = driver["semanticVersion"] = "VERSION"
+    # The fixer's exact edits are its own tests' business; here, which findings carry a fix.
+    fixed = 0
+    for result in run["results"]:
+        for fix in result.get("fixes", []):
+            fixed += 1
+            for change in fix["artifactChanges"]:
+                assert change["artifactLocation"] == result["locations"][0]["physicalLocation"]["artifactLocation"]
+                change["replacements"] = "<replacements>"
+    assert fixed == 4
     _snapshot("example.sarif", json.dumps(document, indent=2) + "\n")
+
+
+def test_sarif_fixes_end_to_end(project: Project) -> None:
+    project.config("rules:\n  - id: no-re\n    forbid: [re]\n    fix: {replace_module: regex}\n")
+    project.write("a.py", "import os\nimport re  # why\nimport json\n")
+    code, out, _ = project.run("check", "--format", "sarif")
+    assert code == 1
+    document = json.loads(out)
+    _validate(document)
+    (result,) = document["runs"][0]["results"]
+    assert result["fixes"] == [{
+        "description": {"text": "Fix no-re"},
+        "artifactChanges": [{
+            "artifactLocation": {"uri": "a.py", "uriBaseId": "%SRCROOT%"},
+            "replacements": [{
+                "deletedRegion": {"startLine": 2, "startColumn": 1, "endLine": 3, "endColumn": 1},
+                "insertedContent": {"text": "import regex as re  # why\n"},
+            }],
+        }],
+    }]
+    assert (project.root / "a.py").read_text() == "import os\nimport re  # why\nimport json\n"
 
 
 def test_sarif_result_shape(project: Project) -> None:
@@ -107,13 +137,13 @@ def test_sarif_empty_run_is_valid(project: Project) -> None:
 def test_sarif_fixes_from_a_fix_hook(project: Project) -> None:
     project.config("rules:\n  - id: no-re\n    forbid: [re]\n    fix: {replace_module: regex}\n")
     policy = load(None, project.root).policy
-    d = Diagnostic("no-re", "error", "a.py", 2, 8, 2, 10, "no re", fixable=True)
+    d = Diagnostic("no-re", "error", "a.py", 2, 8, 2, 10, "no re", fixable=True, fix="a payload")
     before = "import os\nimport re\n"
     after = "import os\nimport regex as re\n"
 
-    def fix_for(diagnostic: Diagnostic) -> list[sarif.Replacement]:
+    def fix_for(diagnostic: Diagnostic) -> sarif.Fix | None:
         replacement = sarif.replacement_between(before, after)
-        return [replacement] if replacement else []
+        return sarif.Fix("Fix no-re", (replacement,)) if replacement else None
 
     document = sarif.document([d], policy, project.root, fix_for)
     _validate(document)
@@ -122,8 +152,8 @@ def test_sarif_fixes_from_a_fix_hook(project: Project) -> None:
         "artifactChanges": [{
             "artifactLocation": {"uri": "a.py", "uriBaseId": "%SRCROOT%"},
             "replacements": [{
-                "deletedRegion": {"startLine": 2, "startColumn": 10, "endLine": 2, "endColumn": 10},
-                "insertedContent": {"text": "gex as re"},
+                "deletedRegion": {"startLine": 2, "startColumn": 1, "endLine": 3, "endColumn": 1},
+                "insertedContent": {"text": "import regex as re\n"},
             }],
         }],
     }]
@@ -139,10 +169,12 @@ def _apply(text: str, r: sarif.Replacement) -> str:
 @pytest.mark.parametrize(
     ("before", "after", "expected"),
     [
-        ("import re\n", "import regex as re\n", sarif.Replacement(1, 10, 1, 10, "gex as re")),
-        ("x\nimport os, a\ny\n", "x\nimport os\nfrom g import a\ny\n", sarif.Replacement(2, 10, 2, 11, "\nfrom g import")),
+        ("import re\n", "import regex as re\n", sarif.Replacement(1, 1, 2, 1, "import regex as re\n")),
+        ("x\nimport os, a\ny\n", "x\nimport os\nfrom g import a\ny\n", sarif.Replacement(2, 1, 3, 1, "import os\nfrom g import a\n")),
         ("a = 1\nb = 2\n", "a = 1\n", sarif.Replacement(2, 1, 3, 1, "")),
-        ("é = 1\n", "é = 2\n", sarif.Replacement(1, 5, 1, 6, "2")),
+        ("a = 1\r\nb = 2", "a = 1\r\nb = 3", sarif.Replacement(2, 1, 2, 6, "b = 3")),
+        ("é = 1\nz\n", "é = 2\nz\n", sarif.Replacement(1, 1, 2, 1, "é = 2\n")),
+        ("a\n", "b\na\n", sarif.Replacement(1, 1, 1, 1, "b\n")),
     ],
 )
 def test_replacement_between(before: str, after: str, expected: sarif.Replacement) -> None:

@@ -84,3 +84,32 @@ def test_other_paths_with_stdin_are_a_usage_error(editor: Project, monkeypatch: 
     code, out, err = editor.run("check", "--stdin-filename", "pkg/x.py", "pkg")
     assert (code, out) == (2, "")
     assert err == "import-policy: error: --stdin-filename reads the source from stdin: give '-' or no PATH\n"
+
+
+def test_fix_writes_the_fixed_source_to_stdout(editor: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    _stdin(monkeypatch, "import re  # keep me\nimport os\n")
+    code, out, err = editor.run("check", "--fix", "--stdin-filename", "pkg/on_disk.py", "-")
+    assert (code, out, err) == (0, "import regex as re  # keep me\nimport os\n", "")
+    assert (editor.root / "pkg/on_disk.py").read_text() == "import os\n"  # nothing written
+
+
+def test_fix_reports_what_remains_on_stderr(editor: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    _stdin(monkeypatch, "import re\nimport pickle\n")
+    code, out, err = editor.run("check", "--fix", "--stdin-filename", "pkg/x.py", "-")
+    assert code == 1
+    assert out == "import regex as re\nimport pickle\n"
+    assert err == "pkg/x.py:2:8: no-pickle no pickle\nFound 1 violation (0 fixable with --fix).\n"
+
+
+def test_fix_of_an_excluded_or_clean_buffer_echoes_it(editor: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("build/gen.py", "pkg/clean.py"):
+        source = "import re\n" if name.startswith("build") else "import os\n"
+        _stdin(monkeypatch, source)
+        assert editor.run("check", "--fix", "--stdin-filename", name, "-") == (0, source, "")
+
+
+def test_diff_from_stdin(editor: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    _stdin(monkeypatch, "import re\n")
+    code, out, _ = editor.run("check", "--diff", "--stdin-filename", "pkg/x.py", "-")
+    assert code == 1
+    assert "-import re\n+import regex as re\n" in out

@@ -18,18 +18,20 @@ from import_policy import __version__
 from import_policy.config.load import DEFAULT_PRESET, ConfigErrors, Loaded, load
 from import_policy.describe import describe_rule, rule_rows
 from import_policy.diagnostics import Diagnostic
-from import_policy.discovery import PathError, discover
+from import_policy.config.model import Policy
+from import_policy.discovery import PathError, SourceFile, discover
 from import_policy.engine import Plan, Reader, Selection, read_file, run
 from import_policy.fixes.payload import applies
 from import_policy.fixes.run import fix_files, note_failures
 from import_policy.adoption import AdoptionError, source_reader, use_baseline
 from import_policy.selftest import run_all as run_examples
 from import_policy.stale import ExceptTracker, find_stale, whole_tree
-from import_policy.stdin import read_stdin, stdin_file
+from import_policy.stdin import fix_stdin, read_stdin, stdin_file
 from import_policy.report import json as json_report
 from import_policy.report import text as text_report
 from import_policy.report import github as github_report
 from import_policy.report import sarif as sarif_report
+from import_policy.report.sarif_fixes import fix_hook
 
 EXIT_OK, EXIT_VIOLATIONS, EXIT_ERROR = 0, 1, 2
 
@@ -159,8 +161,8 @@ def _check(loaded: Loaded, args: argparse.Namespace) -> int:
     result = run(Plan(policy, selection, observe=tracker.observe if tracker else None), files, read)
     fixing = None
     if args.fix or args.diff:
-        if args.stdin_filename is not None and not args.diff:
-            raise UsageError("--fix cannot write to stdin; use --diff with --stdin-filename")
+        if stdin_bytes is not None and not args.diff:
+            return _fix_stdin(args, policy, selection, files, stdin_bytes, result.diagnostics)
         fixing = fix_files(
             result.diagnostics, files, read, args.unsafe_fixes, write=not args.diff,
             root=policy.root, cwd=Path.cwd(),
@@ -193,7 +195,8 @@ def _check(loaded: Loaded, args: argparse.Namespace) -> int:
     elif args.format == "json":
         out.write(json_report.render(shown, result.files))
     elif args.format == "sarif":
-        out.write(sarif_report.render(shown, policy, cwd))
+        shown_stdin = {_rebase_path(path, policy.root, cwd): data for path, data in overrides.items() if data is not None}
+        out.write(sarif_report.render(shown, policy, cwd, fix_hook(cwd, shown_stdin)))
     elif args.format == "github":
         out.write(github_report.render(shown))
     else:
@@ -211,6 +214,26 @@ def _check(loaded: Loaded, args: argparse.Namespace) -> int:
     return EXIT_VIOLATIONS if any(d.severity == "error" for d in shown) else EXIT_OK
 
 
+def _fix_stdin(
+    args: argparse.Namespace, policy: Policy, selection: Selection, files: list[SourceFile], source: bytes,
+    diagnostics: list[Diagnostic],
+) -> int:
+    """The fixed source to stdout, for an editor's buffer; what remains to stderr."""
+    new, remaining = fix_stdin(Plan(policy, selection), files, source, diagnostics, args.unsafe_fixes)
+    sys.stdout.flush()
+    sys.stdout.buffer.write(new)
+    sys.stdout.buffer.flush()
+    shown = sorted(
+        (_rebase(replace(d, fixable=applies(d, args.unsafe_fixes)), policy.root, Path.cwd()) for d in remaining),
+        key=Diagnostic.sort_key,
+    )
+    if shown:
+        sys.stderr.write(text_report.render(shown, False))
+    if args.exit_zero:
+        return EXIT_OK
+    return EXIT_VIOLATIONS if any(d.severity == "error" for d in shown) else EXIT_OK
+
+
 def _stdin_reader(source: bytes) -> Reader:
     return lambda _file: source
 
@@ -219,8 +242,11 @@ def _rebase(d: Diagnostic, root: Path, cwd: Path) -> Diagnostic:
     """Diagnostics carry root-relative paths; people read them relative to where they stand."""
     from dataclasses import replace
 
-    shown = Path(os.path.relpath(root / d.path, cwd)).as_posix()
-    return replace(d, path=shown)
+    return replace(d, path=_rebase_path(d.path, root, cwd))
+
+
+def _rebase_path(path: str, root: Path, cwd: Path) -> str:
+    return Path(os.path.relpath(root / path, cwd)).as_posix()
 
 
 def _rules(loaded: Loaded, fmt: str) -> int:

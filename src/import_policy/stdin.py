@@ -3,16 +3,21 @@
 For editors: the buffer need not be saved, or even exist on disk, and it is
 reported as PATH with the rules that apply to PATH relative to the project
 root. A PATH that `exclude` covers is not checked, as a walk would skip it.
+With `--fix`, the fixed source goes to stdout and what remains to stderr
+(ruff's convention), so an editor can replace its buffer with stdout.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import BinaryIO
 
 from import_policy.config.model import Policy
+from import_policy.diagnostics import Diagnostic
 from import_policy.discovery import SourceFile, language_of, relative_to_root
+from import_policy.engine import Plan, run
 from import_policy.patterns import any_match
 
 
@@ -27,3 +32,18 @@ def stdin_file(policy: Policy, filename: Path) -> SourceFile | None:
 
 def read_stdin(stream: BinaryIO) -> bytes:
     return stream.read()
+
+
+def fix_stdin(
+    plan: Plan, files: Sequence[SourceFile], source: bytes, diagnostics: Sequence[Diagnostic], unsafe: bool
+) -> tuple[bytes, list[Diagnostic]]:
+    """`check --fix --stdin-filename PATH -`: (the fixed source for stdout, what remains)."""
+    from import_policy.fixer import annotate, fix_bytes
+
+    if not files:
+        return source, []
+    fixed = fix_bytes(source, diagnostics, unsafe)
+    if not fixed.changed:
+        return source, annotate(diagnostics, fixed.failed)
+    after = run(plan, files, read=lambda _file: fixed.new).diagnostics
+    return fixed.new, annotate(after, fixed.failed)

@@ -32,27 +32,43 @@ class Replacement:
     text: str
 
 
-FixFor = Callable[[Diagnostic], "Sequence[Replacement] | None"]
+@dataclass(frozen=True)
+class Fix:
+    description: str
+    replacements: tuple[Replacement, ...]
+
+
+FixFor = Callable[[Diagnostic], "Fix | None"]
 
 
 def replacement_between(before: str, after: str) -> Replacement | None:
-    """The smallest single replacement that turns `before` into `after`.
+    """The single replacement of whole lines that turns `before` into `after`.
 
-    Lets any whole-file fixer feed SARIF: fix one finding, diff, report the span.
+    Lets any whole-file fixer feed SARIF: fix one finding, diff, report the
+    span. Whole lines, not the smallest character change, because a reviewer
+    reads a suggestion line by line.
     """
     if before == after:
         return None
-    start = 0
-    limit = min(len(before), len(after))
-    while start < limit and before[start] == after[start]:
-        start += 1
-    end_before, end_after = len(before), len(after)
-    while end_before > start and end_after > start and before[end_before - 1] == after[end_after - 1]:
-        end_before -= 1
-        end_after -= 1
+    old, new = _split(before), _split(after)
+    head = 0
+    while head < min(len(old), len(new)) and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    start = sum(map(len, old[:head]))
+    old_end = len(before) - sum(map(len, old[len(old) - tail :]))
+    new_end = len(after) - sum(map(len, new[len(new) - tail :]))
     line, column = _position(before, start)
-    end_line, end_column = _position(before, end_before)
-    return Replacement(line, column, end_line, end_column, after[start:end_after])
+    end_line, end_column = _position(before, old_end)
+    return Replacement(line, column, end_line, end_column, after[start:new_end])
+
+
+def _split(text: str) -> list[str]:
+    """Lines with their endings; '\r\n' stays with its line."""
+    parts = text.split("\n")
+    return [part + "\n" for part in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
 
 
 def _position(text: str, offset: int) -> tuple[int, int]:
@@ -111,10 +127,11 @@ def _result(d: Diagnostic, index: int, fix_for: FixFor | None) -> dict[str, Any]
     }
     if d.chain:
         result["properties"] = {"chain": list(d.chain)}
-    replacements = fix_for(d) if fix_for is not None and d.fixable else None
-    if replacements:
+    # Every finding with a fix gets it, safe or not: SARIF fixes are offers, the description says which.
+    fix = fix_for(d) if fix_for is not None and d.fix is not None else None
+    if fix is not None and fix.replacements:
         result["fixes"] = [{
-            "description": {"text": f"Fix {d.rule}"},
+            "description": {"text": fix.description},
             "artifactChanges": [{
                 "artifactLocation": _location(d.path),
                 "replacements": [
@@ -122,7 +139,7 @@ def _result(d: Diagnostic, index: int, fix_for: FixFor | None) -> dict[str, Any]
                         "deletedRegion": _region(r.line, r.column, r.end_line, r.end_column),
                         "insertedContent": {"text": r.text},
                     }
-                    for r in replacements
+                    for r in fix.replacements
                 ],
             }],
         }]
