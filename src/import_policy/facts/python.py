@@ -122,8 +122,10 @@ def _statements(body: Sequence[cst.CSTNode]) -> Iterator[cst.CSTNode]:
                     yield from _statements([other] if isinstance(other, cst.If) else [other.body])
             for handler in getattr(node, "handlers", ()):
                 yield from _statements([handler.body])
-        elif isinstance(node, cst.BaseSuite):
-            yield from _statements(node.body if isinstance(node, cst.IndentedBlock) else [node])
+        elif isinstance(node, cst.IndentedBlock):
+            yield from _statements(node.body)
+        elif isinstance(node, cst.SimpleStatementSuite):  # `else: x = 1` on one line
+            yield from node.body
         elif isinstance(node, cst.BaseSmallStatement):
             yield node
 
