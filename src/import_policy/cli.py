@@ -77,6 +77,10 @@ def _parser() -> argparse.ArgumentParser:
     explain.add_argument("rule", metavar="RULE")
 
     commands.add_parser("test-rules", parents=[config], help="run every rule's examples")
+
+    why = commands.add_parser("why", parents=[config], help="the eager import chains from the entry modules to MODULE")
+    why.add_argument("module", metavar="MODULE", help="a heavy module (tilelang) or a project module")
+    why.add_argument("--format", choices=("text", "json", "mermaid", "dot"), default="text")
     return parser
 
 
@@ -122,6 +126,8 @@ def _dispatch(args: argparse.Namespace) -> int:
             raise UsageError(f"unknown rule {args.rule!r}; rules in force: {known}")
         sys.stdout.write(text)
         return EXIT_OK
+    if args.command == "why":
+        return _why(loaded, args)
     if args.command == "test-rules":
         report, passed = run_examples(loaded.policy)
         sys.stdout.write(report)
@@ -236,6 +242,19 @@ def _fix_stdin(
 
 def _stdin_reader(source: bytes) -> Reader:
     return lambda _file: source
+
+
+def _why(loaded: Loaded, args: argparse.Namespace) -> int:
+    from import_policy.why import WhyError, why
+
+    try:
+        text, warnings = why(loaded.policy, args.module, args.format, Path.cwd())
+    except WhyError as error:
+        raise UsageError(str(error)) from None
+    for warning in warnings:
+        print(f"import-policy: {warning}", file=sys.stderr)
+    sys.stdout.write(text)
+    return EXIT_OK  # no chain is an answer, not a failure
 
 
 def _rebase(d: Diagnostic, root: Path, cwd: Path) -> Diagnostic:

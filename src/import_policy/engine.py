@@ -19,6 +19,7 @@ from import_policy.diagnostics import SYNTAX_ERROR, Diagnostic
 from import_policy.discovery import SourceFile, module_name
 from import_policy.facts.model import FileFacts, SyntaxErrorFact
 from import_policy.facts.python import extract
+from import_policy import rocm_pass
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,8 @@ class Plan:
     tokens: tuple[bytes, ...] | None = field(init=False)
     # Heads of forbidden names below a module (`torch.cuda.x`): their files need use analysis.
     use_tokens: tuple[bytes, ...] | None = field(init=False)
+    # The ROCm-safety pass, when the policy has one and any of its rules is selected.
+    rocm: rocm_pass.RocmPlan | None = field(init=False)
     # Sees each Python file's facts and the rules judged on it (stale-allowlist tracking).
     observe: Callable[[FileFacts, Sequence[ImportRule]], None] | None = field(default=None, kw_only=True)
 
@@ -72,6 +75,7 @@ class Plan:
                     use_heads.add(head.encode())
         self.tokens = None if unbounded else tuple(sorted(heads))
         self.use_tokens = None if unbounded else tuple(sorted(use_heads))
+        self.rocm = rocm_pass.make_plan(self.policy, self.selection.wants)
 
     def rules_for(self, path: str) -> list[ImportRule]:
         return [rule for rule in self.import_rules if rule.applies_to(path)]
@@ -103,10 +107,11 @@ def syntax_check(source: bytes, path: str) -> SyntaxErrorFact | None:
 
 def python_facts(plan: Plan, file: SourceFile, source: bytes, rules: Sequence[ImportRule]) -> FileFacts:
     module, is_package = module_name(file.relative, plan.policy.roots)
-    if not rules or not wants_parse(source, plan.tokens, module):
+    for_rules = bool(rules) and wants_parse(source, plan.tokens, module)
+    if not for_rules and not (plan.rocm is not None and plan.rocm.wants_parse(source, file.relative)):
         error = syntax_check(source, file.relative)
         return FileFacts(file.relative, module, is_package, syntax_error=error)
-    want_uses = wants_parse(source, plan.use_tokens, None) if plan.use_tokens != () else False
+    want_uses = for_rules and (wants_parse(source, plan.use_tokens, None) if plan.use_tokens != () else False)
     return extract(source, file.relative, module, is_package, want_uses=want_uses)
 
 
@@ -143,6 +148,7 @@ class Result:
 def run(plan: Plan, files: Sequence[SourceFile], read: Reader = read_file) -> Result:
     diagnostics: list[Diagnostic] = []
     unreadable: list[tuple[str, str]] = []
+    python: dict[str, FileFacts] = {}  # for the project-level ROCm pass
     for file in files:
         try:
             source = read(file)
@@ -155,7 +161,10 @@ def run(plan: Plan, files: Sequence[SourceFile], read: Reader = read_file) -> Re
             if plan.observe is not None:
                 plan.observe(facts, rules)
             diagnostics.extend(check_python(plan, facts, rules))
+            python[file.relative] = facts
         elif file.language == "c":
             diagnostics.extend(cfamily_checks.check_file(plan.c_rules_for(file.relative), file.relative, source))
+    if plan.rocm is not None:
+        diagnostics.extend(rocm_pass.check(plan.rocm, python, read))
     diagnostics.sort(key=Diagnostic.sort_key)
     return Result(diagnostics, len(files), unreadable)

@@ -9,11 +9,12 @@ whole project (calls of project functions that probe) come from `graph.py`;
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import replace
 
 from import_policy.config.model import GatewayFix, ImportRule, Policy, RocmSafety
 from import_policy.diagnostics import Diagnostic
 from import_policy.facts.model import BoolOp, CallFact, Context, FileFacts, ImportFact, Leaf, Not, Span, Test
+from import_policy.fixes.payload import ProbeFix
 from import_policy.patterns import judge
 
 TRIAL_IMPORT_PROBE = "trial-import-probe"
@@ -21,24 +22,6 @@ EAGER_HEAVY_IMPORT = "eager-heavy-import"
 IMPORT_TIME_JIT = "import-time-jit"
 HEAVY_IMPORT_REACHABLE = "heavy-import-reachable"
 RULE_IDS = (TRIAL_IMPORT_PROBE, EAGER_HEAVY_IMPORT, IMPORT_TIME_JIT, HEAVY_IMPORT_REACHABLE)
-
-
-@dataclass(frozen=True)
-class ProbeFix:
-    """What the fixer needs to turn `_has_module("x")` into `_has_module_spec("x")`.
-
-    `callee` is the call's name as written (`_has_module`, `iu._has_module`);
-    `qualified` is where the probe comes from, so the alternative can be imported
-    from the same place. The fix is unsafe: `find_spec` does not prove that a
-    module's native libraries load (vLLM #51162).
-    """
-
-    probe: str
-    alternative: str
-    callee: str
-    qualified: str
-    module: str  # the heavy module probed
-    span: Span  # the whole call
 
 
 def is_heavy(rocm: RocmSafety, name: str) -> bool:
@@ -113,15 +96,9 @@ def trial_import_probes(rocm: RocmSafety, facts: FileFacts) -> Iterator[Diagnost
             f"`{call.tail}(\"{heavy}\")` imports `{heavy}` just to see whether it is installed{instead}",
         )
         if alternative:
-            fix = ProbeFix(probe, alternative, _written(call), call.callee, heavy, call.span)
-            diagnostic = Diagnostic(**{**diagnostic.__dict__, "fix": fix})
+            # Unsafe: find_spec does not prove the module's native libraries load (vLLM #51162).
+            diagnostic = replace(diagnostic, fixable=True, fix=ProbeFix(probe, alternative))
         yield diagnostic
-
-
-def _written(call: CallFact) -> str:
-    # The callee as written is not kept in the facts; the tail plus the qualified
-    # prefix is enough for the fixer to find the name node at `span`.
-    return call.tail
 
 
 def gateway_exports(policy: Policy) -> dict[str, str]:

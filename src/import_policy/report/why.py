@@ -1,0 +1,111 @@
+"""`import-policy why MODULE`: the shortest eager chains, as text, JSON, Mermaid or DOT."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from import_policy.graph import Chain, Link
+
+# Rebases a root-relative path for display (the CLI shows paths relative to the current folder).
+Shown = Callable[[str], str]
+
+
+def _where(link: Link, shown: Shown) -> str:
+    return f"{shown(link.path)}:{link.line}"
+
+
+def _verb(link: Link) -> str:
+    if link.kind == "package":
+        return "runs its parent package"
+    if link.kind == "import":
+        return link.detail
+    return f"calls {link.detail}"
+
+
+def render_text(target: str, chains: Sequence[tuple[str, Chain | None]], shown: Shown) -> str:
+    out: list[str] = []
+    for entry, chain in chains:
+        if chain is None:
+            out.append(f"{entry}: no eager import chain to {target}")
+            continue
+        out.append(f"{entry} -> {target} ({len(chain.links)} link{'s' if len(chain.links) != 1 else ''}):")
+        for link in chain.links:
+            out.append(f"  {_where(link, shown)}: {link.source} -> {link.target} ({_verb(link)})")
+    if all(chain is None for _, chain in chains):
+        out.append(f"No eager import chain from the entry modules to {target}.")
+    return "\n".join(out) + "\n"
+
+
+def render_json(target: str, chains: Sequence[tuple[str, Chain | None]], shown: Shown) -> str:
+    rows: list[dict[str, Any]] = []
+    for entry, chain in chains:
+        if chain is None:
+            rows.append({"entry": entry, "chain": None, "links": []})
+            continue
+        rows.append({
+            "entry": entry,
+            "chain": list(chain.modules),
+            "links": [
+                {"from": link.source, "to": link.target, "path": shown(link.path), "line": link.line,
+                 "kind": link.kind, "detail": link.detail}
+                for link in chain.links
+            ],
+        })
+    return json.dumps({"version": 1, "module": target, "chains": rows}, indent=2) + "\n"
+
+
+def _edges(chains: Sequence[tuple[str, Chain | None]]) -> tuple[list[str], list[Link]]:
+    """Nodes and links of all chains, each once, in first-seen order."""
+    nodes: list[str] = []
+    links: list[Link] = []
+    seen: set[tuple[str, str]] = set()
+    for entry, chain in chains:
+        if chain is None:
+            continue
+        if entry not in nodes:
+            nodes.append(entry)
+        for link in chain.links:
+            if link.target not in nodes:
+                nodes.append(link.target)
+            if (link.source, link.target) not in seen:
+                seen.add((link.source, link.target))
+                links.append(link)
+    return nodes, links
+
+
+def render_mermaid(target: str, chains: Sequence[tuple[str, Chain | None]], shown: Shown) -> str:
+    nodes, links = _edges(chains)
+    ids = {name: f"n{index}" for index, name in enumerate(nodes)}
+    out = ["flowchart LR"]
+    if not nodes:
+        out.append(f"  %% no eager import chain from the entry modules to {target}")
+    for name in nodes:
+        out.append(f'  {ids[name]}["{name}"]')
+    for link in links:
+        out.append(f'  {ids[link.source]} -->|"{_where(link, shown)}"| {ids[link.target]}')
+    if target in ids:
+        out.append(f"  style {ids[target]} stroke:#d33,stroke-width:2px")
+    return "\n".join(out) + "\n"
+
+
+def _dot_string(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def render_dot(target: str, chains: Sequence[tuple[str, Chain | None]], shown: Shown) -> str:
+    nodes, links = _edges(chains)
+    out = ["digraph why {", "  rankdir=LR;", "  node [shape=box];"]
+    if not nodes:
+        out.append(f"  // no eager import chain from the entry modules to {target}")
+    for name in nodes:
+        extra = ", color=red" if name == target else ""
+        out.append(f"  {_dot_string(name)} [label={_dot_string(name)}{extra}];")
+    for link in links:
+        out.append(f"  {_dot_string(link.source)} -> {_dot_string(link.target)} [label={_dot_string(_where(link, shown))}];")
+    out.append("}")
+    return "\n".join(out) + "\n"
+
+
+RENDERERS = {"text": render_text, "json": render_json, "mermaid": render_mermaid, "dot": render_dot}

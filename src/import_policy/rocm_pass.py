@@ -1,0 +1,182 @@
+"""The ROCm-safety pass as the engine runs it: project facts -> graph -> diagnostics.
+
+The graph covers every Python file under the project root, whichever files
+were passed (pre-commit passes only the changed ones); diagnostics are only
+for the files passed. A file outside those passed is parsed only when a chain
+from an entry module or a call from a passed file reaches it, and not even
+then when it cannot matter: a file that names no heavy module, no probe, no
+top-level project package and has no relative import has no edge, no heavy
+site and no function that reaches one.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+
+from import_policy.checks.rocm import (
+    EAGER_HEAVY_IMPORT,
+    HEAVY_IMPORT_REACHABLE,
+    IMPORT_TIME_JIT,
+    RULE_IDS,
+    TRIAL_IMPORT_PROBE,
+    gateway_exports,
+    import_time_jit,
+    trial_import_probes,
+)
+from import_policy.config.model import Policy, RocmSafety
+from import_policy.diagnostics import Diagnostic
+from import_policy.discovery import SourceFile, discover, module_name
+from import_policy.facts.model import FileFacts
+from import_policy.facts.python import extract
+from import_policy.graph import Chain, HeavySite, Project
+
+Reader = Callable[[SourceFile], bytes]
+_RELATIVE_IMPORT = re.compile(rb"\bfrom\s+\.")
+
+
+@dataclass(frozen=True)
+class RocmPlan:
+    policy: Policy
+    rocm: RocmSafety
+    rules: frozenset[str]
+    exports: dict[str, str] = field(compare=False)
+    # One of these must occur in a file for it to matter to the pass; None: every file matters.
+    tokens: tuple[bytes, ...] | None
+
+    @property
+    def needs_project(self) -> bool:
+        return bool(self.rules & {EAGER_HEAVY_IMPORT, HEAVY_IMPORT_REACHABLE})
+
+    def wants_parse(self, source: bytes, path: str) -> bool:
+        if path.endswith(".pyi"):
+            return False  # stubs never run
+        if self.tokens is None:
+            return True
+        return any(token in source for token in self.tokens) or _RELATIVE_IMPORT.search(source) is not None
+
+
+def make_plan(policy: Policy, wants: Callable[[str], bool]) -> RocmPlan | None:
+    rocm = policy.rocm_safety
+    if rocm is None:
+        return None
+    rules = frozenset(rule for rule in RULE_IDS if wants(rule))
+    if not rules:
+        return None
+    exports = gateway_exports(policy)
+    heads: set[str] = set()
+    for pattern in rocm.heavy_modules:
+        head = pattern.literal_head
+        if head is None:
+            return RocmPlan(policy, rocm, rules, exports, None)
+        heads.add(head)
+    heads.update(probe.rpartition(".")[2] for probe, _ in rocm.probes)
+    heads.update(gateway.split(".")[0] for gateway in exports)
+    heads.update(_top_level_names(policy))
+    return RocmPlan(policy, rocm, rules, exports, tuple(sorted(h.encode() for h in heads if h)))
+
+
+def _top_level_names(policy: Policy) -> Iterator[str]:
+    """Top-level modules and packages under the roots: an import of the project spells one of them."""
+    for root in policy.roots:
+        try:
+            entries = list(os.scandir(policy.root / root))
+        except OSError:
+            continue
+        for entry in entries:
+            name = entry.name[:-3] if entry.name.endswith(".py") else entry.name
+            if name.isidentifier() and (entry.name.endswith(".py") or entry.is_dir()):
+                yield name
+
+
+def project(plan: RocmPlan, known: Mapping[str, FileFacts], read: Reader) -> Project:
+    """The whole project's graph: `known` facts as given, other files read and parsed when reached."""
+    policy = plan.policy
+    files = {f.relative: f for f in discover([policy.root], policy.root, policy.exclude, frozenset({"python"}))}
+    modules: dict[str, str] = {}
+    for path in [*known, *files]:
+        if path.endswith(".pyi"):
+            continue
+        module = known[path].module if path in known else module_name(path, policy.roots)[0]
+        if module is not None:
+            modules.setdefault(module, path)
+
+    def load(path: str) -> FileFacts | None:
+        if path in known:
+            return known[path]
+        file = files.get(path)
+        if file is None:
+            return None
+        try:
+            source = read(file)
+        except OSError:
+            return None  # an unreadable file outside the ones passed is not this run's business
+        module, is_package = module_name(file.relative, policy.roots)
+        if not plan.wants_parse(source, file.relative):
+            return FileFacts(file.relative, module, is_package)
+        return extract(source, file.relative, module, is_package)
+
+    return Project(plan.rocm, modules, load)
+
+
+def check(plan: RocmPlan, passed: Mapping[str, FileFacts], read: Reader) -> list[Diagnostic]:
+    """The pass's diagnostics for the files passed (already parsed by the engine)."""
+    rocm = plan.rocm
+    applies = {
+        path: facts for path, facts in passed.items()
+        if facts.syntax_error is None and not path.endswith(".pyi") and rocm.applies_to(path)
+    }
+    if not applies:
+        return []
+    found: list[Diagnostic] = []
+    for facts in applies.values():
+        if TRIAL_IMPORT_PROBE in plan.rules:
+            found.extend(trial_import_probes(rocm, facts))
+        if IMPORT_TIME_JIT in plan.rules:
+            found.extend(import_time_jit(rocm, facts, plan.exports))
+    if plan.needs_project:
+        graph = project(plan, passed, read)
+        if EAGER_HEAVY_IMPORT in plan.rules:
+            for path in applies:
+                found.extend(_eager(site) for site in graph.sites(path))
+        if HEAVY_IMPORT_REACHABLE in plan.rules:
+            found.extend(_reachable(graph, rocm.entry_modules, applies))
+    return [d for d in found if not applies[d.path].suppressions.covers(d.rule, d.suppress_lines)]
+
+
+def _diagnostic(rule: str, site: HeavySite, message: str, chain: tuple[str, ...] | None = None) -> Diagnostic:
+    span = site.span
+    return Diagnostic(
+        rule=rule, severity="error", path=site.path, line=span.line, column=span.column,
+        end_line=span.end_line, end_column=span.end_column, message=message,
+        suppress_lines=(span.line, site.statement_line), chain=chain,
+    )
+
+
+def _eager(site: HeavySite) -> Diagnostic:
+    if site.kind == "import":
+        message = (
+            f"heavy module `{site.heavy}` is imported when this module is imported; "
+            "import it where it is used, or under a guard"
+        )
+    elif site.kind == "probe":
+        message = f"`{site.detail}` runs when this module is imported and imports `{site.heavy}`"
+    else:
+        message = f"`{site.detail.split(' -> ')[0]}` runs when this module is imported and imports `{site.heavy}` ({site.detail})"
+    return _diagnostic(EAGER_HEAVY_IMPORT, site, message)
+
+
+def _reachable(project: Project, entries: Iterable[str], applies: Mapping[str, FileFacts]) -> Iterator[Diagnostic]:
+    for entry in entries:
+        for chain, site in project.reachable_sites(entry):
+            if site.path in applies:
+                yield _diagnostic(HEAVY_IMPORT_REACHABLE, site, _reachable_message(chain, site), chain.modules)
+
+
+def _reachable_message(chain: Chain, site: HeavySite) -> str:
+    return f"importing `{chain.entry}` imports `{site.heavy}`: {' -> '.join(chain.modules)}"
+
+
+__all__ = ["RocmPlan", "check", "make_plan", "project"]

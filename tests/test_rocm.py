@@ -1,0 +1,391 @@
+"""The ROCm-safety pass through the CLI: the vLLM #51151 chain in miniature, and each rule's flag/allow cases."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import Project
+
+POLICY = """\
+version: 1
+rocm_safety:
+  heavy_modules: [tilelang, aiter, triton]
+  probes: {_has_module: _has_module_spec}
+  guards: [TYPE_CHECKING, is_cuda]
+  entry_modules: [vllm, vllm.quant]
+"""
+
+IMPORT_UTILS = """\
+import importlib
+
+
+def _has_module(name):
+    try:
+        importlib.import_module(name)
+    except ImportError:
+        return False
+    return True
+
+
+def has_tilelang():
+    return _has_module("tilelang")
+"""
+
+MHC = """\
+from vllm.utils.import_utils import has_tilelang
+
+
+def _has_tilelang_mhc():
+    return has_tilelang()
+
+
+HAS_TILELANG_MHC = _has_tilelang_mhc()
+"""
+
+CHAIN = ["vllm.quant", "vllm.quant.dsv4", "vllm.quant.dsv4.dspark", "vllm.layers.mhc", "tilelang"]
+EAGER_LINE = (
+    "vllm/layers/mhc.py:8:20: eager-heavy-import `_has_tilelang_mhc()` runs when this module is imported and "
+    'imports `tilelang` (_has_tilelang_mhc() -> has_tilelang() -> _has_module("tilelang"))'
+)
+REACHABLE_LINE = (
+    "vllm/layers/mhc.py:8:20: heavy-import-reachable importing `vllm.quant` imports `tilelang`: "
+    "vllm.quant -> vllm.quant.dsv4 -> vllm.quant.dsv4.dspark -> vllm.layers.mhc -> tilelang"
+)
+PROBE_LINE = (
+    'vllm/utils/import_utils.py:13:12: trial-import-probe `_has_module("tilelang")` imports `tilelang` just to see '
+    "whether it is installed; use `_has_module_spec`, which only looks for the module"
+)
+
+
+def findings(project: Project, *argv: str) -> list[str]:
+    """Diagnostic lines only (the summary and the unsafe-fix note dropped)."""
+    return [line for line in project.lines(*argv) if not line.startswith(("No fixes available", "("))]
+
+
+def chain_51151(project: Project, dspark: str = "from vllm.layers import mhc\n\n\nclass Spark:\n    pass\n") -> None:
+    """vllm/quant/__init__ -> dsv4/__init__ -> dspark -> mhc, which calls has_tilelang() at import time."""
+    project.config(POLICY)
+    project.write("vllm/__init__.py", "")
+    project.write("vllm/quant/__init__.py", "from vllm.quant import dsv4\n")
+    project.write("vllm/quant/dsv4/__init__.py", "from .dspark import Spark\n")
+    project.write("vllm/quant/dsv4/dspark.py", dspark)
+    project.write("vllm/layers/__init__.py", "")
+    project.write("vllm/layers/mhc.py", MHC)
+    project.write("vllm/utils/__init__.py", "")
+    project.write("vllm/utils/import_utils.py", IMPORT_UTILS)
+
+
+def test_51151_chain_is_reported_at_the_import_time_call(project: Project) -> None:
+    chain_51151(project)
+    assert findings(project, ) == [EAGER_LINE, REACHABLE_LINE, PROBE_LINE]
+
+
+def test_51151_chain_in_json(project: Project) -> None:
+    chain_51151(project)
+    code, out, _ = project.run("check", "--format", "json", "--select", "heavy-import-reachable")
+    assert code == 1
+    [finding] = json.loads(out)["diagnostics"]
+    assert finding["chain"] == CHAIN
+    assert (finding["path"], finding["line"], finding["column"]) == ("vllm/layers/mhc.py", 8, 20)
+
+
+def test_graph_covers_the_project_when_one_file_is_passed(project: Project) -> None:
+    chain_51151(project)
+    assert findings(project, "vllm/layers/mhc.py") == [EAGER_LINE, REACHABLE_LINE]
+    assert findings(project, "vllm/quant/dsv4/dspark.py") == []
+
+
+def test_51151_chain_cut_by_a_lazy_import(project: Project) -> None:
+    chain_51151(project, dspark="def build():\n    from vllm.layers import mhc\n    return mhc\n")
+    assert findings(project, "--select", "heavy-import-reachable") == []
+    code, out, _ = project.run("why", "tilelang")
+    assert code == 0
+    assert out == (
+        "vllm: no eager import chain to tilelang\n"
+        "vllm.quant: no eager import chain to tilelang\n"
+        "No eager import chain from the entry modules to tilelang.\n"
+    )
+
+
+def test_rules_are_selectable_and_ignorable(project: Project) -> None:
+    chain_51151(project)
+    assert findings(project, "--select", "trial-import-probe") == [PROBE_LINE]
+    assert findings(project, "--ignore", "eager-heavy-import,trial-import-probe") == [REACHABLE_LINE]
+
+
+def test_suppression_on_the_heavy_site(project: Project) -> None:
+    chain_51151(project)
+    project.write("vllm/layers/mhc.py", MHC.replace("_has_tilelang_mhc()\n", "_has_tilelang_mhc()  # import-policy: ignore[heavy-import-reachable]\n"))
+    assert findings(project, "vllm/layers/mhc.py") == [EAGER_LINE]
+
+
+# --- why ----------------------------------------------------------------------
+
+
+def test_why_text(project: Project) -> None:
+    chain_51151(project)
+    code, out, _ = project.run("why", "tilelang")
+    assert code == 0
+    assert out == (
+        "vllm: no eager import chain to tilelang\n"
+        "vllm.quant -> tilelang (4 links):\n"
+        "  vllm/quant/__init__.py:1: vllm.quant -> vllm.quant.dsv4 (from vllm.quant import dsv4)\n"
+        "  vllm/quant/dsv4/__init__.py:1: vllm.quant.dsv4 -> vllm.quant.dsv4.dspark (from vllm.quant.dsv4.dspark import Spark)\n"
+        "  vllm/quant/dsv4/dspark.py:1: vllm.quant.dsv4.dspark -> vllm.layers.mhc (from vllm.layers import mhc)\n"
+        '  vllm/layers/mhc.py:8: vllm.layers.mhc -> tilelang (calls _has_tilelang_mhc() -> has_tilelang() -> _has_module("tilelang"))\n'
+    )
+
+
+def test_why_paths_are_relative_to_the_current_folder(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    chain_51151(project)
+    monkeypatch.chdir(project.root / "vllm")
+    _, out, _ = project.run("why", "vllm.layers.mhc")
+    assert out.splitlines()[2:] == [
+        "  quant/__init__.py:1: vllm.quant -> vllm.quant.dsv4 (from vllm.quant import dsv4)",
+        "  quant/dsv4/__init__.py:1: vllm.quant.dsv4 -> vllm.quant.dsv4.dspark (from vllm.quant.dsv4.dspark import Spark)",
+        "  quant/dsv4/dspark.py:1: vllm.quant.dsv4.dspark -> vllm.layers.mhc (from vllm.layers import mhc)",
+    ]
+
+
+def test_why_json(project: Project) -> None:
+    chain_51151(project)
+    code, out, _ = project.run("why", "tilelang", "--format", "json")
+    assert code == 0
+    document = json.loads(out)
+    assert document["module"] == "tilelang"
+    unreached, reached = document["chains"]
+    assert unreached == {"entry": "vllm", "chain": None, "links": []}
+    assert reached["chain"] == CHAIN
+    assert reached["links"][-1] == {
+        "from": "vllm.layers.mhc", "to": "tilelang", "path": "vllm/layers/mhc.py", "line": 8, "kind": "call",
+        "detail": '_has_tilelang_mhc() -> has_tilelang() -> _has_module("tilelang")',
+    }
+
+
+def test_why_mermaid(project: Project) -> None:
+    chain_51151(project)
+    _, out, _ = project.run("why", "tilelang", "--format", "mermaid")
+    assert out == (
+        "flowchart LR\n"
+        '  n0["vllm.quant"]\n'
+        '  n1["vllm.quant.dsv4"]\n'
+        '  n2["vllm.quant.dsv4.dspark"]\n'
+        '  n3["vllm.layers.mhc"]\n'
+        '  n4["tilelang"]\n'
+        '  n0 -->|"vllm/quant/__init__.py:1"| n1\n'
+        '  n1 -->|"vllm/quant/dsv4/__init__.py:1"| n2\n'
+        '  n2 -->|"vllm/quant/dsv4/dspark.py:1"| n3\n'
+        '  n3 -->|"vllm/layers/mhc.py:8"| n4\n'
+        "  style n4 stroke:#d33,stroke-width:2px\n"
+    )
+
+
+def test_why_dot(project: Project) -> None:
+    chain_51151(project)
+    _, out, _ = project.run("why", "tilelang", "--format", "dot")
+    assert out == (
+        "digraph why {\n"
+        "  rankdir=LR;\n"
+        "  node [shape=box];\n"
+        '  "vllm.quant" [label="vllm.quant"];\n'
+        '  "vllm.quant.dsv4" [label="vllm.quant.dsv4"];\n'
+        '  "vllm.quant.dsv4.dspark" [label="vllm.quant.dsv4.dspark"];\n'
+        '  "vllm.layers.mhc" [label="vllm.layers.mhc"];\n'
+        '  "tilelang" [label="tilelang", color=red];\n'
+        '  "vllm.quant" -> "vllm.quant.dsv4" [label="vllm/quant/__init__.py:1"];\n'
+        '  "vllm.quant.dsv4" -> "vllm.quant.dsv4.dspark" [label="vllm/quant/dsv4/__init__.py:1"];\n'
+        '  "vllm.quant.dsv4.dspark" -> "vllm.layers.mhc" [label="vllm/quant/dsv4/dspark.py:1"];\n'
+        '  "vllm.layers.mhc" -> "tilelang" [label="vllm/layers/mhc.py:8"];\n'
+        "}\n"
+    )
+
+
+def test_why_entry_parent_packages_run_first(project: Project) -> None:
+    project.config(POLICY.replace("[vllm, vllm.quant]", "[vllm.quant]"))
+    project.write("vllm/__init__.py", "import aiter\n")
+    project.write("vllm/quant/__init__.py", "")
+    _, out, _ = project.run("why", "aiter")
+    assert out == (
+        "vllm.quant -> aiter (2 links):\n"
+        "  vllm/__init__.py:1: vllm.quant -> vllm (runs its parent package)\n"
+        "  vllm/__init__.py:1: vllm -> aiter (import aiter)\n"
+    )
+
+
+def test_why_without_entry_modules_is_a_usage_error(project: Project) -> None:
+    project.config("version: 1\nrocm_safety:\n  heavy_modules: [tilelang]\n")
+    code, out, err = project.run("why", "tilelang")
+    assert code == 2
+    assert out == ""
+    assert "rocm_safety has no entry_modules" in err
+
+
+def test_why_unknown_entry_module_is_warned(project: Project) -> None:
+    project.config(POLICY)
+    project.write("vllm/__init__.py", "")
+    code, out, err = project.run("why", "tilelang")
+    assert code == 0
+    assert err == "import-policy: entry module 'vllm.quant' is not a module of this project\n"
+
+
+# --- one rule at a time: flag and allow ----------------------------------------
+
+
+def lines_for(project: Project, rule: str, source: str, extra_policy: str = "") -> list[str]:
+    project.config(POLICY.replace("entry_modules: [vllm, vllm.quant]", "entry_modules: [app]") + extra_policy)
+    project.write("app/__init__.py", "")
+    project.write("app/mod.py", source)
+    return findings(project, "--select", rule, "app/mod.py")
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        '_has_module("aiter")\n',
+        'def f():\n    return _has_module("tilelang.language")\n',
+        'import vllm.utils.import_utils as iu\niu._has_module("triton")\n',
+        'if is_cuda():\n    _has_module("aiter")\n',  # wherever it stands, guarded or not
+    ],
+)
+def test_trial_import_probe_flags(project: Project, source: str) -> None:
+    assert len(lines_for(project, "trial-import-probe", source)) == 1
+
+
+@pytest.mark.parametrize(
+    "source",
+    ['_has_module("numpy")\n', '_has_module_spec("aiter")\n', "_has_module(name)\n", '_has_module_spec_x("aiter")\n'],
+)
+def test_trial_import_probe_allows(project: Project, source: str) -> None:
+    assert lines_for(project, "trial-import-probe", source) == []
+
+
+def test_trial_import_probe_unsafe_fix(project: Project) -> None:
+    project.config(POLICY.replace("entry_modules: [vllm, vllm.quant]", "entry_modules: [app]"))
+    project.write("app/__init__.py", "")
+    project.write("app/mod.py", 'from vllm.utils.import_utils import _has_module\n\nX = _has_module("aiter")\n')
+    code, out, _ = project.run("check", "--select", "trial-import-probe", "--fix", "--unsafe-fixes", "app/mod.py")
+    assert code == 0
+    assert (project.root / "app/mod.py").read_text() == (
+        'from vllm.utils.import_utils import _has_module_spec\n\nX = _has_module_spec("aiter")\n'
+    )
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("import tilelang.language as T\n", "app/mod.py:1:8: eager-heavy-import heavy module `tilelang.language` is imported when this module is imported; import it where it is used, or under a guard"),
+        ("from aiter import ops, tuned\n", "app/mod.py:1:6: eager-heavy-import heavy module `aiter` is imported when this module is imported; import it where it is used, or under a guard"),
+        ('import importlib\nimportlib.import_module("triton")\n', "app/mod.py:2:25: eager-heavy-import heavy module `triton` is imported when this module is imported; import it where it is used, or under a guard"),
+        ("class K:\n    import triton\n", "app/mod.py:2:12: eager-heavy-import heavy module `triton` is imported when this module is imported; import it where it is used, or under a guard"),
+        ("try:\n    import aiter\nexcept ImportError:\n    pass\n", "app/mod.py:2:12: eager-heavy-import heavy module `aiter` is imported when this module is imported; import it where it is used, or under a guard"),
+        ("if is_cuda() or x:\n    import aiter\n", "app/mod.py:2:12: eager-heavy-import heavy module `aiter` is imported when this module is imported; import it where it is used, or under a guard"),
+        ('X = _has_module("aiter")\n', 'app/mod.py:1:5: eager-heavy-import `_has_module("aiter")` runs when this module is imported and imports `aiter`'),
+        (
+            "def _load():\n    import tilelang\n\n\nOK = _load()\n",
+            "app/mod.py:5:6: eager-heavy-import `_load()` runs when this module is imported and imports `tilelang` (_load() -> import tilelang)",
+        ),
+    ],
+)
+def test_eager_heavy_import_flags(project: Project, source: str, expected: str) -> None:
+    assert lines_for(project, "eager-heavy-import", source) == [expected]
+
+
+def test_guarded_import_else_branch_is_reported(project: Project) -> None:
+    source = (
+        "from typing import TYPE_CHECKING\n"
+        "from vllm.platforms import current_platform\n"
+        "if TYPE_CHECKING or current_platform.is_cuda():\n"
+        "    import tilelang\n"
+        "else:\n"
+        "    import aiter\n"
+    )
+    assert lines_for(project, "eager-heavy-import", source) == [
+        "app/mod.py:6:12: eager-heavy-import heavy module `aiter` is imported when this module is imported; "
+        "import it where it is used, or under a guard"
+    ]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "def f():\n    import tilelang\n",  # function-level import
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import tilelang\n",
+        "if current_platform.is_cuda():\n    import deep_gemm, tilelang\n",
+        "if is_cuda() and x:\n    import aiter\n",
+        "if not current_platform.is_cuda():\n    pass\nelse:\n    import aiter\n",
+        "from vllm.tilelang_utils import tilelang\n",  # a gateway is checked where it imports
+        "import numpy\n",
+        "def _load():\n    import tilelang\n",  # never called at import time
+        "lazy = lambda: __import__('tilelang')\n",
+        "def f():\n    return _has_module('aiter')\n",
+    ],
+)
+def test_eager_heavy_import_allows(project: Project, source: str) -> None:
+    assert lines_for(project, "eager-heavy-import", source) == []
+
+
+GATEWAY_RULE = """\
+rules:
+  - id: tilelang-gateway
+    forbid: [tilelang]
+    allow_in: ["vllm/tilelang_utils/**"]
+    fix:
+      gateway: vllm.tilelang_utils
+      exports: {tilelang: tilelang, tilelang.language: T}
+"""
+
+
+@pytest.mark.parametrize(
+    ("source", "column"),
+    [
+        ("import tilelang\n\n@tilelang.jit(out_idx=[-1])\ndef kernel():\n    pass\n", 2),
+        ("import triton\n\nclass K:\n    @triton.autotune(configs=[])\n    def run(self):\n        pass\n", 6),
+        ("from vllm.tilelang_utils import tilelang\n\n@tilelang.jit\ndef kernel():\n    pass\n", 2),
+        ("from vllm.tilelang_utils import T\n\n@T.prim_func\ndef kernel():\n    pass\n", 2),
+    ],
+)
+def test_import_time_jit_flags(project: Project, source: str, column: int) -> None:
+    [line] = lines_for(project, "import-time-jit", source, GATEWAY_RULE)
+    assert line.startswith(f"app/mod.py:{source[:source.index('@')].count(chr(10)) + 1}:{column}: import-time-jit `@")
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import functools\n\n@functools.cache\ndef f():\n    pass\n",
+        "def build():\n    import tilelang\n\n    @tilelang.jit\n    def kernel():\n        pass\n    return kernel\n",
+        "import tilelang\n\nif current_platform.is_cuda():\n    @tilelang.jit\n    def kernel():\n        pass\n",
+        "from vllm.other_utils import tilelang\n\n@tilelang.jit\ndef kernel():\n    pass\n",  # not a declared gateway
+    ],
+)
+def test_import_time_jit_allows(project: Project, source: str) -> None:
+    assert lines_for(project, "import-time-jit", source, GATEWAY_RULE) == []
+
+
+def test_heavy_import_reachable_only_from_entry_modules(project: Project) -> None:
+    project.config(POLICY.replace("entry_modules: [vllm, vllm.quant]", "entry_modules: [app]"))
+    project.write("app/__init__.py", "from app import a\n")
+    project.write("app/a.py", "import aiter\n")
+    project.write("lonely/__init__.py", "import aiter\n")
+    project.write("app/b.py", "def load():\n    from app import c\n")
+    project.write("app/c.py", "import tilelang\n")  # reached only through a function body
+    assert findings(project, "--select", "heavy-import-reachable") == [
+        "app/a.py:1:8: heavy-import-reachable importing `app` imports `aiter`: app -> app.a -> aiter"
+    ]
+
+
+def test_rules_apply_only_where_files_match(project: Project) -> None:
+    project.config(POLICY.replace("entry_modules: [vllm, vllm.quant]", 'entry_modules: [app]\n  files: ["app/**"]'))
+    project.write("app/__init__.py", "import aiter\n")
+    project.write("tools/x.py", "import aiter\n")
+    assert [line.split(": ")[0] for line in findings(project, )] == ["app/__init__.py:1:8", "app/__init__.py:1:8"]
+
+
+def test_no_config_uses_the_preset(project: Project) -> None:
+    project.write("app/__init__.py", "import tilelang\n")
+    code, out, err = project.run("check")
+    assert code == 1
+    assert out.splitlines()[0].startswith("app/__init__.py:1:8: eager-heavy-import heavy module `tilelang`")
+    assert "rocm-safety preset" in err
