@@ -19,6 +19,7 @@ from import_policy.diagnostics import SYNTAX_ERROR, Diagnostic
 from import_policy.discovery import SourceFile, module_name
 from import_policy.facts.model import FileFacts, SyntaxErrorFact
 from import_policy.facts.python import extract
+from import_policy.prefilter import Prefilter
 from import_policy import rocm_pass
 
 
@@ -45,10 +46,10 @@ class Plan:
     selection: Selection
     import_rules: tuple[ImportRule, ...] = field(init=False)
     c_rules: tuple[IncludeRule | TokenRule, ...] = field(init=False)
-    # Byte strings one of which must occur for any import rule to fire; None: parse every file.
-    tokens: tuple[bytes, ...] | None = field(init=False)
-    # Heads of forbidden names below a module (`torch.cuda.x`): their files need use analysis.
-    use_tokens: tuple[bytes, ...] | None = field(init=False)
+    # Files an import rule could fire on; None: every file (a pattern starts with a wildcard).
+    candidates: Prefilter | None = field(init=False)
+    # Files importing the head of a name below a module (`torch.cuda.x`): they need use analysis.
+    use_candidates: Prefilter | None = field(init=False)
     # The ROCm-safety pass, when the policy has one and any of its rules is selected.
     rocm: rocm_pass.RocmPlan | None = field(init=False)
     # Sees each Python file's facts and the rules judged on it (stale-allowlist tracking).
@@ -61,8 +62,8 @@ class Plan:
         self.c_rules = tuple(
             r for r in self.policy.rules if isinstance(r, (IncludeRule, TokenRule)) and self.selection.wants(r.id)
         )
-        heads: set[bytes] = set()
-        use_heads: set[bytes] = set()
+        heads: set[str] = set()
+        use_heads: set[str] = set()
         unbounded = False
         for rule in self.import_rules:
             for pattern in rule.forbid:
@@ -70,11 +71,11 @@ class Plan:
                 if head is None:
                     unbounded = True
                     continue
-                heads.add(head.encode())
+                heads.add(head)
                 if "." in pattern.text:
-                    use_heads.add(head.encode())
-        self.tokens = None if unbounded else tuple(sorted(heads))
-        self.use_tokens = None if unbounded else tuple(sorted(use_heads))
+                    use_heads.add(head)
+        self.candidates = None if unbounded else Prefilter.for_heads(heads)
+        self.use_candidates = None if unbounded else Prefilter.for_heads(use_heads)
         self.rocm = rocm_pass.make_plan(self.policy, self.selection.wants)
 
     def rules_for(self, path: str) -> list[ImportRule]:
@@ -84,12 +85,8 @@ class Plan:
         return [rule for rule in self.c_rules if rule.applies_to(path)]
 
 
-def wants_parse(source: bytes, tokens: Sequence[bytes] | None, module: str | None) -> bool:
-    if tokens is None:
-        return True
-    if module is not None and any(module.split(".")[0].encode() == t for t in tokens):
-        return True  # relative imports inside a forbidden package never spell its name
-    return any(token in source for token in tokens)
+def _wants(prefilter: Prefilter | None, source: bytes, module: str | None) -> bool:
+    return prefilter is None or prefilter.wants(source, module)
 
 
 def syntax_check(source: bytes, path: str) -> SyntaxErrorFact | None:
@@ -107,11 +104,11 @@ def syntax_check(source: bytes, path: str) -> SyntaxErrorFact | None:
 
 def python_facts(plan: Plan, file: SourceFile, source: bytes, rules: Sequence[ImportRule]) -> FileFacts:
     module, is_package = module_name(file.relative, plan.policy.roots)
-    for_rules = bool(rules) and wants_parse(source, plan.tokens, module)
+    for_rules = bool(rules) and _wants(plan.candidates, source, module)
     if not for_rules and not (plan.rocm is not None and plan.rocm.wants_parse(source, file.relative)):
         error = syntax_check(source, file.relative)
         return FileFacts(file.relative, module, is_package, syntax_error=error)
-    want_uses = for_rules and (wants_parse(source, plan.use_tokens, None) if plan.use_tokens != () else False)
+    want_uses = for_rules and _wants(plan.use_candidates, source, module)
     return extract(source, file.relative, module, is_package, want_uses=want_uses)
 
 
