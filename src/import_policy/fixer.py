@@ -311,29 +311,36 @@ def _plan_block(lines: Sequence[cst.CSTNode], job: _Job, out: dict[cst.CSTNode, 
         for small in line.body:
             outs = job.outputs(small) if job.touched(small) else [Out(unchanged=True)]
             per_small.append(outs)
-        one_line = isinstance(line, cst.SimpleStatementSuite)
-        if not one_line:
-            for outs in per_small:
-                _merge(outs, targets, whole_line=_clean(line) and len(outs) == 1)
+        if not isinstance(line, cst.SimpleStatementSuite):
+            _merge(per_small, targets, whole_line=_clean(line))
         out[line] = _line_rewriter(per_small)
     for line, target in extended:
         if target.extra:
             out[line] = _line_rewriter([[target]])
 
 
-def _merge(outs: list[Out], targets: dict[str, Out], whole_line: bool) -> None:
-    for out in list(outs):
-        if out.gateway is None:
-            continue
-        target = targets.get(out.gateway)
-        if target is None:
-            targets[out.gateway] = out
-            continue
-        known = set(target.bound_pairs())
-        new = [p for p in out.pairs if p not in known]
-        if out.base is None or whole_line:
-            target.extra.extend(new)
+def _merge(per_small: list[list[Out]], targets: dict[str, Out], whole_line: bool) -> None:
+    """Fold gateway imports into the block's first import from the same gateway.
+
+    A statement is folded away only when that loses nothing: it was built here
+    (no comment of its own), or the whole line is a plain one-statement line; and
+    the line keeps a statement unless it may vanish whole.
+    """
+    left = sum(len(outs) for outs in per_small)
+    for outs in per_small:
+        for out in list(outs):
+            if out.gateway is None:
+                continue
+            target = targets.get(out.gateway)
+            if target is None:
+                targets[out.gateway] = out
+                continue
+            if not (whole_line and left == 1) and (out.base is not None or left == 1):
+                continue
+            known = set(target.bound_pairs())
+            target.extra.extend(p for p in out.pairs if p not in known)
             outs.remove(out)
+            left -= 1
 
 
 def _line_rewriter(per_small: list[list[Out]]) -> Rewriter:

@@ -100,10 +100,8 @@ def append_names(node: cst.ImportFrom, pairs: list[tuple[str, str]]) -> cst.Impo
     return node.with_changes(names=names + new)
 
 
-def _close(node_names: list[cst.ImportAlias], parenthesised: bool) -> list[cst.ImportAlias]:
+def _close(node_names: list[cst.ImportAlias]) -> list[cst.ImportAlias]:
     """Outside parentheses the last name may not keep a comma."""
-    if parenthesised or not node_names:
-        return node_names
     return node_names[:-1] + [node_names[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)]
 
 
@@ -125,7 +123,7 @@ def rewrite_import(node: cst.Import, edits: dict[str, AliasEdit]) -> list[Out]:
             kept.append(item.with_changes(name=dotted(edit.target), asname=asname))
         else:
             groups.setdefault(edit.gateway, Out(gateway=edit.gateway)).pairs.append((edit.target, edit.bound))
-    outs = [Out(node=node.with_changes(names=_close(kept, False)))] if kept else []
+    outs = [Out(node=node.with_changes(names=_close(kept)))] if kept else []
     return outs + list(groups.values())
 
 
@@ -133,34 +131,64 @@ def _module_name(node: cst.ImportFrom) -> str:
     return get_full_name_for_node(node.module) if node.module is not None else ""  # type: ignore[return-value]
 
 
+def _subset(node: cst.ImportFrom, picked: list[tuple[int, cst.ImportAlias]]) -> cst.ImportFrom:
+    """The statement with only `picked` (original index, alias) names, its layout kept.
+
+    Outside parentheses the last name loses its comma. Inside, a name that was
+    not last takes over the line break before `)`, so no blank line is left and
+    its comment (which lives on its comma) stays.
+    """
+    names = [item for _, item in picked]
+    original = list(node.names)  # type: ignore[arg-type]
+    last_index, last = picked[-1]
+    if node.lpar is None:
+        return node.with_changes(names=names[:-1] + [last.with_changes(comma=cst.MaybeSentinel.DEFAULT)])
+    if last_index == len(original) - 1 or not isinstance(last.comma, cst.Comma):
+        return node.with_changes(names=names)
+    rpar = node.rpar
+    after = last.comma.whitespace_after
+    tail = original[-1].comma
+    if isinstance(tail, cst.Comma) and isinstance(tail.whitespace_after, cst.ParenthesizedWhitespace):
+        closing: cst.BaseParenthesizableWhitespace = tail.whitespace_after
+    else:
+        assert rpar is not None
+        closing = rpar.whitespace_before
+        rpar = rpar.with_changes(whitespace_before=cst.SimpleWhitespace(""))
+    if isinstance(after, cst.ParenthesizedWhitespace) and isinstance(closing, cst.ParenthesizedWhitespace):
+        after = after.with_changes(indent=closing.indent, last_line=closing.last_line)
+        names[-1] = last.with_changes(comma=last.comma.with_changes(whitespace_after=after))
+        return node.with_changes(names=names, rpar=rpar)
+    names[-1] = last.with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    return node.with_changes(names=names)
+
+
 def rewrite_from(node: cst.ImportFrom, edits: dict[str, AliasEdit]) -> list[Out]:
     if isinstance(node.names, cst.ImportStar):
         raise Refused("a star import is not rewritten")
-    parenthesised = node.lpar is not None
-    kept: list[cst.ImportAlias] = []
-    # target module or gateway -> (is gateway, aliases as they will read, (export, bound) pairs)
-    groups: dict[tuple[bool, str], tuple[list[cst.ImportAlias], list[tuple[str, str]]]] = {}
-    for item in node.names:
+    kept: list[tuple[int, cst.ImportAlias]] = []
+    # (is gateway, target module or gateway) -> (aliases as they will read, (export, bound) pairs)
+    groups: dict[tuple[bool, str], tuple[list[tuple[int, cst.ImportAlias]], list[tuple[str, str]]]] = {}
+    for index, item in enumerate(node.names):
         written = get_full_name_for_node(item.name) or ""
         edit = edits.get(written)
         if edit is None:
-            kept.append(item)
+            kept.append((index, item))
             continue
         if edit.gateway is None:
             aliases, _ = groups.setdefault((False, edit.target), ([], []))
-            aliases.append(item)
+            aliases.append((index, item))
             continue
         aliases, pairs = groups.setdefault((True, edit.gateway), ([], []))
         asname: cst.AsName | None = None
         if edit.target != edit.bound:
             asname = item.asname if item.asname is not None else cst.AsName(name=cst.Name(edit.bound))
-        aliases.append(item.with_changes(name=cst.Name(edit.target), asname=asname))
+        aliases.append((index, item.with_changes(name=cst.Name(edit.target), asname=asname)))
         pairs.append((edit.target, edit.bound))
     outs: list[Out] = []
     if kept:
-        outs.append(Out(node=node.with_changes(names=_close(kept, parenthesised))))
+        outs.append(Out(node=_subset(node, kept)))
     for (is_gateway, target), (aliases, pairs) in groups.items():
-        moved = node.with_changes(names=_close(aliases, parenthesised), module=dotted(target), relative=())
+        moved = _subset(node, aliases).with_changes(module=dotted(target), relative=())
         if is_gateway:
             outs.append(Out(gateway=target, base=moved, pairs=pairs))
         else:
