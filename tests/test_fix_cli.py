@@ -129,3 +129,35 @@ def test_summary_lines() -> None:
         "Found 2 violations (1 fixable with --fix).\n(1 hidden fix can be enabled with the --unsafe-fixes option)."
     )
     assert summary([], fixed=2) == "Found 2 violations (2 fixed, 0 remaining)."
+
+
+PROBE_RULES = """\
+version: 1
+rules: []
+rocm_safety:
+  heavy_modules: [aiter]
+  probes: {_has_module: _has_module_spec}
+"""
+PROBE_SOURCE = 'from vllm.utils.import_utils import _has_module\n\n\ndef f():\n    return _has_module("aiter")\n'
+PROBE_LINE = (
+    'app/m.py:5:12: trial-import-probe `_has_module("aiter")` imports `aiter` just to see whether it is installed; '
+    "use `_has_module_spec`, which only looks for the module"
+)
+
+
+def test_unsafe_probe_fix_is_hidden_until_asked_for(project: Project) -> None:
+    project.config(PROBE_RULES)
+    path = project.write("app/m.py", PROBE_SOURCE)
+    code, out, _ = project.run("check", "--fix", "app")
+    assert code == 1
+    assert out.splitlines() == [
+        PROBE_LINE,
+        "Found 1 violation (0 fixable with --fix).",
+        "No fixes available (1 hidden fix can be enabled with the --unsafe-fixes option).",
+    ]
+    assert path.read_text() == PROBE_SOURCE
+    _, out, _ = project.run("check", "--format", "json", "--unsafe-fixes", "app")
+    assert [d["fixable"] for d in json.loads(out)["diagnostics"]] == [True]
+    code, out, _ = project.run("check", "--fix", "--unsafe-fixes", "app")
+    assert (code, out) == (0, "Found 1 violation (1 fixed, 0 remaining).\n")
+    assert path.read_text() == PROBE_SOURCE.replace("_has_module", "_has_module_spec")
