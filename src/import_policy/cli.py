@@ -22,7 +22,7 @@ from import_policy.config.model import Policy
 from import_policy.discovery import PathError, SourceFile, discover
 from import_policy.engine import Plan, Reader, Selection, read_file, run
 from import_policy.fixes.payload import applies
-from import_policy.fixes.run import fix_files, note_failures
+from import_policy.fixes.run import fix_files, note_failures, recheck
 from import_policy.adoption import AdoptionError, source_reader, use_baseline
 from import_policy.selftest import run_all as run_examples
 from import_policy.stale import ExceptTracker, find_stale, whole_tree
@@ -180,7 +180,7 @@ def _check(loaded: Loaded, args: argparse.Namespace) -> int:
         for path, reason in fixing.write_errors:
             print(f"import-policy: cannot write {path}: {reason}", file=sys.stderr)
         if fixing.changed:  # report the files as they now are
-            result = run(Plan(policy, selection), files, read)
+            result = recheck(result, files, fixing.changed, policy, selection, read)
         result.diagnostics[:] = note_failures(result.diagnostics, fixing)
     overrides = {file.relative: stdin_bytes for file in files if stdin_bytes is not None}
     try:

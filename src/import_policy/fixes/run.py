@@ -10,8 +10,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from import_policy.config.model import Policy
 from import_policy.diagnostics import Diagnostic
 from import_policy.discovery import SourceFile
+from import_policy.engine import Plan, Result, Selection, run
 from import_policy.fixer import fix_bytes, unified_diff, write_atomic
 from import_policy.fixes.payload import applies
 
@@ -80,3 +82,22 @@ def note_failures(diagnostics: Sequence[Diagnostic], run: FixRun) -> list[Diagno
         why = run.failed.get((d.path, d.rule, d.line, d.column)) or run.failed.get((d.path, d.rule, d.message))
         out.append(replace(d, message=f"{d.message} (fix not applied: {why})") if why else d)
     return out
+
+
+def recheck(
+    before: Result, files: Sequence[SourceFile], changed: Sequence[str], policy: Policy,
+    selection: Selection, read: Callable[[SourceFile], bytes],
+) -> Result:
+    """The findings of the tree as `--fix` left it.
+
+    Without the ROCm pass every finding belongs to one file, so only the changed
+    files are checked again; the pass follows imports across files, so then the
+    whole run is repeated.
+    """
+    if policy.rocm_safety is not None:
+        return run(Plan(policy, selection), files, read)
+    touched = set(changed)
+    again = run(Plan(policy, selection), [f for f in files if f.relative in touched], read)
+    kept = [d for d in before.diagnostics if d.path not in touched]
+    diagnostics = sorted(kept + again.diagnostics, key=Diagnostic.sort_key)
+    return Result(diagnostics, before.files, before.unreadable + again.unreadable)
