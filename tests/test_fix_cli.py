@@ -161,3 +161,16 @@ def test_unsafe_probe_fix_is_hidden_until_asked_for(project: Project) -> None:
     code, out, _ = project.run("check", "--fix", "--unsafe-fixes", "app")
     assert (code, out) == (0, "Found 1 violation (1 fixed, 0 remaining).\n")
     assert path.read_text() == PROBE_SOURCE.replace("_has_module", "_has_module_spec")
+
+
+def test_a_fix_that_would_not_parse_leaves_the_file_alone(project: Project) -> None:
+    # `class` passes as an identifier in the configuration, but `from gw import class` does not parse.
+    project.config("version: 1\nrules:\n  - id: t\n    forbid: [triton]\n    fix: {gateway: gw, exports: {triton: class}}\n")
+    path = project.write("app/m.py", "import triton\n")
+    before = (path.read_bytes(), path.stat().st_mtime_ns)
+    code, out, _ = project.run("check", "--fix", "app")
+    assert code == 1
+    assert out.splitlines()[0].startswith(
+        "app/m.py:1:8: t `triton` is forbidden (fix not applied: the fixed file would not parse"
+    )
+    assert (path.read_bytes(), path.stat().st_mtime_ns) == before
