@@ -142,8 +142,7 @@ def test_sarif_fixes_from_a_fix_hook(project: Project) -> None:
     after = "import os\nimport regex as re\n"
 
     def fix_for(diagnostic: Diagnostic) -> sarif.Fix | None:
-        replacement = sarif.replacement_between(before, after)
-        return sarif.Fix("Fix no-re", (replacement,)) if replacement else None
+        return sarif.Fix("Fix no-re", tuple(sarif.replacements_between(before, after)))
 
     document = sarif.document([d], policy, project.root, fix_for)
     _validate(document)
@@ -178,13 +177,34 @@ def _apply(text: str, r: sarif.Replacement) -> str:
     ],
 )
 def test_replacement_between(before: str, after: str, expected: sarif.Replacement) -> None:
-    replacement = sarif.replacement_between(before, after)
+    (replacement,) = sarif.replacements_between(before, after)
     assert replacement == expected
     assert _apply(before, replacement) == after
 
 
-def test_no_replacement_without_a_change() -> None:
-    assert sarif.replacement_between("abc\n", "abc\n") is None
+def test_replacements_per_hunk() -> None:
+    before = "from u import probe\n\n\ndef f():\n    return probe('x')\n"
+    after = "from u import spec\n\n\ndef f():\n    return spec('x')\n"
+    assert sarif.replacements_between(before, after) == [
+        sarif.Replacement(1, 1, 2, 1, "from u import spec\n"),
+        sarif.Replacement(5, 1, 6, 1, "    return spec('x')\n"),
+    ]
+    assert sarif.replacements_between("a\nb\n", "a\nb\n") == []
+    assert sarif.replacements_between("a\n", "b\na\n") == [sarif.Replacement(1, 1, 1, 1, "b\n")]
+
+
+def test_sarif_unsafe_fix_is_offered_and_labelled(project: Project) -> None:
+    project.config("extends: [rocm-safety]\n")
+    project.write("a.py", 'from u import _has_module\n\n\ndef f():\n    return _has_module("tilelang")\n')
+    code, out, _ = project.run("check", "--format", "sarif", "--select", "trial-import-probe")
+    assert code == 1
+    document = json.loads(out)
+    _validate(document)
+    (fix,) = document["runs"][0]["results"][0]["fixes"]
+    assert fix["description"]["text"] == "Fix trial-import-probe (unsafe: may change behaviour; --unsafe-fixes)"
+    assert [r["insertedContent"]["text"] for r in fix["artifactChanges"][0]["replacements"]] == [
+        "from u import _has_module_spec\n", '    return _has_module_spec("tilelang")\n',
+    ]
 
 
 def test_github_annotation_and_escaping() -> None:

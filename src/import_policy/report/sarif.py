@@ -41,28 +41,29 @@ class Fix:
 FixFor = Callable[[Diagnostic], "Fix | None"]
 
 
-def replacement_between(before: str, after: str) -> Replacement | None:
-    """The single replacement of whole lines that turns `before` into `after`.
+def replacements_between(before: str, after: str) -> list[Replacement]:
+    """The replacements of whole lines that turn `before` into `after`, one per changed hunk.
 
     Lets any whole-file fixer feed SARIF: fix one finding, diff, report the
-    span. Whole lines, not the smallest character change, because a reviewer
-    reads a suggestion line by line.
+    hunks. Whole lines, because a reviewer reads a suggestion line by line; one
+    per hunk, so a probe renamed at its import and at its call gives two small
+    replacements, not one spanning the lines between.
     """
-    if before == after:
-        return None
+    import difflib
+
     old, new = _split(before), _split(after)
-    head = 0
-    while head < min(len(old), len(new)) and old[head] == new[head]:
-        head += 1
-    tail = 0
-    while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
-        tail += 1
-    start = sum(map(len, old[:head]))
-    old_end = len(before) - sum(map(len, old[len(old) - tail :]))
-    new_end = len(after) - sum(map(len, new[len(new) - tail :]))
-    line, column = _position(before, start)
-    end_line, end_column = _position(before, old_end)
-    return Replacement(line, column, end_line, end_column, after[start:new_end])
+    starts = [0]
+    for text in old:
+        starts.append(starts[-1] + len(text))
+    out = []
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        line, column = _position(before, starts[i1])
+        end_line, end_column = _position(before, starts[i2])
+        out.append(Replacement(line, column, end_line, end_column, "".join(new[j1:j2])))
+    return out
 
 
 def _split(text: str) -> list[str]:

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from import_policy.diagnostics import Diagnostic
-from import_policy.report.sarif import Fix, FixFor, Replacement, replacement_between
+from import_policy.report.sarif import Fix, FixFor, Replacement, replacements_between
 
 
 def fix_hook(base: Path, overrides: Mapping[str, bytes]) -> FixFor:
@@ -43,22 +43,22 @@ def fix_hook(base: Path, overrides: Mapping[str, bytes]) -> FixFor:
         after = fix_bytes(before, [d], unsafe=True)
         if not after.changed:
             return None
-        change = _text_change(before, after.new)
-        if change is None:
+        changes = _text_changes(before, after.new)
+        if not changes:
             return None
         label = f"Fix {d.rule}" if applies(d, unsafe=False) else f"Fix {d.rule} (unsafe: may change behaviour; --unsafe-fixes)"
-        return Fix(label, (change,))
+        return Fix(label, tuple(changes))
 
     return fix_for
 
 
-def _text_change(before: bytes, after: bytes) -> Replacement | None:
+def _text_changes(before: bytes, after: bytes) -> list[Replacement]:
     # Regions count code points of the decoded text; a file that is not UTF-8 gets no fix.
     try:
         old, new = _decode(before), _decode(after)
     except UnicodeDecodeError:
-        return None
-    return replacement_between(old, new)
+        return []
+    return replacements_between(old, new)
 
 
 def _decode(data: bytes) -> str:
