@@ -1,0 +1,62 @@
+"""End to end with the real pre-commit: `pre-commit try-repo` against this repository."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+
+
+def _git(cwd: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
+
+
+def _pre_commit(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PRE_COMMIT_HOME": str(cwd.parent / "pre-commit-home"), "NO_COLOR": "1"}
+    return subprocess.run(
+        [sys.executable, "-m", "pre_commit", *args], cwd=cwd, capture_output=True, text=True, env=env, timeout=600
+    )
+
+
+@pytest.fixture
+def source_repo(tmp_path: Path) -> Path:
+    """A committed copy of this repository, so try-repo sees exactly the working tree."""
+    copy = tmp_path / "import-policy"
+    shutil.copytree(
+        REPO, copy,
+        ignore=shutil.ignore_patterns(".git", ".venv*", "*.egg-info", "__pycache__", ".pytest_cache", ".mypy_cache", "build"),
+    )
+    _git(copy, "init", "-q")
+    _git(copy, "add", "-A")
+    _git(copy, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "snapshot")
+    return copy
+
+
+def test_try_repo_fails_then_passes(tmp_path: Path, source_repo: Path) -> None:
+    user = tmp_path / "user"
+    user.mkdir()
+    _git(user, "init", "-q")
+    (user / "import-policy.yaml").write_text(
+        "version: 1\nrules:\n  - id: no-pickle\n    message: use json\n    forbid: [pickle]\n"
+    )
+    (user / "app.py").write_text("import os, pickle\n")
+    (user / "ok.py").write_text("import json\n")
+    _git(user, "add", "-A")
+
+    failing = _pre_commit(user, "try-repo", str(source_repo), "import-policy", "--files", "app.py", "ok.py")
+    assert failing.returncode == 1, failing.stdout + failing.stderr
+    assert "app.py:1:12: no-pickle use json" in failing.stdout
+
+    (user / "app.py").write_text("import os, json\n")
+    _git(user, "add", "-A")
+    passing = _pre_commit(user, "try-repo", str(source_repo), "import-policy", "--files", "app.py", "ok.py")
+    assert passing.returncode == 0, passing.stdout + passing.stderr
+    assert "Passed" in passing.stdout
