@@ -47,3 +47,15 @@ def test_a_file_inside_a_forbidden_package_is_kept() -> None:
 
 def test_no_heads_wants_nothing() -> None:
     assert not Prefilter.for_heads([]).wants(b"import re\n")
+
+
+def test_use_analysis_needs_the_head_imported_and_the_last_name_spelled() -> None:
+    from import_policy.prefilter import UsePrefilter
+
+    uses = UsePrefilter.for_patterns([("torch", "synchronize"), ("transformers", "*ImageProcessorFast")])
+    assert uses.wants(b"import torch\ntorch.cuda.synchronize()\n")
+    assert not uses.wants(b"import torch\ntorch.cuda.is_available()\n")
+    assert not uses.wants(b"synchronize = 1\n")
+    assert uses.wants(b"import transformers as t\nt.models.x.SiglipImageProcessorFast\n")
+    assert not uses.wants(b"from transformers import AutoConfig\nAutoConfig.from_pretrained('x')\n")
+    assert UsePrefilter.for_patterns([("a", "*")]).wants(b"import a\na.b\n")

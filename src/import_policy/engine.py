@@ -19,7 +19,7 @@ from import_policy.diagnostics import SYNTAX_ERROR, Diagnostic
 from import_policy.discovery import SourceFile, module_name
 from import_policy.facts.model import FileFacts, SyntaxErrorFact
 from import_policy.facts.python import extract
-from import_policy.prefilter import Prefilter
+from import_policy.prefilter import Prefilter, UsePrefilter
 from import_policy import rocm_pass
 
 
@@ -49,7 +49,7 @@ class Plan:
     # Files an import rule could fire on; None: every file (a pattern starts with a wildcard).
     candidates: Prefilter | None = field(init=False)
     # Files importing the head of a name below a module (`torch.cuda.x`): they need use analysis.
-    use_candidates: Prefilter | None = field(init=False)
+    use_candidates: UsePrefilter | None = field(init=False)
     # The ROCm-safety pass, when the policy has one and any of its rules is selected.
     rocm: rocm_pass.RocmPlan | None = field(init=False)
     # Sees each Python file's facts and the rules judged on it (stale-allowlist tracking).
@@ -63,7 +63,7 @@ class Plan:
             r for r in self.policy.rules if isinstance(r, (IncludeRule, TokenRule)) and self.selection.wants(r.id)
         )
         heads: set[str] = set()
-        use_heads: set[str] = set()
+        use_patterns: set[tuple[str, str]] = set()
         unbounded = False
         for rule in self.import_rules:
             for pattern in rule.forbid:
@@ -73,9 +73,9 @@ class Plan:
                     continue
                 heads.add(head)
                 if "." in pattern.text:
-                    use_heads.add(head)
+                    use_patterns.add((head, pattern.text.rpartition(".")[2]))
         self.candidates = None if unbounded else Prefilter.for_heads(heads)
-        self.use_candidates = None if unbounded else Prefilter.for_heads(use_heads)
+        self.use_candidates = None if unbounded else UsePrefilter.for_patterns(use_patterns)
         self.rocm = rocm_pass.make_plan(self.policy, self.selection.wants)
 
     def rules_for(self, path: str) -> list[ImportRule]:
@@ -85,7 +85,7 @@ class Plan:
         return [rule for rule in self.c_rules if rule.applies_to(path)]
 
 
-def _wants(prefilter: Prefilter | None, source: bytes, module: str | None) -> bool:
+def _wants(prefilter: Prefilter | UsePrefilter | None, source: bytes, module: str | None) -> bool:
     return prefilter is None or prefilter.wants(source, module)
 
 

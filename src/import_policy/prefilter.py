@@ -39,3 +39,31 @@ class Prefilter:
         if not any(word in source for word in self.heads):
             return False
         return self.shape.search(source) is not None
+
+
+@dataclass(frozen=True)
+class UsePrefilter:
+    """Which files need use analysis (scope and qualified names), the costliest metadata.
+
+    A use can only match `torch.cuda.synchronize` if the file imports `torch`
+    and spells `synchronize` somewhere: every segment of a use's qualified
+    name is text of the file (an attribute, or a name in an import statement).
+    """
+
+    groups: tuple[tuple[bytes | None, Prefilter], ...]  # (needle that must occur, heads)
+
+    @classmethod
+    def for_patterns(cls, patterns: Iterable[tuple[str, str]]) -> UsePrefilter:
+        """`patterns`: (head, last segment) of every forbidden name with more than one segment."""
+        by_needle: dict[bytes | None, set[str]] = {}
+        for head, last in patterns:
+            pieces = [piece for piece in last.split("*") if piece]
+            needle = max(pieces, key=len).encode() if pieces else None
+            by_needle.setdefault(needle, set()).add(head)
+        return cls(tuple((needle, Prefilter.for_heads(heads)) for needle, heads in sorted(
+            by_needle.items(), key=lambda item: item[0] or b"")))
+
+    def wants(self, source: bytes, module: str | None = None) -> bool:
+        return any(
+            (needle is None or needle in source) and heads.wants(source, module) for needle, heads in self.groups
+        )
