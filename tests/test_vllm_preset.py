@@ -1,0 +1,260 @@
+"""The `vllm` preset: it loads, its examples pass, and a reduced vLLM tree gives one finding per rule."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import Project
+from import_policy.config.load import load
+from import_policy.config.model import ImportRule
+
+REPO = Path(__file__).resolve().parents[1]
+VLLM_RULES = (
+    "pickle", "base64", "re", "triton", "tilelang", "huggingface-hub-repo-api", "transformers-legacy-names",
+    "vllm-init-lazy-imports", "torch-cuda-api", "torch-cuda-manual-seed", "vllm-ir-boundary",
+)
+SELECT = ",".join(VLLM_RULES)
+CUDA_MESSAGE = (
+    "Found torch.cuda API call. Please refer RFC https://github.com/vllm-project/vllm/issues/30679, "
+    "use torch.accelerator API instead."
+)
+LAZY_MESSAGE = (
+    "vllm/__init__.py must import vLLM modules lazily: put the import under `if typing.TYPE_CHECKING:` "
+    "and resolve it in __getattr__ (only vllm.env_override and .version are imported eagerly)."
+)
+
+
+@pytest.fixture
+def vllm(project: Project) -> Project:
+    project.config("version: 1\nextends: [vllm]\n")
+    return project
+
+
+def test_preset_extends_rocm_safety_and_stable_abi(vllm: Project) -> None:
+    policy = load(None, vllm.root).policy
+    ids = [rule.id for rule in policy.rules]
+    assert ids[:6] == [
+        "stable-abi-include", "stable-abi-torch-library", "stable-abi-pybind11",
+        "stable-abi-at-dispatch", "stable-abi-torch-check", "stable-abi-aten-types",
+    ]
+    assert tuple(ids[6:]) == VLLM_RULES
+    assert policy.sources == ("preset:rocm-safety", "preset:stable-abi", "preset:vllm", "import-policy.yaml")
+    rocm = policy.rocm_safety
+    assert rocm is not None
+    assert rocm.entry_modules == ("vllm", "vllm.platforms.rocm", "vllm.model_executor.layers.quantization")
+    assert [g.text for g in rocm.files] == ["vllm/**"]
+    assert rocm.probes == (("_has_module", "_has_module_spec"),)
+    assert rocm.guards == ("TYPE_CHECKING", "is_cuda")
+    assert {"tilelang", "triton", "aiter"} <= {p.text for p in rocm.heavy_modules}
+
+
+def test_every_vllm_rule_has_examples(vllm: Project) -> None:
+    policy = load(None, vllm.root).policy
+    for rule in policy.rules:
+        if isinstance(rule, ImportRule):
+            assert rule.examples.flag and rule.examples.allow, rule.id
+
+
+def test_test_rules_passes_on_the_preset(vllm: Project) -> None:
+    code, out, err = vllm.run("test-rules")
+    assert (code, err) == (0, "")
+    assert out.startswith("All ") and out.endswith(" examples of 17 rules passed.\n")
+
+
+def _reduced_tree(project: Project) -> None:
+    """One case per vLLM rule, shaped after the files of vLLM 0.33.0 that show it."""
+    project.write(
+        "vllm/__init__.py",
+        """\
+        from .version import __version__
+        import typing
+        import vllm.env_override
+        from vllm.sampling_params import SamplingParams
+
+        if typing.TYPE_CHECKING:
+            from vllm.entrypoints.llm import LLM
+        """,
+    )
+    project.write("vllm/ir/op.py", "from vllm.config import VllmConfig\nfrom vllm.logger import init_logger\nfrom . import util\n")
+    # Module-level triton imports the regex cannot see: in an `except` block and under `if HAS_TRITON:`.
+    project.write(
+        "vllm/models/minimax_m3/amd/ops/sparse_pa.py",
+        "try:\n    from vllm.triton_utils import tl, triton\nexcept ImportError:\n    import triton\n",
+    )
+    project.write(
+        "vllm/v1/worker/gpu/sample/watermark.py",
+        "from vllm.triton_utils import HAS_TRITON\n\nif HAS_TRITON:\n    import triton.language as tl\n",
+    )
+    project.write("vllm/parser/response_template_grammar.py", "from re import _parser\n\nimport regex as re\n")
+    project.write("vllm/utils/misc.py", "import os, re\nimport base64\nimport pickle\nimport tilelang\n")
+    project.write(
+        "vllm/hub.py",
+        "from huggingface_hub import (\n    PyTorchModelHubMixin,\n    snapshot_download,\n)\n"
+        "from transformers import AutoConfig, PretrainedConfig\n",
+    )
+    project.write(
+        "vllm/worker/mem.py",
+        """\
+        import torch
+        import torch.cuda as tc
+
+
+        def f():
+            torch.cuda.synchronize()
+            free, total = tc.mem_get_info()
+            torch.cuda.manual_seed(0)
+            # torch.cuda.empty_cache()
+        """,
+    )
+    project.write("vllm/platforms/cuda.py", "import torch\n\ntorch.cuda.synchronize()\n")
+
+
+def test_reduced_vllm_tree(vllm: Project) -> None:
+    _reduced_tree(vllm)
+    code, out, _ = vllm.run("check", "--select", SELECT, "vllm")
+    assert code == 1
+    assert out.splitlines() == [
+        f"vllm/__init__.py:4:6: vllm-init-lazy-imports {LAZY_MESSAGE}",
+        "vllm/hub.py:3:5: huggingface-hub-repo-api Use the shared, vLLM-tagged helpers from "
+        "vllm.transformers_utils.repo_utils (e.g. hf_api(), hf_fs(), list_repo_files, file_exists) "
+        "instead of calling huggingface_hub directly.",
+        "vllm/hub.py:5:38: transformers-legacy-names Use the Transformers v5 names, e.g. PreTrainedConfig, "
+        "PythonBackend, TokenizersBackend, TorchvisionBackend, tokenization_utils_tokenizers, "
+        "tokenization_utils_sentencepiece and image_processing_backends.",
+        "vllm/ir/op.py:1:6: vllm-ir-boundary vLLM IR must not depend on the rest of vLLM: "
+        "import only vllm.ir, vllm.logger and vllm.logging_utils.",
+        "vllm/models/minimax_m3/amd/ops/sparse_pa.py:4:12: triton Use 'from vllm.triton_utils import triton' instead. [*]",
+        "vllm/utils/misc.py:1:12: re Replace 'import re' with 'import regex as re' or 'import regex'. [*]",
+        "vllm/utils/misc.py:2:8: base64 Replace 'import base64' with 'import pybase64' or 'import pybase64 as base64'. [*]",
+        "vllm/utils/misc.py:3:8: pickle Avoid using pickle or cloudpickle or add this file to the pickle rule's allow_in.",
+        "vllm/utils/misc.py:4:8: tilelang Use 'from vllm.tilelang_utils import tilelang, T' instead. [*]",
+        "vllm/v1/worker/gpu/sample/watermark.py:4:12: triton Use 'from vllm.triton_utils import triton' instead. [*]",
+        f"vllm/worker/mem.py:6:5: torch-cuda-api {CUDA_MESSAGE}",
+        f"vllm/worker/mem.py:7:19: torch-cuda-api {CUDA_MESSAGE}",
+        "vllm/worker/mem.py:8:5: torch-cuda-manual-seed Found torch.cuda manual_seed API call. Use set_random_seed instead.",
+        "Found 13 violations (5 fixable with --fix).",
+    ]
+
+
+def test_reduced_tree_fixes(vllm: Project) -> None:
+    _reduced_tree(vllm)
+    code, out, _ = vllm.run("check", "--select", "triton,tilelang,re,base64", "--fix", "vllm")
+    assert (code, out) == (0, "Found 5 violations (5 fixed, 0 remaining).\n")
+    assert (vllm.root / "vllm/utils/misc.py").read_text() == (
+        "import os, regex as re\nimport pybase64 as base64\nimport pickle\nfrom vllm.tilelang_utils import tilelang\n"
+    )
+    assert (vllm.root / "vllm/v1/worker/gpu/sample/watermark.py").read_text() == (
+        "from vllm.triton_utils import HAS_TRITON\n\nif HAS_TRITON:\n    from vllm.triton_utils import tl\n"
+    )
+    assert (vllm.root / "vllm/models/minimax_m3/amd/ops/sparse_pa.py").read_text() == (
+        "try:\n    from vllm.triton_utils import tl, triton\nexcept ImportError:\n    from vllm.triton_utils import triton\n"
+    )
+
+
+# -- torch.cuda: banned API uses, resolved through aliases -----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("import torch\n\ntorch.cuda.empty_cache()\n", ["w.py:3:1: torch-cuda-api"]),
+        ("import torch.cuda as tc\nn = tc.device_count()\n", ["w.py:2:5: torch-cuda-api"]),
+        ("from torch import cuda\ncuda.synchronize()\n", ["w.py:2:1: torch-cuda-api"]),
+        ("from torch.cuda import max_memory_allocated\n", ["w.py:1:24: torch-cuda-api"]),
+        ("import torch\nwith torch.cuda.device(0):\n    pass\n", ["w.py:2:6: torch-cuda-api"]),
+        ("from vllm.platforms import current_platform\nfree, _ = current_platform.mem_get_info()\n", ["w.py:2:11: torch-cuda-api"]),
+        ("import torch as t\nt.cuda.manual_seed_all(0)\n", ["w.py:2:1: torch-cuda-manual-seed"]),
+        ("import torch\ntorch.accelerator.synchronize()\nok = torch.cuda.is_available()\n", []),
+        ('import torch\n"""torch.cuda.synchronize()"""\n# torch.cuda.empty_cache()\n', []),
+        ("torch.cuda.synchronize()  # no import of torch: not the module\n", []),
+    ],
+)
+def test_torch_cuda(vllm: Project, source: str, expected: list[str]) -> None:
+    vllm.write("w.py", source)
+    code, out, _ = vllm.run("check", "--select", "torch-cuda-api,torch-cuda-manual-seed", "w.py")
+    found = [" ".join(line.split(" ")[:2]) for line in out.splitlines()[:-1]] if code else []
+    assert (code, found) == ((1, expected) if expected else (0, []))
+
+
+def test_torch_cuda_allowlist(vllm: Project) -> None:
+    for path in ("vllm/platforms/rocm.py", "vllm/device_allocator/cumem.py", "tests/distributed/test_packed_tensor.py"):
+        vllm.write(path, "import torch\ntorch.cuda.synchronize()\ntorch.cuda.manual_seed(0)\n")
+    vllm.write("tests/distributed/test_other.py", "import torch\ntorch.cuda.synchronize()\n")
+    code, out, _ = vllm.run("check", "--select", "torch-cuda-api,torch-cuda-manual-seed", "vllm", "tests")
+    assert code == 1
+    assert out.splitlines() == [f"tests/distributed/test_other.py:2:1: torch-cuda-api {CUDA_MESSAGE}", "Found 1 violation (0 fixable with --fix)."]
+
+
+# -- vllm/__init__.py stays lazy ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("import vllm.envs\n", ["vllm/__init__.py:1:8"]),
+        ("from . import envs\n", ["vllm/__init__.py:1:6"]),
+        ("try:\n    from vllm.outputs import RequestOutput\nexcept ImportError:\n    pass\n", ["vllm/__init__.py:2:10"]),
+        ("import typing\nif typing.TYPE_CHECKING:\n    pass\nelse:\n    from .outputs import RequestOutput\n", ["vllm/__init__.py:5:10"]),
+        ("import importlib\nimportlib.import_module('vllm.outputs')\n", ["vllm/__init__.py:2:25"]),
+        ("from .version import __version__\nimport vllm.env_override\n", []),
+        ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from vllm.outputs import RequestOutput\n", []),
+        ("def __getattr__(name):\n    from importlib import import_module\n    return import_module('vllm.outputs')\n", []),
+        ("import torch\nimport regex as re\n", []),
+    ],
+)
+def test_init_lazy_imports(vllm: Project, source: str, expected: list[str]) -> None:
+    vllm.write("vllm/__init__.py", source)
+    code, out, _ = vllm.run("check", "--select", "vllm-init-lazy-imports", "vllm/__init__.py")
+    found = [line.split(": ")[0].rsplit(" ", 1)[0] for line in out.splitlines()[:-1]] if code else []
+    assert (code, found) == ((1, expected) if expected else (0, []))
+
+
+def test_init_lazy_imports_applies_to_vllm_init_only(vllm: Project) -> None:
+    vllm.write("vllm/engine/__init__.py", "from vllm.engine.arg_utils import EngineArgs\n")
+    vllm.write("other/__init__.py", "from vllm.engine.arg_utils import EngineArgs\n")
+    code, out, _ = vllm.run("check", "--select", "vllm-init-lazy-imports", "vllm", "other")
+    assert (code, out) == (0, "All checks passed!\n")
+
+
+# -- the preset ships in the wheel ------------------------------------------------------------
+
+
+def test_extends_vllm_loads_from_an_installed_wheel(tmp_path: Path) -> None:
+    source = _mkdir(tmp_path / "src-copy")  # built from a copy: no build/ folder in the shared tree
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(REPO / name, source / name)
+    shutil.copytree(REPO / "src", source / "src", ignore=shutil.ignore_patterns("*.egg-info", "__pycache__"))
+    shutil.copytree(REPO / "rules", source / "rules", ignore=shutil.ignore_patterns("__pycache__"))
+    built = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path / "dist"), str(source)],
+        capture_output=True, text=True, check=False,
+    )
+    if built.returncode != 0:
+        pytest.skip(f"cannot build a wheel here: {built.stderr.strip()[-200:]}")
+    (wheel,) = (tmp_path / "dist").glob("import_policy-*.whl")
+    project = _mkdir(tmp_path / "checkout")
+    (project / "import-policy.yaml").write_text("version: 1\nextends: [vllm]\n", encoding="utf-8")
+    script = (
+        "import sys, import_policy\n"
+        f"assert import_policy.__file__.startswith({str(wheel)!r}), import_policy.__file__\n"
+        "from import_policy.cli import main\n"
+        "sys.exit(main(['rules']))\n"
+    )
+    ran = subprocess.run(
+        [sys.executable, "-c", script], cwd=project, capture_output=True, text=True, check=False,
+        env={"PYTHONPATH": str(wheel), "PATH": "/usr/bin:/bin"},
+    )
+    assert ran.returncode == 0, ran.stderr
+    listed = [line.split()[0] for line in ran.stdout.splitlines()[1:]]
+    assert set(VLLM_RULES) <= set(listed)
+    assert "preset vllm:" in ran.stdout
+
+
+def _mkdir(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    return path
