@@ -4,9 +4,17 @@ from __future__ import annotations
 
 import pytest
 
+from import_policy.patterns import DottedPattern
 from import_policy.prefilter import Prefilter
 
-HEADS = Prefilter.for_heads(["re", "pickle"])
+
+def prefilter(*patterns: str) -> Prefilter:
+    built = Prefilter.for_patterns(DottedPattern.compile(p) for p in patterns)
+    assert built is not None
+    return built
+
+
+HEADS = prefilter("re", "pickle")
 
 
 @pytest.mark.parametrize(
@@ -14,13 +22,16 @@ HEADS = Prefilter.for_heads(["re", "pickle"])
     [
         b"import re\n",
         b"import os, re\n",
+        b"import os.path as p, re as r\n",
         b"import os, \\\n    re\n",
         b"from re import (\n    sub,\n)\n",
         b"from  pickle.x import y\n",
         b"x = 1; import re as r\n",
+        b"try: import re\nexcept: pass\n",
         b"import importlib\nimportlib.import_module('pickle')\n",
         b"__import__(\"re\")\n",
         b"if x:\n\timport re\n",
+        b"\xef\xbb\xbfimport re\n",
     ],
 )
 def test_candidates_are_kept(source: bytes) -> None:
@@ -34,6 +45,8 @@ def test_candidates_are_kept(source: bytes) -> None:
         b"x = re.sub('a', 'b', s)\n",
         b"import pickles\n",
         b"from mypkg.re import x\n",
+        b"from mypkg import re\n",  # a member named like the head: not the module
+        b"from vllm.triton_utils import pickle\n",
         b"",
     ],
 )
@@ -45,17 +58,22 @@ def test_a_file_inside_a_forbidden_package_is_kept() -> None:
     assert HEADS.wants(b"from . import x\n", module="pickle.sub")
 
 
-def test_no_heads_wants_nothing() -> None:
-    assert not Prefilter.for_heads([]).wants(b"import re\n")
+def test_the_forbidden_name_must_be_spelled() -> None:
+    names = prefilter("transformers.**.PretrainedConfig", "torch.cuda.synchronize")
+    assert names.wants(b"from transformers import AutoConfig, PretrainedConfig\n")
+    assert names.wants(b"from transformers import (\n    PretrainedConfig,\n)\n")
+    assert not names.wants(b"from transformers import AutoConfig\n")
+    assert names.wants(b"import torch\ntorch.cuda.synchronize()\n")
+    assert not names.wants(b"import torch\ntorch.cuda.is_available()\n")
+    assert not names.wants(b"synchronize = 1\n")
 
 
-def test_use_analysis_needs_the_head_imported_and_the_last_name_spelled() -> None:
-    from import_policy.prefilter import UsePrefilter
+def test_wildcards() -> None:
+    assert prefilter("a.*").wants(b"import a\na.b\n")
+    assert prefilter("t.**.*Fast").wants(b"from t.m import XFast\n")
+    assert not prefilter("t.**.*Fast").wants(b"from t.m import X\n")
+    assert Prefilter.for_patterns([DottedPattern.compile("*.x")]) is None
 
-    uses = UsePrefilter.for_patterns([("torch", "synchronize"), ("transformers", "*ImageProcessorFast")])
-    assert uses.wants(b"import torch\ntorch.cuda.synchronize()\n")
-    assert not uses.wants(b"import torch\ntorch.cuda.is_available()\n")
-    assert not uses.wants(b"synchronize = 1\n")
-    assert uses.wants(b"import transformers as t\nt.models.x.SiglipImageProcessorFast\n")
-    assert not uses.wants(b"from transformers import AutoConfig\nAutoConfig.from_pretrained('x')\n")
-    assert UsePrefilter.for_patterns([("a", "*")]).wants(b"import a\na.b\n")
+
+def test_no_patterns_wants_nothing() -> None:
+    assert not prefilter().wants(b"import re\n")

@@ -19,7 +19,7 @@ from import_policy.diagnostics import SYNTAX_ERROR, Diagnostic
 from import_policy.discovery import SourceFile, module_name
 from import_policy.facts.model import FileFacts, SyntaxErrorFact
 from import_policy.facts.python import extract
-from import_policy.prefilter import Prefilter, UsePrefilter
+from import_policy.prefilter import Prefilter
 from import_policy import rocm_pass
 
 
@@ -49,7 +49,7 @@ class Plan:
     # Files an import rule could fire on; None: every file (a pattern starts with a wildcard).
     candidates: Prefilter | None = field(init=False)
     # Files importing the head of a name below a module (`torch.cuda.x`): they need use analysis.
-    use_candidates: UsePrefilter | None = field(init=False)
+    use_candidates: Prefilter | None = field(init=False)
     # The ROCm-safety pass, when the policy has one and any of its rules is selected.
     rocm: rocm_pass.RocmPlan | None = field(init=False)
     # Sees each Python file's facts and the rules judged on it (stale-allowlist tracking).
@@ -62,20 +62,10 @@ class Plan:
         self.c_rules = tuple(
             r for r in self.policy.rules if isinstance(r, (IncludeRule, TokenRule)) and self.selection.wants(r.id)
         )
-        heads: set[str] = set()
-        use_patterns: set[tuple[str, str]] = set()
-        unbounded = False
-        for rule in self.import_rules:
-            for pattern in rule.forbid:
-                head = pattern.literal_head
-                if head is None:
-                    unbounded = True
-                    continue
-                heads.add(head)
-                if "." in pattern.text:
-                    use_patterns.add((head, pattern.text.rpartition(".")[2]))
-        self.candidates = None if unbounded else Prefilter.for_heads(heads)
-        self.use_candidates = None if unbounded else UsePrefilter.for_patterns(use_patterns)
+        forbidden = [pattern for rule in self.import_rules for pattern in rule.forbid]
+        self.candidates = Prefilter.for_patterns(forbidden)
+        # Uses matter only below an imported module: `torch.cuda.synchronize`, not `pickle`.
+        self.use_candidates = Prefilter.for_patterns(p for p in forbidden if "." in p.text)
         self.rocm = rocm_pass.make_plan(self.policy, self.selection.wants)
 
     def rules_for(self, path: str) -> list[ImportRule]:
@@ -85,7 +75,7 @@ class Plan:
         return [rule for rule in self.c_rules if rule.applies_to(path)]
 
 
-def _wants(prefilter: Prefilter | UsePrefilter | None, source: bytes, module: str | None) -> bool:
+def _wants(prefilter: Prefilter | None, source: bytes, module: str | None) -> bool:
     return prefilter is None or prefilter.wants(source, module)
 
 

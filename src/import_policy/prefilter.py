@@ -1,10 +1,11 @@
 """Which files can skip the parse: a byte-level test that never misses a finding.
 
-Every finding of an import rule needs an import of the forbidden name's top
-package in the file: a statement that names it right after `import`/`from`
-(on the keyword's line or a backslash continuation of it), or a literal
-dynamic import, or, for relative imports, the file being inside that
-package. `bytes.find` rejects most files before the regex runs at all.
+A name is judged forbidden only if the file imports its top package (after
+`import` or `from`, or in a literal dynamic import; or, for relative imports,
+the file sits inside that package), and every segment of a judged name is text
+of the file: an attribute, or a name in an import statement. So a file is a
+candidate for a pattern only if it spells the pattern's last name and imports
+its head. `bytes.find` rejects most files before any regex runs.
 """
 
 from __future__ import annotations
@@ -13,57 +14,79 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from import_policy.patterns import DottedPattern
+
+_GAP = rb"(?:[ \t]|\\\r?\n)"  # white space inside a statement, continuation lines included
+
+
+class _ImportShape:
+    """Finds an import of one of `heads`. Every regex starts with a literal, which
+    `re` scans for quickly; whether a plain `import` starts its statement is checked
+    by hand on the few matches."""
+
+    def __init__(self, heads: Iterable[str]) -> None:
+        alternatives = b"|".join(re.escape(h.encode()) for h in sorted(set(heads)))
+        head = rb"(?:" + alternatives + rb")(?![\w])"
+        names = rb"(?:[\w.]+(?:" + _GAP + rb"+as" + _GAP + rb"+\w+)?" + _GAP + rb"*," + _GAP + rb"*)*"
+        self.plain = re.compile(rb"import" + _GAP + rb"+" + names + head)
+        self.from_ = re.compile(rb"from" + _GAP + rb"+" + head)
+        self.dynamic = (
+            (b"import_module", re.compile(rb"import_module\s*\(\s*[rRuUbB]?['\"]" + head)),
+            (b"__import__", re.compile(rb"__import__\s*\(\s*[rRuUbB]?['\"]" + head)),
+        )
+
+    def search(self, source: bytes) -> bool:
+        if self.from_.search(source):
+            return True
+        if any(word in source and pattern.search(source) for word, pattern in self.dynamic):
+            return True
+        return any(_starts_statement(source, match.start()) for match in self.plain.finditer(source))
+
+
+def _starts_statement(source: bytes, index: int) -> bool:
+    """`import` at a line start, or after `;` or `:` (`try: import x`); not `from m import x`."""
+    index -= 1
+    while index >= 0 and source[index] in b" \t":
+        index -= 1
+    return index < 0 or source[index] in b"\n\r;:" or source[max(index - 2, 0) : index + 1] == b"\xef\xbb\xbf"
+
+
+@dataclass(frozen=True)
+class _Group:
+    needle: bytes | None  # must occur in the file; None: no constraint
+    heads: frozenset[bytes]
+    shape: _ImportShape
+
 
 @dataclass(frozen=True)
 class Prefilter:
-    heads: tuple[bytes, ...]
-    shape: re.Pattern[bytes] | None  # None: no head, nothing can match
+    groups: tuple[_Group, ...]
 
     @classmethod
-    def for_heads(cls, heads: Iterable[str]) -> Prefilter:
-        words = tuple(sorted({h.encode() for h in heads}))
-        if not words:
-            return cls((), None)
-        alternatives = b"|".join(re.escape(w) for w in words)
-        # `import regex as re` binds `re` but does not import it: the alias is not a candidate.
-        head = rb"(?<![\w.])(?<!\bas )(?:" + alternatives + rb")(?![\w])"
-        statement = rb"\b(?:import|from)\b(?:[^\n;#]|\\\r?\n)*?" + head
-        dynamic = rb"(?:import_module|__import__)\s*\(\s*[rRuUbB]?['\"]" + head
-        return cls(words, re.compile(statement + b"|" + dynamic))
-
-    def wants(self, source: bytes, module: str | None = None) -> bool:
-        if self.shape is None:
-            return False
-        if module is not None and module.split(".")[0].encode() in self.heads:
-            return True  # relative imports inside a forbidden package never spell its name
-        if not any(word in source for word in self.heads):
-            return False
-        return self.shape.search(source) is not None
-
-
-@dataclass(frozen=True)
-class UsePrefilter:
-    """Which files need use analysis (scope and qualified names), the costliest metadata.
-
-    A use can only match `torch.cuda.synchronize` if the file imports `torch`
-    and spells `synchronize` somewhere: every segment of a use's qualified
-    name is text of the file (an attribute, or a name in an import statement).
-    """
-
-    groups: tuple[tuple[bytes | None, Prefilter], ...]  # (needle that must occur, heads)
-
-    @classmethod
-    def for_patterns(cls, patterns: Iterable[tuple[str, str]]) -> UsePrefilter:
-        """`patterns`: (head, last segment) of every forbidden name with more than one segment."""
+    def for_patterns(cls, patterns: Iterable[DottedPattern]) -> Prefilter | None:
+        """None when a pattern starts with a wildcard: then every file is a candidate."""
         by_needle: dict[bytes | None, set[str]] = {}
-        for head, last in patterns:
+        for pattern in patterns:
+            head = pattern.literal_head
+            if head is None:
+                return None
+            last = pattern.text.rpartition(".")[2]
             pieces = [piece for piece in last.split("*") if piece]
             needle = max(pieces, key=len).encode() if pieces else None
             by_needle.setdefault(needle, set()).add(head)
-        return cls(tuple((needle, Prefilter.for_heads(heads)) for needle, heads in sorted(
-            by_needle.items(), key=lambda item: item[0] or b"")))
+        groups = tuple(
+            _Group(needle, frozenset(h.encode() for h in heads), _ImportShape(heads))
+            for needle, heads in sorted(by_needle.items(), key=lambda item: item[0] or b"")
+        )
+        return cls(groups)
 
     def wants(self, source: bytes, module: str | None = None) -> bool:
-        return any(
-            (needle is None or needle in source) and heads.wants(source, module) for needle, heads in self.groups
-        )
+        top = module.split(".")[0].encode() if module else None
+        for group in self.groups:
+            if top in group.heads:
+                return True  # relative imports inside a forbidden package never spell its name
+            if group.needle is not None and group.needle not in source:
+                continue
+            if any(head in source for head in group.heads) and group.shape.search(source):
+                return True
+        return False
