@@ -389,3 +389,11 @@ def test_no_config_uses_the_preset(project: Project) -> None:
     assert code == 1
     assert out.splitlines()[0].startswith("app/__init__.py:1:8: eager-heavy-import heavy module `tilelang`")
     assert "rocm-safety preset" in err
+
+
+def test_call_of_a_function_importing_from_a_heavy_module_names_the_module(project: Project) -> None:
+    source = "def _probe():\n    from aiter.ops.mhc import mhc_pre\n    return True\n\n\nOK = _probe()\n"
+    assert lines_for(project, "eager-heavy-import", source) == [
+        "app/mod.py:6:6: eager-heavy-import `_probe()` runs when this module is imported and imports "
+        "`aiter.ops.mhc` (_probe() -> import aiter.ops.mhc)"
+    ]

@@ -140,7 +140,9 @@ class Project:
                 continue
             if isinstance(fact, ImportFact):
                 if is_heavy(self.rocm, fact.name):
-                    found = (fact.name, (f"import {fact.name}",))
+                    # `from aiter.ops import mhc` imports `aiter.ops`; `mhc` may be a function in it.
+                    name = fact.module if fact.kind == "from" and is_heavy(self.rocm, fact.module) else fact.name
+                    found = (name, (f"import {name}",))
             else:
                 found = self._call_witness(fact, path, depth + 1)
             if found is not None:
