@@ -18,7 +18,8 @@ from import_policy.config.model import ImportRule, IncludeRule, Policy, Rule, To
 from import_policy.diagnostics import SYNTAX_ERROR, Diagnostic
 from import_policy.discovery import SourceFile, module_name
 from import_policy.facts.model import FileFacts, SyntaxErrorFact
-from import_policy.facts.python import extract
+from import_policy.facts.python import UseGate, extract
+from import_policy.patterns import judge
 from import_policy.prefilter import Prefilter
 from import_policy import rocm_pass
 
@@ -99,7 +100,27 @@ def python_facts(plan: Plan, file: SourceFile, source: bytes, rules: Sequence[Im
         error = syntax_check(source, file.relative)
         return FileFacts(file.relative, module, is_package, syntax_error=error)
     want_uses = for_rules and _wants(plan.use_candidates, source, module)
-    return extract(source, file.relative, module, is_package, want_uses=want_uses)
+    gate = use_gate(rules) if want_uses else None
+    return extract(source, file.relative, module, is_package, want_uses=want_uses, use_gate=gate)
+
+
+def use_gate(rules: Sequence[ImportRule]) -> UseGate:
+    """Whether a use resolving to `name` could be judged by one of `rules`: some forbid
+    pattern matches it or a prefix, and its root is not bound by an import the rule already
+    forbids (the check judges that at the import); or an `except` entry matches it, so the
+    stale-allowlist tracker sees every name an entry could decide."""
+
+    def gate(name: str, imported: Sequence[str]) -> bool:
+        for rule in rules:
+            if rule.except_ and judge(name, (), rule.except_).pattern is not None:
+                return True
+            if judge(name, rule.forbid, ()).forbidden and not any(
+                judge(n, rule.forbid, rule.except_).forbidden for n in imported
+            ):
+                return True
+        return False
+
+    return gate
 
 
 def check_python(plan: Plan, facts: FileFacts, rules: Iterable[ImportRule]) -> list[Diagnostic]:

@@ -6,10 +6,11 @@ qualified names only when some rule judges uses of imported names.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from typing import ClassVar, Literal
 
 import libcst as cst
+from libcst._metadata_dependent import LazyValue
 from libcst.helpers import get_absolute_module_from_package_for_import, get_full_name_for_node
 from libcst.metadata import (
     ProviderT,
@@ -41,7 +42,14 @@ from import_policy.facts.model import (
 )
 from import_policy.facts.typecheck import is_type_checking_only
 
+# A possible use: the chain, its root name, span, statement line, context.
+_Chain = tuple["cst.Name | cst.Attribute", cst.Name, Span, int, Context]
+
 DYNAMIC_IMPORTERS = frozenset({"importlib.import_module", "import_module", "__import__"})
+
+
+UseGate = Callable[[str, Sequence[str]], bool]
+"""(a name a use could resolve to, the names imported under the use's root) -> could a rule judge it."""
 
 
 def extract(
@@ -50,7 +58,10 @@ def extract(
     module: str | None,
     is_package: bool,
     want_uses: bool = False,
+    use_gate: UseGate | None = None,
 ) -> FileFacts:
+    """`use_gate`, when given, limits the uses recorded to those it lets through; scope and
+    qualified-name analysis (the dearest part) runs only if some use could pass it."""
     suppressions = comments.suppressions(source)
     try:
         tree = cst.parse_module(source)
@@ -70,13 +81,11 @@ def extract(
             syntax_error=SyntaxErrorFact(f"the file cannot be decoded: {error}", 1, 1),
         )
     package = module if is_package else (module.rpartition(".")[0] if module else None)
-    collector: _Collector
-    if want_uses:
-        collector = _CollectorWithUses(package, _bound_names(tree.body))
-    else:
-        collector = _Collector(package)
+    collector = _Collector(package, _bound_names(tree.body) if want_uses else None)
+    wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
     try:
-        MetadataWrapper(tree, unsafe_skip_copy=True).visit(collector)
+        wrapper.visit(collector)
+        uses = _resolve_uses(wrapper, collector, use_gate) if want_uses else ()
     except RecursionError:
         return FileFacts(
             path, module, is_package, suppressions=suppressions,
@@ -87,12 +96,51 @@ def extract(
         module=module,
         is_package=is_package,
         imports=tuple(collector.imports),
-        uses=tuple(collector.uses),
+        uses=uses,
         calls=tuple(collector.calls),
         decorators=tuple(collector.decorators),
         functions=tuple(collector.functions),
         suppressions=suppressions,
     )
+
+
+def _resolve_uses(wrapper: MetadataWrapper, collector: _Collector, gate: UseGate | None) -> tuple[UseFact, ...]:
+    """Qualified names for the chains the gate lets through, from libcst's scope analysis."""
+    chains = collector.chains
+    if gate is not None:
+        imported: dict[str, list[ImportFact]] = {}
+        for fact in collector.imports:
+            if fact.bound is not None:
+                imported.setdefault(fact.bound, []).append(fact)
+        chains = [chain for chain in chains if _could_matter(chain, imported.get(chain[1].value, ()), gate)]
+    if not chains:
+        return ()
+    scopes = wrapper.resolve(ScopeProvider)
+    qualified_names = wrapper.resolve(QualifiedNameProvider)
+    uses: list[UseFact] = []
+    for node, root, span, line, context in chains:
+        scope = scopes.get(root)
+        if scope is None or not any(access.node is root for access in scope.accesses[root.value]):
+            continue
+        found = qualified_names.get(node, ())
+        if isinstance(found, LazyValue):  # what `get_metadata` would unwrap
+            found = found()
+        qualified = tuple(sorted(q.name for q in found if q.source is QualifiedNameSource.IMPORT))
+        if qualified:
+            uses.append(UseFact(qualified, root.value, span, line, context))
+    return tuple(uses)
+
+
+def _could_matter(chain: _Chain, imports: Sequence[ImportFact], gate: UseGate) -> bool:
+    """libcst qualifies `root.rest` as an import's target + `.rest`, or, after a plain
+    `import root.x`, as the chain itself: these are all the names the use could resolve to."""
+    dotted = chain[0]
+    text = get_full_name_for_node(dotted) or chain[1].value
+    rest = text[len(chain[1].value) :]
+    names = [fact.name for fact in imports]
+    root = chain[1].value
+    plain = any(fact.kind == "import" and fact.name.split(".")[0] == root for fact in imports)
+    return (plain and gate(text, names)) or any(gate(name + rest, names) for name in names)
 
 
 def _bound_names(body: Sequence[cst.CSTNode]) -> set[str]:
@@ -154,9 +202,12 @@ class _Collector(cst.CSTVisitor):
         # asked after its base would get the base's set.
         return frozenset(cls.METADATA_DEPENDENCIES)
 
-    def __init__(self, package: str | None) -> None:
+    def __init__(self, package: str | None, roots: set[str] | None = None) -> None:
         super().__init__()
         self.package = package
+        # names any import binds, when uses are wanted: chains rooted at one of them are kept
+        self._roots = roots
+        self.chains: list[_Chain] = []
         self.imports: list[ImportFact] = []
         self.uses: list[UseFact] = []
         self.calls: list[CallFact] = []
@@ -330,6 +381,27 @@ class _Collector(cst.CSTVisitor):
                 self._record(fact(name, member, _alias_name(alias) or member, self.span_of(alias.name)), name)
         return False
 
+    # --- uses ---------------------------------------------------------------------
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        if self._roots is None:
+            return True
+        root: cst.BaseExpression = node
+        while isinstance(root, cst.Attribute):
+            root = root.value
+        if not isinstance(root, cst.Name):
+            return True  # `f().x`: the chain does not start at a name; look inside
+        if root.value in self._roots:
+            self._chain(node, root)
+        return False  # a plain `a.b.c` chain holds no call, import or further use
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if self._roots is not None and node.value in self._roots:
+            self._chain(node, node)
+
+    def _chain(self, node: cst.Name | cst.Attribute, root: cst.Name) -> None:
+        self.chains.append((node, root, self.span_of(node), self._statement_lines[-1], self.context()))
+
     # --- calls and decorators -----------------------------------------------------
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -371,46 +443,3 @@ def _first_string(args: Sequence[cst.Arg]) -> str | None:
         evaluated = value.evaluated_value
         return evaluated if isinstance(evaluated, str) else None
     return None
-
-
-class _CollectorWithUses(_Collector):
-    """Also records uses of imported names, resolved by libcst's qualified names."""
-
-    METADATA_DEPENDENCIES: ClassVar[Collection[ProviderT]] = (PositionProvider, ScopeProvider, QualifiedNameProvider)
-
-    def __init__(self, package: str | None, roots: set[str]) -> None:
-        super().__init__(package)
-        self._roots = roots
-
-    def _is_access(self, name: cst.Name) -> bool:
-        scope = self.get_metadata(ScopeProvider, name, None)
-        return scope is not None and any(access.node is name for access in scope.accesses[name.value])
-
-    def _use(self, node: cst.Name | cst.Attribute, root: cst.Name) -> None:
-        if not self._is_access(root):
-            return
-        qualified = tuple(
-            sorted(
-                q.name
-                for q in self.get_metadata(QualifiedNameProvider, node, set())
-                if q.source is QualifiedNameSource.IMPORT
-            )
-        )
-        if qualified:
-            self.uses.append(
-                UseFact(qualified, root.value, self.span_of(node), self._statement_lines[-1], self.context())
-            )
-
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        root: cst.BaseExpression = node
-        while isinstance(root, cst.Attribute):
-            root = root.value
-        if not isinstance(root, cst.Name):
-            return True  # `f().x`: the chain does not start at a name; look inside
-        if root.value in self._roots:
-            self._use(node, root)
-        return False
-
-    def visit_Name(self, node: cst.Name) -> None:
-        if node.value in self._roots:
-            self._use(node, node)
