@@ -22,7 +22,6 @@ from import_policy.config.model import Policy
 from import_policy.discovery import PathError, SourceFile, discover
 from import_policy.engine import Plan, Reader, Selection, read_file, run
 from import_policy.fixes.payload import applies
-from import_policy.fixes.run import fix_files, note_failures, recheck
 from import_policy.adoption import AdoptionError, source_reader, use_baseline
 from import_policy.selftest import run_all as run_examples
 from import_policy.stale import ExceptTracker, find_stale, whole_tree
@@ -167,6 +166,8 @@ def _check(loaded: Loaded, args: argparse.Namespace) -> int:
     result = run(Plan(policy, selection, observe=tracker.observe if tracker else None), files, read)
     fixing = None
     if args.fix or args.diff:
+        from import_policy.fixes.run import fix_files, note_failures, recheck  # the fixer needs libcst
+
         if stdin_bytes is not None and not args.diff:
             return _fix_stdin(args, policy, selection, files, stdin_bytes, result.diagnostics)
         fixing = fix_files(

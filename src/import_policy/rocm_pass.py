@@ -30,7 +30,6 @@ from import_policy.config.model import Policy, RocmSafety
 from import_policy.diagnostics import Diagnostic
 from import_policy.discovery import SourceFile, discover, module_name
 from import_policy.facts.model import FileFacts
-from import_policy.facts.python import extract
 from import_policy.graph import Chain, HeavySite, Project
 
 Reader = Callable[[SourceFile], bytes]
@@ -116,6 +115,8 @@ def project(plan: RocmPlan, known: Mapping[str, FileFacts], read: Reader) -> Pro
         module, is_package = module_name(file.relative, policy.roots)
         if not plan.wants_parse(source, file.relative):
             return FileFacts(file.relative, module, is_package)
+        from import_policy.facts.python import extract  # libcst only when a file needs a parse
+
         return extract(source, file.relative, module, is_package)
 
     return Project(plan.rocm, modules, load)

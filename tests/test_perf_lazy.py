@@ -1,0 +1,47 @@
+"""A pre-commit batch with nothing to parse never imports libcst (0.2 s of start-up)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PROBE = """\
+import sys
+from import_policy.cli import main
+code = main(sys.argv[1:])
+print(code, 'libcst' in sys.modules)
+"""
+
+CONFIG = """\
+version: 1
+rules:
+  - id: no-pickle
+    forbid: [pickle]
+  - id: cuda-sync
+    forbid: [torch.cuda.synchronize]
+"""
+
+
+def _run(root: Path, *argv: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, *argv], cwd=root, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.stderr == "", done.stderr
+    return done.stdout.strip()
+
+
+@pytest.mark.parametrize("extra", [[]])
+def test_no_parse_no_libcst(tmp_path: Path, extra: list[str]) -> None:
+    (tmp_path / "import-policy.yaml").write_text(CONFIG, encoding="utf-8")
+    (tmp_path / "a.py").write_text("import os\nprint(os.sep)\n", encoding="utf-8")
+    (tmp_path / "b.py").write_text("import torch\nx = torch.ones(1)\n", encoding="utf-8")
+    assert _run(tmp_path, "check", *extra, "a.py", "b.py").endswith("\n0 False")
+
+
+def test_a_file_to_parse_loads_libcst(tmp_path: Path) -> None:
+    (tmp_path / "import-policy.yaml").write_text(CONFIG, encoding="utf-8")
+    (tmp_path / "a.py").write_text("import pickle\n", encoding="utf-8")
+    assert _run(tmp_path, "check", "--format", "json", "a.py").endswith("1 True")
