@@ -19,6 +19,7 @@ from import_policy.config.model import ImportRule, IncludeRule, Policy, Rule, To
 from import_policy.diagnostics import SYNTAX_ERROR, Diagnostic
 from import_policy.discovery import SourceFile, module_name
 from import_policy.facts.model import FileFacts, SyntaxErrorFact
+from import_policy.facts.nulbytes import nul_byte
 from import_policy.patterns import judge
 from import_policy.prefilter import Prefilter
 from import_policy import rocm_pass
@@ -85,6 +86,9 @@ def _wants(prefilter: Prefilter | None, source: bytes, module: str | None) -> bo
 
 def syntax_check(source: bytes, path: str) -> SyntaxErrorFact | None:
     """CPython's own parser, for files that need no facts: a broken file is still reported."""
+    refused = nul_byte(source)  # CPython gives no position for this one
+    if refused is not None:
+        return refused
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

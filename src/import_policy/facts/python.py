@@ -40,6 +40,7 @@ from import_policy.facts.model import (
     Test,
     UseFact,
 )
+from import_policy.facts.nulbytes import nul_byte
 from import_policy.facts.typecheck import is_type_checking_only
 
 # A possible use: the chain, its root name, span, statement line, context.
@@ -63,6 +64,9 @@ def extract(
     """`use_gate`, when given, limits the uses recorded to those it lets through; scope and
     qualified-name analysis (the dearest part) runs only if some use could pass it."""
     suppressions = comments.suppressions(source)
+    refused = nul_byte(source)
+    if refused is not None:
+        return FileFacts(path, module, is_package, suppressions=suppressions, syntax_error=refused)
     try:
         tree = cst.parse_module(source)
     except cst.ParserSyntaxError as error:
@@ -79,6 +83,11 @@ def extract(
         return FileFacts(
             path, module, is_package, suppressions=suppressions,
             syntax_error=SyntaxErrorFact(f"the file cannot be decoded: {error}", 1, 1),
+        )
+    except SyntaxError as error:  # a bad coding cookie, from tokenize.detect_encoding inside libcst
+        return FileFacts(
+            path, module, is_package, suppressions=suppressions,
+            syntax_error=SyntaxErrorFact(error.msg, error.lineno or 1, error.offset or 1),
         )
     package = module if is_package else (module.rpartition(".")[0] if module else None)
     collector = _Collector(package, _bound_names(tree.body) if want_uses else None)

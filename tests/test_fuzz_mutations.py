@@ -1,0 +1,107 @@
+"""Fuzz: real files (src/import_policy, examples/) mutated with byte flips, truncation, NUL
+bytes, stray \\r, invalid UTF-8, mixed tabs, splices and BOMs. Each ends as diagnostics (a
+`syntax-error` one when CPython cannot compile it), never a traceback or exit 2; `--fix`
+writes only a file that still parses."""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import random
+import tempfile
+import warnings
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from import_policy.cli import main
+
+from fuzz_support import MUTATION_POLICY, MUTATIONS, SEED_FILES, mutate
+
+SETTINGS = settings(
+    max_examples=int(os.environ.get("FUZZ_EXAMPLES", "40")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    derandomize=True,
+)
+
+
+def compiles(data: bytes) -> bool:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(data, "mod.py", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+def check_mutant(data: bytes, capsys: pytest.CaptureFixture[str]) -> None:
+    old = os.getcwd()
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        (root / "import-policy.yaml").write_text(MUTATION_POLICY, encoding="utf-8")
+        target = root / "mod.py"
+        target.write_bytes(data)
+        os.chdir(root)
+        try:
+            capsys.readouterr()
+            code = main(["check", "--format", "json", "mod.py"])
+            out, err = capsys.readouterr()
+            assert code in (0, 1), err
+            assert "internal error" not in err
+            rules = {d["rule"] for d in json.loads(out)["diagnostics"]}
+            if not compiles(data):
+                assert "syntax-error" in rules, err
+            code = main(["check", "--diff", "mod.py"])
+            _, err = capsys.readouterr()
+            assert code in (0, 1) and "internal error" not in err, err
+            code = main(["check", "--fix", "--unsafe-fixes", "mod.py"])
+            _, err = capsys.readouterr()
+            assert code in (0, 1) and "internal error" not in err, err
+            after = target.read_bytes()
+            if after != data:  # written only if it still parses
+                assert compiles(after), after
+        finally:
+            os.chdir(old)
+
+
+@SETTINGS
+@given(
+    seed_file=st.sampled_from(SEED_FILES),
+    kinds=st.lists(st.sampled_from(MUTATIONS), min_size=1, max_size=3),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_mutated_files_end_as_diagnostics(
+    seed_file: Path, kinds: list[str], seed: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rng = random.Random(seed)
+    data = seed_file.read_bytes()
+    for kind in kinds:
+        data = mutate(data, kind, rng)
+    check_mutant(data, capsys)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"",
+        b"\0",
+        b"import os\0\n",
+        b"\xff\xfe\x00\x00",
+        b"# -*- coding: latin-1 -*-\nimport re\nx = '\xe9'\n",
+        b"# -*- coding: nonsense -*-\nimport re\n",
+        b"\xef\xbb\xbf# -*- coding: latin-1 -*-\nimport re\n",
+        b"import re\r\rimport os\r",
+        b"if x:\n\timport re\n        import os\n",
+        b"import re\n\x0c\nimport pathlib\n",
+        b"\\\n",
+        b"import re; import os \\\n",
+    ],
+    ids=lambda data: repr(data[:24]),
+)
+def test_known_awkward_inputs(data: bytes, capsys: pytest.CaptureFixture[str]) -> None:
+    check_mutant(data, capsys)
