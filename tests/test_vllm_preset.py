@@ -156,6 +156,24 @@ def test_reduced_tree_fixes(vllm: Project) -> None:
     )
 
 
+def test_the_triton_gateway_itself_imports_triton(vllm: Project) -> None:
+    # vllm/triton_utils/__init__.py is the gateway: its module-level imports (under
+    # `if TYPE_CHECKING or HAS_TRITON:`, runtime code) are what the rule points others to.
+    gateway = (
+        "from typing import TYPE_CHECKING\n\nfrom vllm.triton_utils.importing import HAS_TRITON\n\n"
+        "if TYPE_CHECKING or HAS_TRITON:\n    import triton\n    import triton.language as tl\n"
+    )
+    vllm.write("vllm/triton_utils/__init__.py", gateway)
+    vllm.write("vllm/triton_utils/importing.py", "import triton\n")
+    vllm.write("vllm/triton_utils/other.py", "import triton\n")
+    code, out, _ = vllm.run("check", "--select", "triton", "vllm")
+    assert code == 1
+    assert out.splitlines() == [
+        "vllm/triton_utils/other.py:1:8: triton Use 'from vllm.triton_utils import triton' instead. [*]",
+        "Found 1 violation (1 fixable with --fix).",
+    ]
+
+
 # -- torch.cuda: banned API uses, resolved through aliases -----------------------------------
 
 

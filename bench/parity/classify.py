@@ -128,6 +128,11 @@ class Classifier:
             return Verdict(REGEX_FN, f"the pattern ends in `\\(\\)\\b`, which needs a word character after `)`, so it never matches a call: `{text.strip()[:60]}`")
         if not spelled.startswith("torch.cuda."):
             return Verdict(REGEX_FN, f"a use through an alias or a from-import: `{spelled[:60]}`")
+        after = text[text.find(spelled) + len(spelled):].lstrip()
+        if spelled == "torch.cuda.device" and not after.startswith("("):
+            # The script's pattern is `device\(`: it bans the call, so the name in an
+            # annotation or an isinstance() passes; the preset bans the CUDA-only name.
+            return Verdict(REGEX_FN, f"`torch.cuda.device` used without a call (the pattern needs `device(`): `{text.strip()[:60]}`")
         return Verdict(REGEX_FN, f"the script's patterns do not match `{text.strip()[:70]}`")
 
 
