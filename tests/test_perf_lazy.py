@@ -33,7 +33,7 @@ def _run(root: Path, *argv: str) -> str:
     return done.stdout.strip()
 
 
-@pytest.mark.parametrize("extra", [[]])
+@pytest.mark.parametrize("extra", [[], ["--no-cache"], ["--jobs", "1"]])
 def test_no_parse_no_libcst(tmp_path: Path, extra: list[str]) -> None:
     (tmp_path / "import-policy.yaml").write_text(CONFIG, encoding="utf-8")
     (tmp_path / "a.py").write_text("import os\nprint(os.sep)\n", encoding="utf-8")

@@ -20,7 +20,9 @@ from import_policy.describe import describe_rule, rule_rows
 from import_policy.diagnostics import Diagnostic
 from import_policy.config.model import Policy
 from import_policy.discovery import PathError, SourceFile, discover
+from import_policy.cache import FOLDER as CACHE_FOLDER, FactsCache
 from import_policy.engine import Plan, Reader, Selection, read_file, run
+from import_policy.parallel import default_jobs
 from import_policy.fixes.payload import applies
 from import_policy.adoption import AdoptionError, source_reader, use_baseline
 from import_policy.selftest import run_all as run_examples
@@ -41,6 +43,16 @@ class UsageError(Exception):
 
 def _rule_list(value: str) -> list[str]:
     return [part.strip() for part in value.split(",") if part.strip()]
+
+
+def _jobs(value: str) -> int:
+    try:
+        jobs = int(value)
+    except ValueError:
+        jobs = 0
+    if jobs < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of processes (1 or more), got {value!r}")
+    return jobs
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -65,6 +77,8 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--diff", action="store_true", help="print the diff --fix would write, write nothing; exit 1 if a fix is pending")
     check.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text", help="output format (default: text)")
     check.add_argument("--stdin-filename", type=Path, metavar="PATH", help="read the source from stdin (PATH '-') and check it as PATH")
+    check.add_argument("--no-cache", action="store_true", help=f"neither read nor write {CACHE_FOLDER}/")
+    check.add_argument("--jobs", type=_jobs, metavar="N", help="processes for big batches (default: the number of CPUs; 1: none)")
     baselines = check.add_mutually_exclusive_group()
     baselines.add_argument("--baseline", type=Path, metavar="FILE", help="report only violations not recorded in FILE")
     baselines.add_argument("--write-baseline", type=Path, metavar="FILE", help="record the current violations in FILE")
@@ -163,7 +177,9 @@ def _check(loaded: Loaded, args: argparse.Namespace) -> int:
             raise UsageError(f"no such file or folder: {error}") from None
     # Stale allowlist entries can only be told when the whole tree is checked.
     tracker = ExceptTracker() if args.stdin_filename is None and whole_tree(paths, policy.root) else None
-    result = run(Plan(policy, selection, observe=tracker.observe if tracker else None), files, read)
+    cache = None if args.no_cache or stdin_bytes is not None else FactsCache(policy.root)
+    plan = Plan(policy, selection, observe=tracker.observe if tracker else None, cache=cache)
+    result = run(plan, files, read, jobs=args.jobs or default_jobs())
     fixing = None
     if args.fix or args.diff:
         from import_policy.fixes.run import fix_files, note_failures, recheck  # the fixer needs libcst
@@ -212,7 +228,7 @@ def _check(loaded: Loaded, args: argparse.Namespace) -> int:
     for path, reason in result.unreadable:
         print(f"import-policy: cannot read {path}: {reason}", file=sys.stderr)
     if tracker is not None:
-        for stale in find_stale(policy, selection, files, tracker, read):
+        for stale in find_stale(policy, selection, files, tracker, read, cache, args.jobs or default_jobs()):
             print(f"import-policy: {stale}", file=sys.stderr)
     if result.unreadable:
         return EXIT_ERROR

@@ -8,11 +8,13 @@ in force runs as a pure function over the facts; suppressions last.
 from __future__ import annotations
 
 import ast
+import hashlib
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from import_policy.cache import FactsCache
 from import_policy.checks import cfamily as cfamily_checks
 from import_policy.checks import imports as import_checks
 from import_policy.config.model import ImportRule, IncludeRule, Policy, Rule, TokenRule
@@ -22,7 +24,7 @@ from import_policy.facts.model import FileFacts, SyntaxErrorFact
 from import_policy.facts.nulbytes import nul_byte
 from import_policy.patterns import judge
 from import_policy.prefilter import Prefilter
-from import_policy import rocm_pass
+from import_policy import parallel, rocm_pass
 
 if TYPE_CHECKING:
     from import_policy.facts.python import UseGate
@@ -59,6 +61,8 @@ class Plan:
     rocm: rocm_pass.RocmPlan | None = field(init=False)
     # Sees each Python file's facts and the rules judged on it (stale-allowlist tracking).
     observe: Callable[[FileFacts, Sequence[ImportRule]], None] | None = field(default=None, kw_only=True)
+    # Facts of unchanged files from earlier runs (`--no-cache`: None).
+    cache: FactsCache | None = field(default=None, kw_only=True)
 
     def __post_init__(self) -> None:
         self.import_rules = tuple(
@@ -103,15 +107,32 @@ def syntax_check(source: bytes, path: str) -> SyntaxErrorFact | None:
 def python_facts(plan: Plan, file: SourceFile, source: bytes, rules: Sequence[ImportRule]) -> FileFacts:
     module, is_package = module_name(file.relative, plan.policy.roots)
     for_rules = bool(rules) and _wants(plan.candidates, source, module)
-    if not for_rules and not (plan.rocm is not None and plan.rocm.wants_parse(source, file.relative)):
-        error = syntax_check(source, file.relative)
-        return FileFacts(file.relative, module, is_package, syntax_error=error)
+    parse = for_rules or (plan.rocm is not None and plan.rocm.wants_parse(source, file.relative))
     want_uses = for_rules and _wants(plan.use_candidates, source, module)
-    gate = use_gate(rules) if want_uses else None
-    # libcst costs 0.2 s to import: a run whose files all skip the parse never loads it.
-    from import_policy.facts.python import extract
+    # The facts depend on the bytes, where the file sits and what was asked (the use gate's rules).
+    mode = ("uses:" + _fingerprint(rules) if want_uses else "facts") if parse else "syntax"
+    cache = plan.cache
+    key = cache.key(source, file.relative, module, is_package, mode) if cache is not None else ""
+    if cache is not None:
+        cached = cache.get(key)
+        if cached is not None:
+            return cached
+    if not parse:
+        facts = FileFacts(file.relative, module, is_package, syntax_error=syntax_check(source, file.relative))
+    else:
+        # libcst costs 0.2 s to import: a run whose files all skip the parse never loads it.
+        from import_policy.facts.python import extract
 
-    return extract(source, file.relative, module, is_package, want_uses=want_uses, use_gate=gate)
+        gate = use_gate(rules) if want_uses else None
+        facts = extract(source, file.relative, module, is_package, want_uses=want_uses, use_gate=gate)
+    if cache is not None:
+        cache.put(key, facts)
+    return facts
+
+
+def _fingerprint(rules: Sequence[ImportRule]) -> str:
+    text = repr([(r.id, [p.text for p in r.forbid], [p.text for p in r.except_]) for r in rules])
+    return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
 
 
 def use_gate(rules: Sequence[ImportRule]) -> UseGate:
@@ -163,25 +184,36 @@ class Result:
     unreadable: list[tuple[str, str]]  # (path, reason)
 
 
-def run(plan: Plan, files: Sequence[SourceFile], read: Reader = read_file) -> Result:
+def run(plan: Plan, files: Sequence[SourceFile], read: Reader = read_file, jobs: int = 1) -> Result:
     diagnostics: list[Diagnostic] = []
     unreadable: list[tuple[str, str]] = []
     python: dict[str, FileFacts] = {}  # for the project-level ROCm pass
+    pooled: dict[str, parallel.Outcome] = {}
+    python_files = [file for file in files if file.language == "python"]
+    if read is read_file and parallel.worth_it(jobs, len(python_files)):
+        pooled = dict(zip((f.relative for f in python_files), parallel.facts(plan, python_files, jobs)))
     for file in files:
-        try:
-            source = read(file)
-        except OSError as error:
-            unreadable.append((file.relative, error.strerror or str(error)))
+        outcome = pooled.get(file.relative)
+        rules = plan.rules_for(file.relative) if file.language == "python" else []
+        if outcome is None:
+            try:
+                source = read(file)
+            except OSError as error:
+                outcome = error.strerror or str(error)
+            else:
+                if file.language == "c":
+                    diagnostics.extend(cfamily_checks.check_file(plan.c_rules_for(file.relative), file.relative, source))
+                    continue
+                if file.language != "python":
+                    continue
+                outcome = python_facts(plan, file, source, rules)
+        if isinstance(outcome, str):
+            unreadable.append((file.relative, outcome))
             continue
-        if file.language == "python":
-            rules = plan.rules_for(file.relative)
-            facts = python_facts(plan, file, source, rules)
-            if plan.observe is not None:
-                plan.observe(facts, rules)
-            diagnostics.extend(check_python(plan, facts, rules))
-            python[file.relative] = facts
-        elif file.language == "c":
-            diagnostics.extend(cfamily_checks.check_file(plan.c_rules_for(file.relative), file.relative, source))
+        if plan.observe is not None:
+            plan.observe(outcome, rules)
+        diagnostics.extend(check_python(plan, outcome, rules))
+        python[file.relative] = outcome
     if plan.rocm is not None:
         diagnostics.extend(rocm_pass.check(plan.rocm, python, read))
     diagnostics.sort(key=Diagnostic.sort_key)

@@ -128,19 +128,13 @@ class PathGlob:
             if "**" in segment:
                 raise PatternError(f"'**' must be a whole path segment in {text!r}")
             out += _segment_regex(segment, text) + ("" if last else "/")
-        return cls(text, re.compile(out))
+        # A glob that names a folder covers what is inside it: one regex for both, since
+        # every rule asks this of every file.
+        return cls(text, re.compile(f"(?:{out})(?s:/.*)?"))
 
     def matches(self, path: str) -> bool:
         """`path` is relative to the project root, with '/' separators."""
-        if self.regex.fullmatch(path):
-            return True
-        # A glob that names a folder covers what is inside it.
-        cut = path.rfind("/")
-        while cut > 0:
-            if self.regex.fullmatch(path[:cut]):
-                return True
-            cut = path.rfind("/", 0, cut)
-        return False
+        return self.regex.fullmatch(path) is not None
 
 
 def _segment_regex(segment: str, text: str) -> str:

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from import_policy.cache import FactsCache
 from import_policy.config.load import preset_text
 from import_policy.config.model import ImportRule, Origin, Policy, Rule
 from import_policy.config.yamltree import Map, Node, Seq, YamlError, parse
@@ -71,7 +72,8 @@ def stale_excepts(policy: Policy, selection: Selection, tracker: ExceptTracker) 
 
 
 def stale_allow_in(
-    policy: Policy, selection: Selection, files: Sequence[SourceFile], read: Reader = read_file
+    policy: Policy, selection: Selection, files: Sequence[SourceFile], read: Reader = read_file,
+    cache: FactsCache | None = None, jobs: int = 1,
 ) -> list[tuple[Rule, str, str]]:
     candidates = [r for r in policy.rules if r.allow_in and selection.wants(r.id)]
     if not candidates:
@@ -90,8 +92,8 @@ def stale_allow_in(
     wanted = {path for per_glob in exempted.values() for paths in per_glob.values() for path in paths}
     again = [file for file in files if file.relative in wanted]
     cleared = tuple(replace(rule, allow_in=()) for rule in candidates)
-    plan = Plan(replace(policy, rules=cleared, rocm_safety=None), Selection())
-    findings = {(d.rule, d.path) for d in run(plan, again, read).diagnostics}
+    plan = Plan(replace(policy, rules=cleared, rocm_safety=None), Selection(), cache=cache)
+    findings = {(d.rule, d.path) for d in run(plan, again, read, jobs).diagnostics}
     out: list[tuple[Rule, str, str]] = []
     for rule in candidates:
         for text, paths in exempted[rule.id].items():
@@ -103,9 +105,10 @@ def stale_allow_in(
 
 
 def find_stale(
-    policy: Policy, selection: Selection, files: Sequence[SourceFile], tracker: ExceptTracker, read: Reader = read_file
+    policy: Policy, selection: Selection, files: Sequence[SourceFile], tracker: ExceptTracker, read: Reader = read_file,
+    cache: FactsCache | None = None, jobs: int = 1,
 ) -> list[Stale]:
-    found = [(r, "allow_in", p, why) for r, p, why in stale_allow_in(policy, selection, files, read)]
+    found = [(r, "allow_in", p, why) for r, p, why in stale_allow_in(policy, selection, files, read, cache, jobs)]
     found += [(r, "except", p, why) for r, p, why in stale_excepts(policy, selection, tracker)]
     return [Stale(rule, key, pattern, why, entry_line(rule.origin, key, pattern)) for rule, key, pattern, why in found]
 

@@ -1,0 +1,88 @@
+"""Per-file facts on disk, so an unchanged file is never parsed (or syntax-checked) twice.
+
+An entry is keyed by a hash of the file's bytes, its path and module, the
+tool's version and how the facts were extracted (`mode`: syntax check only,
+facts, or facts with the uses some rules could judge). Entries are JSON; a
+missing, corrupt, truncated or foreign entry is a miss and is rewritten.
+Writes go to a temporary file renamed into place, so concurrent runs (pre-commit
+runs hooks in parallel) only ever see whole entries.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from import_policy import __version__
+from import_policy.facts.model import FileFacts
+from import_policy.facts.serial import from_json, to_json
+
+FOLDER = ".import-policy-cache"
+_FORMAT = 1
+
+
+class FactsCache:
+    def __init__(self, root: Path) -> None:
+        self.folder = root / FOLDER
+        self.hits = 0
+        self.misses = 0
+        self._ready = False
+
+    def key(self, source: bytes, path: str, module: str | None, is_package: bool, mode: str) -> str:
+        digest = hashlib.blake2b(digest_size=20)
+        head = f"{_FORMAT}\0{__version__}\0{mode}\0{path}\0{module}\0{is_package}\0"
+        digest.update(head.encode())
+        digest.update(source)
+        return digest.hexdigest()
+
+    def _entry(self, key: str) -> Path:
+        return self.folder / key[:2] / f"{key[2:]}.json"
+
+    def get(self, key: str) -> FileFacts | None:
+        try:
+            data = json.loads(self._entry(key).read_bytes())
+            if not isinstance(data, dict) or data.get("key") != key:
+                raise ValueError("a foreign entry")
+            facts = from_json(data["facts"])
+        except (OSError, ValueError, KeyError, TypeError, RecursionError):
+            self.misses += 1
+            return None
+        self.hits += 1
+        return facts
+
+    def put(self, key: str, facts: FileFacts) -> None:
+        """Best effort: a cache that cannot be written only costs speed."""
+        entry = self._entry(key)
+        try:
+            self._prepare()
+            entry.parent.mkdir(exist_ok=True)
+            text = json.dumps({"key": key, "facts": to_json(facts)}, separators=(",", ":"))
+            handle, temporary = tempfile.mkstemp(dir=entry.parent, prefix=".tmp-", suffix=".json")
+            try:
+                with os.fdopen(handle, "w", encoding="utf-8") as out:
+                    out.write(text)
+                os.replace(temporary, entry)
+            except BaseException:
+                _remove(temporary)
+                raise
+        except (OSError, ValueError, RecursionError):
+            pass
+
+    def _prepare(self) -> None:
+        if self._ready:
+            return
+        self.folder.mkdir(exist_ok=True)
+        ignore = self.folder / ".gitignore"
+        if not ignore.exists():
+            ignore.write_text("# created by import-policy\n*\n", encoding="utf-8")
+        self._ready = True
+
+
+def _remove(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass

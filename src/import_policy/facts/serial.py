@@ -1,0 +1,189 @@
+"""`FileFacts` <-> plain JSON values, for the cache (JSON, never pickle: a cache file is data).
+
+Records are written as short lists in field order; `from_json` rebuilds the
+frozen dataclasses and raises `ValueError` on anything malformed, so a bad
+cache entry is detected rather than half-trusted.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from import_policy.facts.model import (
+    BoolOp,
+    Branch,
+    CallFact,
+    Context,
+    DecoratorFact,
+    FileFacts,
+    FunctionFact,
+    ImportFact,
+    Leaf,
+    Not,
+    Opaque,
+    Span,
+    Suppressions,
+    SyntaxErrorFact,
+    Test,
+    UseFact,
+)
+
+Json = Any  # what json.loads returns; checked field by field below
+
+
+def _span(span: Span) -> Json:
+    return [span.line, span.column, span.end_line, span.end_column]
+
+
+def _test(test: Test) -> Json:
+    if isinstance(test, Leaf):
+        return ["L", test.tail, test.qualified]
+    if isinstance(test, BoolOp):
+        return ["B", test.op, [_test(t) for t in test.operands]]
+    if isinstance(test, Not):
+        return ["N", _test(test.operand)]
+    return ["O"]
+
+
+def _context(context: Context) -> Json:
+    branches = [[_test(b.test), b.orelse] for b in context.branches]
+    return [context.import_time, context.type_checking, branches, context.function]
+
+
+def to_json(facts: FileFacts) -> Json:
+    return {
+        "path": facts.path,
+        "module": facts.module,
+        "is_package": facts.is_package,
+        "imports": [
+            [f.kind, f.name, f.module, f.member, f.bound, _span(f.span), _span(f.module_span), f.statement,
+             f.statement_line, _context(f.context), f.level]
+            for f in facts.imports
+        ],
+        "uses": [
+            [list(u.qualified_names), u.root, _span(u.span), u.statement_line, _context(u.context)] for u in facts.uses
+        ],
+        "calls": [
+            [c.callee, c.tail, c.first_string, _span(c.span), c.statement_line, _context(c.context)]
+            for c in facts.calls
+        ],
+        "decorators": [
+            [list(d.qualified_names), _span(d.span), d.statement_line, _context(d.context)] for d in facts.decorators
+        ],
+        "functions": [[f.name, f.line, _context(f.context)] for f in facts.functions],
+        "suppressions": [facts.suppressions.file, [[line, sorted(rules)] for line, rules in facts.suppressions.lines]],
+        "syntax_error": (
+            None if facts.syntax_error is None
+            else [facts.syntax_error.message, facts.syntax_error.line, facts.syntax_error.column]
+        ),
+    }
+
+
+# --- reading back: every value checked, since the file may be anything ------------
+
+
+def _str(value: Json) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"expected a string, got {type(value).__name__}")
+    return value
+
+
+def _opt_str(value: Json) -> str | None:
+    return None if value is None else _str(value)
+
+
+def _int(value: Json) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ValueError(f"expected an integer, got {type(value).__name__}")
+    return value
+
+
+def _bool(value: Json) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"expected a boolean, got {type(value).__name__}")
+    return value
+
+
+def _list(value: Json, length: int | None = None) -> list[Json]:
+    if not isinstance(value, list) or (length is not None and len(value) != length):
+        raise ValueError("expected a list" + (f" of {length}" if length is not None else ""))
+    return value
+
+
+def _span_of(value: Json) -> Span:
+    line, column, end_line, end_column = (_int(v) for v in _list(value, 4))
+    return Span(line, column, end_line, end_column)
+
+
+def _test_of(value: Json) -> Test:
+    items = _list(value)
+    tag = items[0] if items else None
+    if tag == "L" and len(items) == 3:
+        return Leaf(_str(items[1]), _str(items[2]))
+    if tag == "B" and len(items) == 3 and items[1] in ("and", "or"):
+        return BoolOp("and" if items[1] == "and" else "or", tuple(_test_of(t) for t in _list(items[2])))
+    if tag == "N" and len(items) == 2:
+        return Not(_test_of(items[1]))
+    if tag == "O" and len(items) == 1:
+        return Opaque()
+    raise ValueError(f"not a test: {value!r}")
+
+
+def _context_of(value: Json) -> Context:
+    import_time, type_checking, branches, function = _list(value, 4)
+    return Context(
+        _bool(import_time),
+        _bool(type_checking),
+        tuple(Branch(_test_of(t), _bool(orelse)) for t, orelse in (_list(b, 2) for b in _list(branches))),
+        _opt_str(function),
+    )
+
+
+def _import_of(value: Json) -> ImportFact:
+    kind, name, module, member, bound, span, module_span, statement, line, context, level = _list(value, 11)
+    if kind not in ("import", "from", "dynamic"):
+        raise ValueError(f"not an import kind: {kind!r}")
+    return ImportFact(
+        kind, _str(name), _str(module), _opt_str(member), _opt_str(bound), _span_of(span), _span_of(module_span),
+        _int(statement), _int(line), _context_of(context), _int(level),
+    )
+
+
+def from_json(value: Json) -> FileFacts:
+    if not isinstance(value, dict):
+        raise ValueError("expected an object")
+    suppress_file, suppress_lines = _list(value["suppressions"], 2)
+    error = value["syntax_error"]
+    return FileFacts(
+        path=_str(value["path"]),
+        module=_opt_str(value["module"]),
+        is_package=_bool(value["is_package"]),
+        imports=tuple(_import_of(v) for v in _list(value["imports"])),
+        uses=tuple(
+            UseFact(tuple(_str(q) for q in _list(names)), _str(root), _span_of(span), _int(line), _context_of(ctx))
+            for names, root, span, line, ctx in (_list(v, 5) for v in _list(value["uses"]))
+        ),
+        calls=tuple(
+            CallFact(_str(callee), _str(tail), _opt_str(first), _span_of(span), _int(line), _context_of(ctx))
+            for callee, tail, first, span, line, ctx in (_list(v, 6) for v in _list(value["calls"]))
+        ),
+        decorators=tuple(
+            DecoratorFact(tuple(_str(q) for q in _list(names)), _span_of(span), _int(line), _context_of(ctx))
+            for names, span, line, ctx in (_list(v, 4) for v in _list(value["decorators"]))
+        ),
+        functions=tuple(
+            FunctionFact(_str(name), _int(line), _context_of(ctx))
+            for name, line, ctx in (_list(v, 3) for v in _list(value["functions"]))
+        ),
+        suppressions=Suppressions(
+            _bool(suppress_file),
+            tuple(
+                (_int(line), frozenset(_str(r) for r in _list(rules)))
+                for line, rules in (_list(v, 2) for v in _list(suppress_lines))
+            ),
+        ),
+        syntax_error=(
+            None if error is None
+            else SyntaxErrorFact(_str(_list(error, 3)[0]), _int(error[1]), _int(error[2]))
+        ),
+    )
