@@ -170,6 +170,9 @@ def _statements(body: Sequence[cst.CSTNode]) -> Iterator[cst.CSTNode]:
     for node in body:
         if isinstance(node, cst.SimpleStatementLine):
             yield from node.body
+        elif isinstance(node, cst.Match):  # no `body`: one block per `case`
+            for case in node.cases:
+                yield from _statements([case.body])
         elif isinstance(node, cst.BaseCompoundStatement):
             inner = node.body
             yield from _statements(inner.body if isinstance(inner, cst.IndentedBlock) else [inner])
