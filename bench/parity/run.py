@@ -154,6 +154,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--save-ours", type=Path, help="save import-policy's JSON here")
     parser.add_argument("--recheck", nargs="*", default=[], metavar="PATH",
                         help="with --ours-json: check these files again (the preset changed) and replace their findings")
+    parser.add_argument("--under", nargs="*", default=[], metavar="PATH",
+                        help="only the files under these checkout-relative paths (both sides see the same files)")
     parser.add_argument("--shards", type=int, default=1, help="import-policy processes sharing the files (default 1)")
     args = parser.parse_args(argv)
     corpus = args.corpus.expanduser().resolve()
@@ -163,6 +165,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         policy = load(config, corpus).policy
         files = [f.relative for f in discover([corpus], corpus, policy.exclude, frozenset({"python"})) if f.relative.endswith(".py")]
+        if args.under:
+            files = [f for f in files if any(f == u or f.startswith(u.rstrip("/") + "/") for u in args.under)]
         if args.ours_json:
             ours, our_seconds, our_cpu = json.loads(args.ours_json.read_text(encoding="utf-8")), float("nan"), float("nan")
             if args.recheck:
