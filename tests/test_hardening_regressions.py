@@ -30,9 +30,11 @@ def test_unknown_coding_cookie_is_a_syntax_error_not_a_crash(project: Project) -
     project.config("version: 1\nrules:\n  - id: no-re\n    forbid: [re]\n")
     project.write_bytes("a.py", b"# -*- coding: nonsense -*-\nimport re\n")
     project.write_bytes("b.py", b"\xef\xbb\xbf# -*- coding: latin-1 -*-\nimport re\n")
-    code, out, err = project.run("check", "a.py", "b.py")
+    project.write_bytes("c.py", b"# -*- coding: nonsense -*-\nimport os\n")  # no rule could fire: CPython's check only
+    code, out, err = project.run("check", "a.py", "b.py", "c.py")
     assert (code, err) == (1, "")
-    assert out.splitlines()[:2] == [
+    assert out.splitlines()[:3] == [
         "a.py:1:1: syntax-error the file does not parse: unknown encoding: nonsense",
-        "b.py:1:1: syntax-error the file does not parse: encoding problem: utf-8",
+        "b.py:1:1: syntax-error the file does not parse: encoding problem: iso-8859-1 with BOM",
+        "c.py:1:1: syntax-error the file does not parse: unknown encoding: nonsense",
     ]

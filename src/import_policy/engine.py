@@ -98,7 +98,7 @@ def syntax_check(source: bytes, path: str) -> SyntaxErrorFact | None:
             warnings.simplefilter("ignore")
             compile(source, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
     except SyntaxError as error:
-        return SyntaxErrorFact(error.msg, error.lineno or 1, error.offset or 1)
+        return SyntaxErrorFact(error.msg, max(error.lineno or 1, 1), max(error.offset or 1, 1))  # -1 for a bad cookie
     except (ValueError, RecursionError, MemoryError) as error:
         return SyntaxErrorFact(f"the file cannot be parsed: {error}", 1, 1)
     return None

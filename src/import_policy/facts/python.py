@@ -40,7 +40,7 @@ from import_policy.facts.model import (
     Test,
     UseFact,
 )
-from import_policy.facts.nulbytes import nul_byte
+from import_policy.facts.syntax import cpython_check
 from import_policy.facts.typecheck import is_type_checking_only
 
 # A possible use: the chain, its root name, span, statement line, context.
@@ -64,7 +64,7 @@ def extract(
     """`use_gate`, when given, limits the uses recorded to those it lets through; scope and
     qualified-name analysis (the dearest part) runs only if some use could pass it."""
     suppressions = comments.suppressions(source)
-    refused = nul_byte(source)
+    refused = cpython_check(source, path)
     if refused is not None:
         return FileFacts(path, module, is_package, suppressions=suppressions, syntax_error=refused)
     try:

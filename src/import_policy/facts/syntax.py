@@ -1,0 +1,31 @@
+"""CPython's parser as the gate in front of libcst.
+
+libcst's native parser overflows its own stack (SIGSEGV, which no `except` catches) on
+nesting CPython refuses cheaply ("too many nested parentheses", "maximum recursion depth
+exceeded during ast construction"), and it accepts NUL bytes CPython refuses. A file CPython
+cannot compile cannot be imported: it is a syntax error, and libcst never sees it.
+"""
+
+from __future__ import annotations
+
+import ast
+import warnings
+
+from import_policy.facts.model import SyntaxErrorFact
+from import_policy.facts.nulbytes import nul_byte
+
+
+def cpython_check(source: bytes, path: str) -> SyntaxErrorFact | None:
+    refused = nul_byte(source)
+    if refused is not None:
+        return refused
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(source, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+    except SyntaxError as error:
+        # CPython gives offset -1 (or None) for a bad coding cookie; positions start at 1.
+        return SyntaxErrorFact(error.msg, max(error.lineno or 1, 1), max(error.offset or 1, 1))
+    except (ValueError, RecursionError, MemoryError) as error:
+        return SyntaxErrorFact(f"the file is nested too deeply or cannot be parsed: {type(error).__name__} {error}".rstrip(), 1, 1)
+    return None
