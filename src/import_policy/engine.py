@@ -104,7 +104,10 @@ def syntax_check(source: bytes, path: str) -> SyntaxErrorFact | None:
     return None
 
 
-def python_facts(plan: Plan, file: SourceFile, source: bytes, rules: Sequence[ImportRule]) -> FileFacts:
+def python_facts(
+    plan: Plan, file: SourceFile, source: bytes, rules: Sequence[ImportRule], cached_only: bool = False
+) -> FileFacts | None:
+    """The file's facts: from the cache, else a syntax check or a parse (None if `cached_only`)."""
     module, is_package = module_name(file.relative, plan.policy.roots)
     for_rules = bool(rules) and _wants(plan.candidates, source, module)
     parse = for_rules or (plan.rocm is not None and plan.rocm.wants_parse(source, file.relative))
@@ -115,8 +118,10 @@ def python_facts(plan: Plan, file: SourceFile, source: bytes, rules: Sequence[Im
     key = cache.key(source, file.relative, module, is_package, mode) if cache is not None else ""
     if cache is not None:
         cached = cache.get(key)
-        if cached is not None:
+        if cached is not None or cached_only:
             return cached
+    if cached_only:
+        return None
     if not parse:
         facts = FileFacts(file.relative, module, is_package, syntax_error=syntax_check(source, file.relative))
     else:
@@ -184,6 +189,25 @@ class Result:
     unreadable: list[tuple[str, str]]  # (path, reason)
 
 
+def _pool(plan: Plan, files: Sequence[SourceFile], jobs: int) -> dict[str, parallel.Outcome]:
+    """Cached facts read here (a pool would only add overhead); the rest parsed in a pool if
+    there are enough of them. Files left out are done one by one by the caller."""
+    done: dict[str, parallel.Outcome] = {}
+    missing: list[SourceFile] = [] if plan.cache is not None else list(files)
+    for file in files if plan.cache is not None else ():
+        try:
+            facts = python_facts(plan, file, read_file(file), plan.rules_for(file.relative), cached_only=True)
+        except OSError:
+            continue  # the caller reports it
+        if facts is None:
+            missing.append(file)
+        else:
+            done[file.relative] = facts
+    if parallel.worth_it(jobs, len(missing)):
+        done.update(zip((f.relative for f in missing), parallel.facts(plan, missing, jobs)))
+    return done
+
+
 def run(plan: Plan, files: Sequence[SourceFile], read: Reader = read_file, jobs: int = 1) -> Result:
     diagnostics: list[Diagnostic] = []
     unreadable: list[tuple[str, str]] = []
@@ -191,7 +215,7 @@ def run(plan: Plan, files: Sequence[SourceFile], read: Reader = read_file, jobs:
     pooled: dict[str, parallel.Outcome] = {}
     python_files = [file for file in files if file.language == "python"]
     if read is read_file and parallel.worth_it(jobs, len(python_files)):
-        pooled = dict(zip((f.relative for f in python_files), parallel.facts(plan, python_files, jobs)))
+        pooled = _pool(plan, python_files, jobs)
     for file in files:
         outcome = pooled.get(file.relative)
         rules = plan.rules_for(file.relative) if file.language == "python" else []
@@ -207,6 +231,7 @@ def run(plan: Plan, files: Sequence[SourceFile], read: Reader = read_file, jobs:
                 if file.language != "python":
                     continue
                 outcome = python_facts(plan, file, source, rules)
+                assert outcome is not None
         if isinstance(outcome, str):
             unreadable.append((file.relative, outcome))
             continue

@@ -65,5 +65,7 @@ def _chunk(files: list[SourceFile]) -> list[Outcome]:
         except OSError as error:
             out.append(error.strerror or str(error))
             continue
-        out.append(python_facts(plan, file, source, plan.rules_for(file.relative)))
+        facts = python_facts(plan, file, source, plan.rules_for(file.relative))
+        assert facts is not None
+        out.append(facts)
     return out
