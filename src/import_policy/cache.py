@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from pathlib import Path
 
 from import_policy import __version__
@@ -55,6 +54,8 @@ class FactsCache:
 
     def put(self, key: str, facts: FileFacts) -> None:
         """Best effort: a cache that cannot be written only costs speed."""
+        import tempfile  # only a run with something to write pays for it
+
         entry = self._entry(key)
         try:
             self._prepare()

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from typing import TYPE_CHECKING, Union
 
@@ -44,6 +43,8 @@ def facts(plan: Plan, files: Sequence[SourceFile], jobs: int) -> list[Outcome]:
     chunks = [list(files[i : i + size]) for i in range(0, len(files), size)]
     # The observer (stale tracking) runs in this process, over the merged facts.
     shipped = replace(plan, observe=None)
+    from concurrent.futures import ProcessPoolExecutor  # 20 ms of imports a small batch never needs
+
     with ProcessPoolExecutor(max_workers=jobs, initializer=_start, initargs=(shipped,)) as pool:
         return [outcome for chunk in pool.map(_chunk, chunks) for outcome in chunk]
 
