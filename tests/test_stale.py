@@ -81,3 +81,12 @@ def test_stale_entry_from_a_preset_or_extended_file(project: Project) -> None:
     assert err == (
         "import-policy: base.yaml:4: warning: except entry 'x.y' of rule 'r' matched no imported or used name; remove it\n"
     )
+
+
+def test_entries_of_built_in_presets_are_never_reported(project: Project) -> None:
+    # A user cannot edit a built-in preset, and a preset is written for trees this one may not be.
+    project.config("extends: [vllm]\n")
+    project.write("vllm/a.py", "import os\n")
+    code, _, err = project.run("check")
+    assert "matched no" not in err
+    assert "preset:" not in err

@@ -61,10 +61,15 @@ class Stale:
         )
 
 
+def _editable(rule: Rule) -> bool:
+    """A built-in preset is written for trees this one may not be, and no user can edit it."""
+    return not rule.origin.source.startswith("preset:")
+
+
 def stale_excepts(policy: Policy, selection: Selection, tracker: ExceptTracker) -> list[tuple[Rule, str, str]]:
     out: list[tuple[Rule, str, str]] = []
     for rule in policy.rules:
-        if isinstance(rule, ImportRule) and selection.wants(rule.id):
+        if isinstance(rule, ImportRule) and selection.wants(rule.id) and _editable(rule):
             for pattern in rule.except_:
                 if (rule.id, pattern.text) not in tracker.used:
                     out.append((rule, pattern.text, "matched no imported or used name"))
@@ -75,7 +80,7 @@ def stale_allow_in(
     policy: Policy, selection: Selection, files: Sequence[SourceFile], read: Reader = read_file,
     cache: FactsCache | None = None, jobs: int = 1,
 ) -> list[tuple[Rule, str, str]]:
-    candidates = [r for r in policy.rules if r.allow_in and selection.wants(r.id)]
+    candidates = [r for r in policy.rules if r.allow_in and selection.wants(r.id) and _editable(r)]
     if not candidates:
         return []
     # Which files each glob exempts, per rule.
