@@ -77,3 +77,9 @@ def test_wildcards() -> None:
 
 def test_no_patterns_wants_nothing() -> None:
     assert not prefilter().wants(b"import re\n")
+
+
+def test_every_name_after_the_head_must_be_spelled() -> None:
+    names = prefilter("torch.cuda.device")
+    assert names.wants(b"import torch\nwith torch.cuda.device(0): pass\n")
+    assert not names.wants(b"import torch\nx = torch.device('cpu')\n")

@@ -4,7 +4,7 @@ A name is judged forbidden only if the file imports its top package (after
 `import` or `from`, or in a literal dynamic import; or, for relative imports,
 the file sits inside that package), and every segment of a judged name is text
 of the file: an attribute, or a name in an import statement. So a file is a
-candidate for a pattern only if it spells the pattern's last name and imports
+candidate for a pattern only if it spells every name after the head and imports
 its head. `bytes.find` rejects most files before any regex runs.
 """
 
@@ -53,9 +53,19 @@ def _starts_statement(source: bytes, index: int) -> bool:
 
 @dataclass(frozen=True)
 class _Group:
-    needle: bytes | None  # must occur in the file; None: no constraint
+    needles: tuple[bytes, ...]  # each must occur in the file
     heads: frozenset[bytes]
     shape: _ImportShape
+
+
+def _needles(pattern: DottedPattern) -> tuple[bytes, ...]:
+    """The longest literal piece of every segment after the head: each is text of any matching file."""
+    out = []
+    for segment in pattern.text.split(".")[1:]:
+        pieces = [piece for piece in segment.split("*") if piece]
+        if pieces:
+            out.append(max(pieces, key=len).encode())
+    return tuple(sorted(set(out)))
 
 
 @dataclass(frozen=True)
@@ -65,18 +75,15 @@ class Prefilter:
     @classmethod
     def for_patterns(cls, patterns: Iterable[DottedPattern]) -> Prefilter | None:
         """None when a pattern starts with a wildcard: then every file is a candidate."""
-        by_needle: dict[bytes | None, set[str]] = {}
+        by_needles: dict[tuple[bytes, ...], set[str]] = {}
         for pattern in patterns:
             head = pattern.literal_head
             if head is None:
                 return None
-            last = pattern.text.rpartition(".")[2]
-            pieces = [piece for piece in last.split("*") if piece]
-            needle = max(pieces, key=len).encode() if pieces else None
-            by_needle.setdefault(needle, set()).add(head)
+            by_needles.setdefault(_needles(pattern), set()).add(head)
         groups = tuple(
-            _Group(needle, frozenset(h.encode() for h in heads), _ImportShape(heads))
-            for needle, heads in sorted(by_needle.items(), key=lambda item: item[0] or b"")
+            _Group(needles, frozenset(h.encode() for h in heads), _ImportShape(heads))
+            for needles, heads in sorted(by_needles.items())
         )
         return cls(groups)
 
@@ -85,7 +92,7 @@ class Prefilter:
         for group in self.groups:
             if top in group.heads:
                 return True  # relative imports inside a forbidden package never spell its name
-            if group.needle is not None and group.needle not in source:
+            if not all(needle in source for needle in group.needles):
                 continue
             if any(head in source for head in group.heads) and group.shape.search(source):
                 return True
