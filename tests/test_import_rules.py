@@ -302,3 +302,9 @@ def test_positions_and_end_positions_in_json(project: Project) -> None:
     _, out, _ = project.run("check", "--format", "json")
     (d,) = json.loads(out)["diagnostics"]
     assert (d["line"], d["column"], d["end_line"], d["end_column"]) == (1, 12, 1, 27)
+
+
+def test_use_after_a_dotted_import_without_alias(project: Project) -> None:
+    # libcst records the access of `torch.cuda.x` under the attribute `torch.cuda`, not the name `torch`
+    assert found(project, "import torch.cuda\ntorch.cuda.synchronize()\n") == [("cuda-sync", 2, 1)]
+    assert found(project, "import torch.cuda\ntorch.cuda.is_available()\n") == []

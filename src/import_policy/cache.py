@@ -20,7 +20,8 @@ from import_policy.facts.model import FileFacts
 from import_policy.facts.serial import from_json, to_json
 
 FOLDER = ".import-policy-cache"
-_FORMAT = 1
+# Bumped whenever extraction changes what it records for the same bytes, so old entries miss.
+_FORMAT = 2
 
 
 class FactsCache:

@@ -6,7 +6,7 @@ qualified names only when some rule judges uses of imported names.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from typing import ClassVar, Literal
 
 import libcst as cst
@@ -19,6 +19,7 @@ from libcst.metadata import (
     PositionProvider,
     QualifiedNameProvider,
     QualifiedNameSource,
+    Scope,
     ScopeProvider,
 )
 
@@ -126,11 +127,11 @@ def _resolve_uses(wrapper: MetadataWrapper, collector: _Collector, gate: UseGate
         return ()
     scopes = wrapper.resolve(ScopeProvider)
     qualified_names = wrapper.resolve(QualifiedNameProvider)
+    accessed = _accessed_roots(scopes.values())
     uses: list[UseFact] = []
     for node, root, span, line, context in chains:
-        scope = scopes.get(root)
-        if scope is None or not any(access.node is root for access in scope.accesses[root.value]):
-            continue
+        if id(root) not in accessed:
+            continue  # a store or a declaration, not a use
         found = qualified_names.get(node, ())
         if isinstance(found, LazyValue):  # what `get_metadata` would unwrap
             found = found()
@@ -138,6 +139,19 @@ def _resolve_uses(wrapper: MetadataWrapper, collector: _Collector, gate: UseGate
         if qualified:
             uses.append(UseFact(qualified, root.value, span, line, context))
     return tuple(uses)
+
+
+def _accessed_roots(scopes: Iterable[object]) -> set[int]:
+    """ids of the root names of every access; after `import a.b` libcst records the
+    access of `a.b.c` under the attribute `a.b`, not the name `a`."""
+    roots: set[int] = set()
+    for scope in {id(s): s for s in scopes if isinstance(s, Scope)}.values():
+        for access in scope.accesses:
+            node: cst.CSTNode = access.node
+            while isinstance(node, cst.Attribute):
+                node = node.value
+            roots.add(id(node))
+    return roots
 
 
 def _could_matter(chain: _Chain, imports: Sequence[ImportFact], gate: UseGate) -> bool:
