@@ -13,6 +13,7 @@ Reported only when the whole tree is checked, since a partial run cannot know.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -118,6 +119,12 @@ def find_stale(
     return [Stale(rule, key, pattern, why, entry_line(rule.origin, key, pattern)) for rule, key, pattern, why in found]
 
 
+@functools.lru_cache(maxsize=4)
+def _parse_once(text: str) -> Node | None:
+    """Thousands of stale entries in one file must not parse it thousands of times."""
+    return parse(text)
+
+
 def entry_line(origin: Origin, key: str, pattern: str) -> int:
     """The line of `pattern` in the rule's `key` list; the rule's own line if it cannot be found.
 
@@ -134,7 +141,7 @@ def entry_line(origin: Origin, key: str, pattern: str) -> int:
     if text is None:
         return origin.line
     try:
-        tree = parse(text)
+        tree = _parse_once(text)
     except YamlError:
         return origin.line
     rules = tree.items.get("rules") if isinstance(tree, Map) else None

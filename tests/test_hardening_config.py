@@ -1,0 +1,105 @@
+"""Hostile configuration: each is a clear message with file:line and exit 2 (a diagnostic for a
+token-regex timeout), never a hang or a traceback."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import Project
+from import_policy.config.load import MAX_EXTENDS_DEPTH
+
+
+def test_python_object_tag_is_refused(project: Project) -> None:
+    project.config("version: 1\nrules:\n  - id: x\n    forbid: !!python/object/apply:os.system [touch pwned]\n")
+    code, out, err = project.run("check", ".")
+    assert (code, out) == (2, "")
+    assert err.splitlines()[0].startswith("import-policy: import-policy.yaml:4: unsupported YAML tag ")
+    assert not (project.root / "pwned").exists()
+
+
+def test_alias_bomb_is_refused_quickly(project: Project) -> None:
+    lines = ['a: &a ["x","x","x","x","x","x","x","x","x"]']
+    for previous, name in zip("abcdefgh", "bcdefghi"):
+        lines.append(f"{name}: &{name} [" + ",".join([f"*{previous}"] * 9) + "]")
+    project.config("\n".join(lines) + "\n")
+    start = time.perf_counter()
+    code, _, err = project.run("check", ".")
+    assert time.perf_counter() - start < 10
+    assert code == 2
+    assert "import-policy.yaml:1: the document expands to more than" in err
+
+
+def test_extends_cycle(project: Project) -> None:
+    project.config("version: 1\nextends: [b.yaml]\n")
+    project.write("b.yaml", "version: 1\nextends: [import-policy.yaml]\n")
+    code, _, err = project.run("check", ".")
+    assert code == 2
+    assert err.splitlines()[0].startswith("import-policy: b.yaml:2: circular extends: ")
+
+
+def test_extends_chain_deeper_than_the_limit(project: Project) -> None:
+    depth = MAX_EXTENDS_DEPTH + 5
+    project.config("version: 1\nextends: [c0.yaml]\n")
+    for i in range(depth):
+        project.write(f"c{i}.yaml", f"version: 1\nextends: [c{i + 1}.yaml]\n")
+    project.write(f"c{depth}.yaml", "version: 1\n")
+    code, _, err = project.run("check", ".")
+    assert code == 2
+    assert f"extends nests deeper than {MAX_EXTENDS_DEPTH} files" in err
+
+
+def test_huge_rules_file_loads_in_reasonable_time(project: Project) -> None:
+    # Found here: 3000 stale allow_in entries re-parsed the whole file once each (minutes, a
+    # seeming hang after the report); stale.entry_line now parses a file once per text.
+    rules = "".join(
+        f"  - id: rule-{i}\n    forbid: [pkg{i}.mod, other{i}.*.x]\n    files: ['src/**']\n    allow_in: ['src/ok{i}/**']\n"
+        for i in range(3000)
+    )
+    project.config("version: 1\nrules:\n" + rules)
+    project.write("src/m.py", "import pkg2999.mod\nimport os\n")
+    start = time.perf_counter()
+    assert project.lines(".") == ["src/m.py:1:8: rule-2999 `pkg2999.mod` is forbidden"]
+    assert time.perf_counter() - start < 20
+    code, out, _ = project.run("rules")
+    assert code == 0 and len(out.splitlines()) == 1 + 3000 + 1  # header, rules, syntax-error
+
+
+def test_catastrophic_token_regex_is_cut_off_and_reported(project: Project) -> None:
+    project.config(
+        "version: 1\nrules:\n  - id: slow\n    kind: token\n    forbid: ['(a|aa)+$']\n"
+        "  - id: fine\n    kind: token\n    forbid: ['TORCH_LIBRARY']\n"
+    )
+    project.write("k.cu", "a" * 40 + "!\nTORCH_LIBRARY(x, m) {}\n")
+    start = time.perf_counter()
+    code, out, err = project.run("check", ".")
+    assert time.perf_counter() - start < 20
+    assert code == 1, err
+    lines = out.splitlines()
+    assert any(" slow " in line and "timed out" in line for line in lines), out
+    assert "k.cu:2:1: fine `TORCH_LIBRARY` is forbidden" in lines
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "version: 1\nrules: [{id: a, forbid: ['(']}]\n",
+        "version: 1\nrules:\n  - id: a\n    kind: token\n    forbid: ['(?P<x']\n",
+        "\0\0\0",
+        "version: 1\nrules: " + "[" * 5000 + "]" * 5000 + "\n",
+        "version: 1\nrules:\n  - {id: a, forbid: [x]}\n  - {id: a, forbid: [y]}\n",
+        "- a\n- b\n",
+        "",
+    ],
+    ids=["bad-glob", "bad-regex", "nul", "deep-flow", "duplicate-id", "not-a-map", "empty"],
+)
+def test_malformed_configuration_is_exit_2_with_a_message(project: Project, text: str, tmp_path: Path) -> None:
+    project.config(text)
+    project.write("m.py", "import os\n")
+    code, out, err = project.run("check", ".")
+    assert "internal error" not in err and "Traceback" not in err
+    assert code == 2 or (text == "" and code in (0, 1)), err
+    if code == 2:
+        assert err.startswith("import-policy: import-policy.yaml"), err
