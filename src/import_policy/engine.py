@@ -7,9 +7,7 @@ in force runs as a pure function over the facts; suppressions last.
 
 from __future__ import annotations
 
-import ast
 import hashlib
-import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -17,11 +15,12 @@ from typing import TYPE_CHECKING
 from import_policy.cache import FactsCache
 from import_policy.checks import cfamily as cfamily_checks
 from import_policy.checks import imports as import_checks
-from import_policy.config.model import ImportRule, IncludeRule, Policy, Rule, TokenRule
+from import_policy.config.model import ImportRule, IncludeRule, Policy, TokenRule
 from import_policy.diagnostics import SYNTAX_ERROR, Diagnostic
 from import_policy.discovery import SourceFile, module_name
-from import_policy.facts.model import FileFacts, SyntaxErrorFact
-from import_policy.facts.nulbytes import nul_byte
+from import_policy.facts.model import FileFacts
+# CPython's own parser, for files that need no facts: a broken file is still reported.
+from import_policy.facts.syntax import cpython_check as syntax_check
 from import_policy.patterns import judge
 from import_policy.prefilter import Prefilter
 from import_policy import parallel, rocm_pass
@@ -86,22 +85,6 @@ class Plan:
 
 def _wants(prefilter: Prefilter | None, source: bytes, module: str | None) -> bool:
     return prefilter is None or prefilter.wants(source, module)
-
-
-def syntax_check(source: bytes, path: str) -> SyntaxErrorFact | None:
-    """CPython's own parser, for files that need no facts: a broken file is still reported."""
-    refused = nul_byte(source)  # CPython gives no position for this one
-    if refused is not None:
-        return refused
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            compile(source, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
-    except SyntaxError as error:
-        return SyntaxErrorFact(error.msg, max(error.lineno or 1, 1), max(error.offset or 1, 1))  # -1 for a bad cookie
-    except (ValueError, RecursionError, MemoryError) as error:
-        return SyntaxErrorFact(f"the file cannot be parsed: {error}", 1, 1)
-    return None
 
 
 def python_facts(
