@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
@@ -7,6 +8,17 @@ from pathlib import Path
 import pytest
 
 from import_policy.cli import main
+
+SNAPSHOTS = Path(__file__).parent / "snapshots"
+
+
+def snapshot(name: str, actual: str) -> None:
+    """Compare with tests/snapshots/NAME; UPDATE_SNAPSHOTS=1 (or a missing file) writes it."""
+    path = SNAPSHOTS / name
+    if os.environ.get("UPDATE_SNAPSHOTS") == "1" or not path.exists():
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(actual, encoding="utf-8")
+    assert actual == path.read_text(encoding="utf-8")
 
 
 class Project:

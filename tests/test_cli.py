@@ -10,11 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Project
+from conftest import Project, snapshot
 from import_policy.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
-SNAPSHOTS = Path(__file__).parent / "snapshots"
 
 CONFIG = """\
 rules:
@@ -194,14 +193,6 @@ def test_python_dash_m(tree: Project) -> None:
 # --- snapshots of the bundled example ------------------------------------------------------
 
 
-def _snapshot(name: str, actual: str) -> None:
-    path = SNAPSHOTS / name
-    if os.environ.get("UPDATE_SNAPSHOTS") == "1" or not path.exists():
-        path.parent.mkdir(exist_ok=True)
-        path.write_text(actual, encoding="utf-8")
-    assert actual == path.read_text(encoding="utf-8")
-
-
 @pytest.mark.parametrize("fmt", ["text", "json"])
 def test_example_snapshot(fmt: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.chdir(REPO / "examples")
@@ -209,4 +200,4 @@ def test_example_snapshot(fmt: str, monkeypatch: pytest.MonkeyPatch, capsys: pyt
     code = main(["check", "--format", fmt])
     out = capsys.readouterr().out
     assert code == 1
-    _snapshot(f"example.{fmt if fmt != 'text' else 'txt'}", out)
+    snapshot(f"example.{fmt if fmt != 'text' else 'txt'}", out)

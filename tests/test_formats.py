@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from conftest import Project
+from conftest import Project, snapshot
 from import_policy import __version__
 from import_policy.cli import main
 from import_policy.config.load import load
@@ -17,19 +16,10 @@ from import_policy.diagnostics import Diagnostic
 from import_policy.report import github, sarif
 
 REPO = Path(__file__).resolve().parents[1]
-SNAPSHOTS = Path(__file__).parent / "snapshots"
 SHARED = REPO / ".." / "shared"
 SCHEMA = SHARED / "sarif" / "sarif-schema-2.1.0.json"
 # The example's own rules: the ROCm pass and the fixer are snapshotted by their own tests.
 EXAMPLE_RULES = "no-pickle,regex-not-re,tilelang-gateway,no-cuda-sync"
-
-
-def _snapshot(name: str, actual: str) -> None:
-    path = SNAPSHOTS / name
-    if os.environ.get("UPDATE_SNAPSHOTS") == "1" or not path.exists():
-        path.parent.mkdir(exist_ok=True)
-        path.write_text(actual, encoding="utf-8")
-    assert actual == path.read_text(encoding="utf-8")
 
 
 def _example(fmt: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> str:
@@ -49,7 +39,7 @@ def _validate(document: dict[str, Any]) -> None:
 
 
 def test_github_snapshot(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    _snapshot("example.github", _example("github", monkeypatch, capsys))
+    snapshot("example.github", _example("github", monkeypatch, capsys))
 
 
 def test_sarif_snapshot_and_schema(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
@@ -72,7 +62,7 @@ def test_sarif_snapshot_and_schema(monkeypatch: pytest.MonkeyPatch, capsys: pyte
                 assert change["artifactLocation"] == result["locations"][0]["physicalLocation"]["artifactLocation"]
                 change["replacements"] = "<replacements>"
     assert fixed == 4
-    _snapshot("example.sarif", json.dumps(document, indent=2) + "\n")
+    snapshot("example.sarif", json.dumps(document, indent=2) + "\n")
 
 
 def test_sarif_fixes_end_to_end(project: Project) -> None:
