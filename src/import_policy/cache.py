@@ -19,9 +19,9 @@ from import_policy import __version__
 from import_policy.facts.model import FileFacts
 from import_policy.facts.serial import from_json, to_json
 
-FOLDER = ".import-policy-cache"
+FOLDER = ".import_policy_cache"
 # Bumped whenever extraction changes what it records for the same bytes, so old entries miss.
-_FORMAT = 2
+_FORMAT = 3
 
 
 class FactsCache:

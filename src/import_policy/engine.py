@@ -18,6 +18,7 @@ from import_policy.checks import imports as import_checks
 from import_policy.config.model import ImportRule, IncludeRule, Policy, TokenRule
 from import_policy.diagnostics import SYNTAX_ERROR, Diagnostic
 from import_policy.discovery import SourceFile, module_name
+from import_policy.facts.fast import graph_facts
 from import_policy.facts.model import FileFacts
 # CPython's own parser, for files that need no facts: a broken file is still reported.
 from import_policy.facts.syntax import cpython_check as syntax_check
@@ -27,6 +28,9 @@ from import_policy import parallel, rocm_pass
 
 if TYPE_CHECKING:
     from import_policy.facts.python import UseGate
+
+# The cache mode of facts gathered for the ROCm pass alone (rocm_pass reads the same entries).
+GRAPH_MODE = rocm_pass.GRAPH_MODE
 
 
 @dataclass(frozen=True)
@@ -93,10 +97,14 @@ def python_facts(
     """The file's facts: from the cache, else a syntax check or a parse (None if `cached_only`)."""
     module, is_package = module_name(file.relative, plan.policy.roots)
     for_rules = bool(rules) and _wants(plan.candidates, source, module)
-    parse = for_rules or (plan.rocm is not None and plan.rocm.wants_parse(source, file.relative))
+    # Only the ROCm pass reads the file: CPython's parse gives its facts (facts.fast).
+    for_graph = not for_rules and plan.rocm is not None and plan.rocm.wants_parse(source, file.relative)
     want_uses = for_rules and _wants(plan.use_candidates, source, module)
     # The facts depend on the bytes, where the file sits and what was asked (the use gate's rules).
-    mode = ("uses:" + _fingerprint(rules) if want_uses else "facts") if parse else "syntax"
+    if for_rules:
+        mode = "uses:" + _fingerprint(rules) if want_uses else "facts"
+    else:
+        mode = GRAPH_MODE if for_graph else "syntax"
     cache = plan.cache
     key = cache.key(source, file.relative, module, is_package, mode) if cache is not None else ""
     if cache is not None:
@@ -105,7 +113,9 @@ def python_facts(
             return cached
     if cached_only:
         return None
-    if not parse:
+    if for_graph:
+        facts = graph_facts(source, file.relative, module, is_package)
+    elif not for_rules:
         facts = FileFacts(file.relative, module, is_package, syntax_error=syntax_check(source, file.relative))
     else:
         # libcst costs 0.2 s to import: a run whose files all skip the parse never loads it.
@@ -223,6 +233,6 @@ def run(plan: Plan, files: Sequence[SourceFile], read: Reader = read_file, jobs:
         diagnostics.extend(check_python(plan, outcome, rules))
         python[file.relative] = outcome
     if plan.rocm is not None:
-        diagnostics.extend(rocm_pass.check(plan.rocm, python, read))
+        diagnostics.extend(rocm_pass.check(plan.rocm, python, read, plan.cache))
     diagnostics.sort(key=Diagnostic.sort_key)
     return Result(diagnostics, len(files), unreadable)

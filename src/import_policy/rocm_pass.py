@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
+from import_policy.cache import FactsCache
 from import_policy.checks.rocm import (
     EAGER_HEAVY_IMPORT,
     HEAVY_IMPORT_REACHABLE,
@@ -29,10 +30,13 @@ from import_policy.checks.rocm import (
 from import_policy.config.model import Policy, RocmSafety
 from import_policy.diagnostics import Diagnostic
 from import_policy.discovery import SourceFile, discover, module_name
+from import_policy.facts.fast import graph_facts
 from import_policy.facts.model import FileFacts
 from import_policy.graph import Chain, HeavySite, Project
 
 Reader = Callable[[SourceFile], bytes]
+# The cache mode of a file's graph facts (facts.fast), shared with the engine.
+GRAPH_MODE = "graph"
 _RELATIVE_IMPORT = re.compile(rb"\bfrom\s+\.")
 
 
@@ -90,8 +94,9 @@ def _top_level_names(policy: Policy) -> Iterator[str]:
                 yield name
 
 
-def project(plan: RocmPlan, known: Mapping[str, FileFacts], read: Reader) -> Project:
-    """The whole project's graph: `known` facts as given, other files read and parsed when reached."""
+def project(plan: RocmPlan, known: Mapping[str, FileFacts], read: Reader, cache: FactsCache | None = None) -> Project:
+    """The whole project's graph: `known` facts as given, other files read and parsed (or
+    taken from the cache) when reached."""
     policy = plan.policy
     files = {f.relative: f for f in discover([policy.root], policy.root, policy.exclude, frozenset({"python"}))}
     modules: dict[str, str] = {}
@@ -115,14 +120,20 @@ def project(plan: RocmPlan, known: Mapping[str, FileFacts], read: Reader) -> Pro
         module, is_package = module_name(file.relative, policy.roots)
         if not plan.wants_parse(source, file.relative):
             return FileFacts(file.relative, module, is_package)
-        from import_policy.facts.python import extract  # libcst only when a file needs a parse
-
-        return extract(source, file.relative, module, is_package)
+        key = cache.key(source, file.relative, module, is_package, GRAPH_MODE) if cache is not None else ""
+        facts = cache.get(key) if cache is not None else None
+        if facts is None:
+            facts = graph_facts(source, file.relative, module, is_package)
+            if cache is not None:
+                cache.put(key, facts)
+        return facts
 
     return Project(plan.rocm, modules, load)
 
 
-def check(plan: RocmPlan, passed: Mapping[str, FileFacts], read: Reader) -> list[Diagnostic]:
+def check(
+    plan: RocmPlan, passed: Mapping[str, FileFacts], read: Reader, cache: FactsCache | None = None
+) -> list[Diagnostic]:
     """The pass's diagnostics for the files passed (already parsed by the engine)."""
     rocm = plan.rocm
     applies = {
@@ -138,7 +149,7 @@ def check(plan: RocmPlan, passed: Mapping[str, FileFacts], read: Reader) -> list
         if IMPORT_TIME_JIT in plan.rules:
             found.extend(import_time_jit(rocm, facts, plan.exports))
     if plan.needs_project:
-        graph = project(plan, passed, read)
+        graph = project(plan, passed, read, cache)
         if EAGER_HEAVY_IMPORT in plan.rules:
             for path in applies:
                 found.extend(_eager(site) for site in graph.sites(path))

@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 from import_policy import rocm_pass
+from import_policy.cache import FactsCache
 from import_policy.config.model import Policy
 from import_policy.engine import read_file
 from import_policy.graph import Chain
@@ -25,7 +26,7 @@ def why(policy: Policy, target: str, fmt: str, cwd: Path) -> tuple[str, list[str
         raise WhyError(f"rocm_safety has no entry_modules (declared at {rocm.origin})")
     plan = rocm_pass.make_plan(policy, lambda rule: True)
     assert plan is not None
-    graph = rocm_pass.project(plan, {}, read_file)
+    graph = rocm_pass.project(plan, {}, read_file, FactsCache(policy.root))
     warnings = [
         f"entry module {entry!r} is not a module of this project"
         for entry in rocm.entry_modules

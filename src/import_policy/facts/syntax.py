@@ -16,16 +16,23 @@ from import_policy.facts.nulbytes import nul_byte
 
 
 def cpython_check(source: bytes, path: str) -> SyntaxErrorFact | None:
+    parsed = cpython_parse(source, path)
+    return None if isinstance(parsed, ast.Module) else parsed
+
+
+def cpython_parse(source: bytes, path: str) -> ast.Module | SyntaxErrorFact:
+    """CPython's tree of the file, or why it does not compile."""
     refused = nul_byte(source)
     if refused is not None:
         return refused
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            compile(source, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+            tree = compile(source, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
     except SyntaxError as error:
         # CPython gives offset -1 (or None) for a bad coding cookie; positions start at 1.
         return SyntaxErrorFact(error.msg, max(error.lineno or 1, 1), max(error.offset or 1, 1))
     except (ValueError, RecursionError, MemoryError) as error:
         return SyntaxErrorFact(f"the file is nested too deeply or cannot be parsed: {type(error).__name__} {error}".rstrip(), 1, 1)
-    return None
+    assert isinstance(tree, ast.Module)
+    return tree
