@@ -35,7 +35,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 POLICY = HERE / "parity" / "forbidden_imports.yaml"
-CACHE = ".import-policy-cache"
+CACHE = ".import_policy_cache"
 PY = sys.executable
 
 

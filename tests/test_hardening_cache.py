@@ -15,7 +15,7 @@ def test_corrupt_truncated_and_foreign_cache_entries_are_ignored(project: Projec
     for i in range(6):
         project.write(f"m{i}.py", f"import os\nimport re\nos.path.join('a', '{i}')\n")
     first = project.run("check", ".")
-    entries = sorted(p for p in (project.root / ".import-policy-cache").rglob("*") if p.is_file())
+    entries = sorted(p for p in (project.root / ".import_policy_cache").rglob("*") if p.is_file())
     assert entries
     damage = [b"", b"\0" * 64, b"{not json", b'{"version": 999, "facts": []}', b"\xff\xfe garbage"]
     for i, entry in enumerate(entries):

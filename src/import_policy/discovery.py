@@ -24,7 +24,7 @@ C_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".hxx", ".cu", "
 SKIPPED_FOLDERS = frozenset({
     ".bzr", ".direnv", ".eggs", ".git", ".git-rewrite", ".hg", ".mypy_cache", ".nox", ".pants.d",
     ".pytype", ".ruff_cache", ".svn", ".tox", ".venv", "__pypackages__", "_build", "buck-out",
-    "node_modules", "venv", "__pycache__", ".import-policy-cache",
+    "node_modules", "venv", "__pycache__", ".import_policy_cache",
 })
 
 Language = Literal["python", "c"]
