@@ -1,0 +1,44 @@
+"""This repository's own policy (import-policy.yaml): libcst is imported lazily (issue 7).
+
+.ci/run checks it too; here it is held to catching the regression it exists for.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from import_policy.cli import main
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_the_source_tree_keeps_libcst_lazy(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(REPO)
+    assert main(["check", "--no-cache", "src"]) == 0, capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("module", "line", "rule"),
+    [
+        ("src/import_policy/report/extra.py", "import libcst as cst\n", "lazy-libcst"),
+        ("src/import_policy/engine_extra.py", "from import_policy.fixer import fix_bytes\n", "lazy-parser-modules"),
+    ],
+)
+def test_a_module_level_libcst_import_is_caught(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], module: str, line: str, rule: str
+) -> None:
+    shutil.copy(REPO / "import-policy.yaml", tmp_path / "import-policy.yaml")
+    (tmp_path / module).parent.mkdir(parents=True)
+    (tmp_path / module).write_text(line, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "--no-cache", "src"]) == 1
+    out = capsys.readouterr().out
+    assert f"{module}:1:" in out and rule in out
+
+
+def test_its_rule_examples_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(REPO)
+    assert main(["test-rules"]) == 0
