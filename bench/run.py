@@ -1,42 +1,65 @@
-"""Benchmark import-policy against the tools it replaces, on a vLLM checkout.
+"""Benchmark import-policy against the tools it replaces, on a vLLM checkout (issue 7).
 
-    python bench/run.py --corpus ~/.cache/import-policy-corpus/vllm-0.33.0 [--runs 5] [--slow-runs 1]
+    python bench/run.py [--corpus DIR] [--venv DIR] [--runs 5] [--slow-runs 5] [--cases T1,T2,T3,T4,T6]
+    python bench/run.py --prepare-only      # build T6's tree and config, check the config loads, stop
 
-Cases (issue 7):
-  T1  whole tree, vLLM's forbidden-import rules, cold cache   vs vLLM's check_forbidden_imports.py
-  T2  the same, warm cache                                     vs ruff TID251/TID253 --no-cache, ruff cached
-  T3  a pre-commit batch of 10 files with nothing to parse     vs vLLM's script on the same files
-      (and a check that such a run never imports libcst)
-  T4  heavy-import-reachable over the whole project, cold/warm vs import-linter cold/warm
-  T5  peak RSS of every command above
+Cases (docs/benchmarks.md has the targets and how to read them):
+  T1  whole tree, the vllm preset without heavy-import-reachable, cold   vs vLLM's check_forbidden_imports.py
+  T1b the same with vLLM's seven forbidden-import rules only (like for like with that script)
+  T2  T1's run with a warm cache                                          vs ruff TID251/TID253 cached, --no-cache
+  T3  a pre-commit batch of 10 files with nothing to parse                vs vLLM's script on the same files
+      (and whether such a run imports libcst)
+  T4  heavy-import-reachable over the whole project, cold/warm           vs import-linter cold/warm
+  T5  peak RSS of every import-policy command above
+  T6  the tree copied 4 times, cold                                       vs the same layout with 1 copy (T1')
 
+The corpus defaults to ~/.cache/import-policy-corpus/vllm-0.33.0 and is fetched
+with ../shared/corpus/fetch_sdist.py when missing. Everything runs in a venv of
+its own (~/.cache/import-policy-bench/venv: regex, ruff, import-linter and this
+repository, editable): the bench sets it up, then runs itself again under it.
 Commands alternate within each round; every figure is a median over the rounds.
-CPU time (user + sys of the process and its children, from wait4) is the
-figure to compare on a shared machine; wall time is printed too. The bench
-installs what it compares against (regex, ruff, import-linter) into the
-interpreter it runs under, with pip, when missing. Nothing here is a test:
-timings never go into pytest.
+CPU time (user + sys of the process and its children, from wait4) is the figure
+to compare on a shared machine; wall time is printed too. Nothing here is a
+test: timings never go into pytest.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
+import contextlib
 import os
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, NoReturn
 
 HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+PRESETS = REPO / "rules"
 POLICY = HERE / "parity" / "forbidden_imports.yaml"
 CACHE = ".import_policy_cache"
-PY = sys.executable
+CONFIG = "import-policy.yaml"
+T1B_CONFIG = "import-policy-bench-t1b.yaml"
+CORPUS_NAME, CORPUS_VERSION = "vllm", "0.33.0"
+DEFAULT_CORPUS = Path(f"~/.cache/import-policy-corpus/{CORPUS_NAME}-{CORPUS_VERSION}")
+DEFAULT_VENV = Path("~/.cache/import-policy-bench/venv")
+DEFAULT_FETCHER = REPO.parent / "shared" / "corpus" / "fetch_sdist.py"
+TOOLS = ("regex", "ruff", "import-linter")  # regex: vLLM's script imports it
+INNER = "IMPORT_POLICY_BENCH_VENV"  # set when the bench runs itself again under its venv
+CASES = ("T1", "T2", "T3", "T4", "T5", "T6")
+GRAPH_RULE = "heavy-import-reachable"
+PRESET_POLICY = "version: 1\nextends: [vllm]\n"
+# vllm.yaml extends these two; `_merge` in config/load.py merges parents first.
+PRESET_ORDER = ("rocm-safety", "stable-abi", "vllm")
+COPIES = 4
+T6_TARGET = 4.4  # linear in the tree's size, with 10% slack
 
 
 @dataclass
@@ -67,7 +90,7 @@ def measure(argv: Sequence[str], cwd: Path, env: dict[str, str] | None = None) -
     wall = time.perf_counter() - start
     process.returncode = os.waitstatus_to_exitcode(status)
     if process.returncode not in (0, 1):
-        raise SystemExit(f"bench: {' '.join(argv[:4])} ... exited {process.returncode}")
+        raise SystemExit(f"bench: {' '.join(argv[:4])} ... exited {process.returncode} in {cwd}")
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss
 
 
@@ -76,6 +99,7 @@ class Command:
     name: str
     argv: list[str]
     before: Callable[[], None] = lambda: None  # e.g. empty a cache, untimed
+    cwd: Path | None = None  # None: the folder `alternate` is given
     timing: Timing = field(default_factory=Timing)
 
 
@@ -84,14 +108,195 @@ def alternate(commands: Sequence[Command], runs: int, cwd: Path) -> None:
         order = commands if round_ % 2 == 0 else list(reversed(commands))
         for command in order:
             command.before()
-            command.timing.add(*measure(command.argv, cwd))
+            command.timing.add(*measure(command.argv, command.cwd or cwd))
         print(f"  round {round_ + 1}/{runs}: " + ", ".join(f"{c.name} {c.timing.cpu[-1]:.2f}s" for c in commands),
               file=sys.stderr)
 
 
-def ensure(module: str, package: str) -> None:
-    if importlib.util.find_spec(module) is None:
-        subprocess.run([PY, "-m", "pip", "install", "--quiet", package], check=True)
+# --- the corpus and the venv (run under whatever Python started the bench) ----------
+
+
+def run_or_exit(argv: Sequence[str], doing: str) -> None:
+    if subprocess.run(argv, check=False).returncode != 0:
+        raise SystemExit(f"bench: {doing} failed: {' '.join(argv)}")
+
+
+def fetch_corpus(corpus: Path, fetcher: Path) -> None:
+    if corpus.is_dir():
+        return
+    if corpus.name != f"{CORPUS_NAME}-{CORPUS_VERSION}":
+        raise SystemExit(f"bench: no corpus at {corpus}; only {CORPUS_NAME}-{CORPUS_VERSION} can be fetched")
+    if not fetcher.is_file():
+        raise SystemExit(f"bench: no corpus at {corpus}, and no fetcher at {fetcher} to download it "
+                         "(pass --fetcher PATH, or --corpus DIR of an unpacked vllm 0.33.0 sdist)")
+    print(f"bench: fetching {CORPUS_NAME} {CORPUS_VERSION} into {corpus.parent}", file=sys.stderr)
+    run_or_exit([sys.executable, str(fetcher), CORPUS_NAME, CORPUS_VERSION, str(corpus.parent)], "fetching the corpus")
+    if not corpus.is_dir():
+        raise SystemExit(f"bench: {fetcher} finished but {corpus} does not exist")
+
+
+def venv_python(venv: Path) -> Path:
+    return venv / "bin" / "python"
+
+
+def prepare_venv(venv: Path) -> Path:
+    """Create the venv once; install the tools and this repository (editable) into it on every run."""
+    python = venv_python(venv)
+    if not python.exists():
+        print(f"bench: creating {venv}", file=sys.stderr)
+        run_or_exit([sys.executable, "-m", "venv", str(venv)], "creating the venv")
+    run_or_exit([str(python), "-m", "pip", "install", "--quiet", *TOOLS, "-e", str(REPO)], "installing into the venv")
+    return python
+
+
+def rerun_in(python: Path, argv: Sequence[str]) -> NoReturn:
+    """The bench itself needs import_policy and PyYAML, which the venv has and the caller may not."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execve(python, [str(python), str(Path(__file__).resolve()), *argv], {**os.environ, INNER: "1"})
+
+
+# --- configuration files the bench writes ---------------------------------------------
+
+
+@contextlib.contextmanager
+def written(path: Path, text: str) -> Iterator[Path]:
+    """`path` holds `text` while the block runs; a file that was there is moved aside and put back."""
+    backup = path.with_name(path.name + ".bench-backup")
+    if backup.exists():
+        raise SystemExit(f"bench: {backup} exists (left by an interrupted run?); put it back or remove it first")
+    existed = path.exists()
+    if existed:
+        path.rename(backup)
+        print(f"bench: {path} moved to {backup.name} while the bench runs", file=sys.stderr)
+    try:
+        path.write_text(text, encoding="utf-8")
+        yield path
+    finally:
+        path.unlink(missing_ok=True)
+        if existed:
+            backup.rename(path)
+
+
+def remover(folder: Path) -> Callable[[], None]:
+    return lambda: shutil.rmtree(folder, ignore_errors=True)
+
+
+# --- T6: the tree copied four times ---------------------------------------------------
+
+
+def load_yaml(path: Path) -> Any:
+    import yaml
+
+    return yaml.safe_load(path.read_text(encoding="utf-8"))
+
+
+def as_list(value: Any) -> list[Any]:
+    return [value] if isinstance(value, str) else list(value or [])
+
+
+def under_any_copy(globs: Any) -> list[str]:
+    # Our globs are anchored at the project root and `*` matches one folder name.
+    return [f"*/{glob}" for glob in as_list(globs)]
+
+
+def merged_preset() -> dict[str, Any]:
+    """The vllm preset as one document: later rule ids replace earlier ones, rocm_safety merges key by key."""
+    documents = [load_yaml(PRESETS / f"{name}.yaml") for name in PRESET_ORDER]
+    if as_list(documents[-1].get("extends")) != list(PRESET_ORDER[:-1]):
+        raise SystemExit(f"bench: vllm.yaml no longer extends {list(PRESET_ORDER[:-1])}; update PRESET_ORDER")
+    rules: dict[str, dict[str, Any]] = {}
+    rocm: dict[str, Any] = {}
+    exclude: list[str] = []
+    for document in documents:
+        for rule in document.get("rules") or []:
+            rules.pop(rule["id"], None)
+            rules[rule["id"]] = rule
+        rocm.update(document.get("rocm_safety") or {})
+        exclude += as_list(document.get("exclude"))
+    return {"version": 1, "exclude": exclude, "rocm_safety": rocm, "rules": list(rules.values())}
+
+
+def copies_policy(roots: Sequence[str]) -> dict[str, Any]:
+    policy = merged_preset()
+    for rule in policy["rules"]:
+        for key in ("files", "allow_in"):
+            if key in rule:
+                rule[key] = under_any_copy(rule[key])
+    if "files" in policy["rocm_safety"]:
+        policy["rocm_safety"]["files"] = under_any_copy(policy["rocm_safety"]["files"])
+    policy["exclude"] = under_any_copy(policy["exclude"])
+    if not policy["exclude"]:
+        del policy["exclude"]
+    return {"version": 1, "roots": list(roots), **{k: v for k, v in policy.items() if k != "version"}}
+
+
+def copy_tree(source: Path, dest: Path) -> None:
+    """A hard-linked copy (cheap, and the same bytes), or a real one where links cannot be made."""
+    if subprocess.run(["cp", "-al", str(source), str(dest)], stderr=subprocess.DEVNULL, check=False).returncode != 0:
+        shutil.rmtree(dest, ignore_errors=True)
+        shutil.copytree(source, dest, symlinks=True)
+    shutil.rmtree(dest / CACHE, ignore_errors=True)  # a corpus run's cache must not warm a copy
+
+
+def build_copies(corpus: Path, root: Path, count: int) -> Path:
+    """`root`/copy1..copyN, each the corpus, and `root`/import-policy.yaml over all of them."""
+    import yaml
+
+    root.mkdir(parents=True)
+    names = [f"copy{i}" for i in range(1, count + 1)]
+    for name in names:
+        copy_tree(corpus, root / name)
+    config = root / CONFIG
+    config.write_text(yaml.safe_dump(copies_policy(names), sort_keys=False, width=1000), encoding="utf-8")
+    return config
+
+
+def check_loads(python: str, config: Path) -> None:
+    out = subprocess.run([python, "-m", "import_policy", "rules", "--config", str(config)], cwd=config.parent,
+                         capture_output=True, text=True, check=False)
+    if out.returncode != 0:
+        raise SystemExit(f"bench: the generated {config} does not load (exit {out.returncode}):\n{out.stderr}")
+
+
+def prepare_t6(corpus: Path, python: str, scratch: Path) -> tuple[Path, Path]:
+    """(the 4-copy root, the 1-copy root), both with a config that loads."""
+    roots = []
+    for folder, count in (("four", COPIES), ("one", 1)):
+        print(f"T6: building {count} cop{'ies' if count > 1 else 'y'} of the corpus in {scratch / folder}",
+              file=sys.stderr)
+        config = build_copies(corpus, scratch / folder, count)
+        check_loads(python, config)
+        roots.append(config.parent)
+    return roots[0], roots[1]
+
+
+# --- the cases ------------------------------------------------------------------------
+
+
+@dataclass
+class Bench:
+    python: str
+    corpus: Path
+    files: list[str]
+    work: Path
+    jobs: str
+    runs: int
+    slow_runs: int
+    rows: list[str] = field(default_factory=list)
+    commands: list[Command] = field(default_factory=list)
+
+    @property
+    def ours(self) -> list[str]:
+        """T1's command: the preset in force at the corpus root, without the graph rule."""
+        return [self.python, "-m", "import_policy", "check", "--jobs", self.jobs, "--ignore", GRAPH_RULE]
+
+    @property
+    def script(self) -> str:
+        return str(self.corpus / "tools/pre_commit/check_forbidden_imports.py")
+
+    def clear(self) -> None:
+        shutil.rmtree(self.corpus / CACHE, ignore_errors=True)
 
 
 def python_files(corpus: Path) -> list[str]:
@@ -104,21 +309,21 @@ def python_files(corpus: Path) -> list[str]:
 
 def no_parse_batch(corpus: Path, files: list[str], size: int = 10) -> list[str]:
     """`size` files under vllm/ the prefilter lets skip the parse (typical of a pre-commit run)."""
-    sys.path.insert(0, str(HERE.parent / "src"))
     from import_policy.config.load import load
     from import_policy.discovery import module_name
     from import_policy.engine import Plan, Selection
 
     policy = load(None, corpus).policy
-    plan = Plan(policy, Selection())
-    batch = []
+    plan = Plan(policy, Selection(ignore=frozenset({GRAPH_RULE})))
+    batch: list[str] = []
     for relative in files:
         if not relative.startswith("vllm/") or len(batch) >= size:
             continue
         source = (corpus / relative).read_bytes()
-        if plan.candidates is not None and not plan.candidates.wants(source, module_name(relative, policy.roots)[0]):
-            if 2_000 < len(source) < 40_000:
-                batch.append(relative)
+        if not 2_000 < len(source) < 40_000 or plan.candidates is None:
+            continue
+        if not plan.candidates.wants(source, module_name(relative, policy.roots)[0]):
+            batch.append(relative)
     return batch[::-1][:size]
 
 
@@ -150,11 +355,6 @@ banned-module-level-imports = ["triton", "tilelang"]
 HEAVY = ["tilelang", "tvm", "triton", "aiter", "deep_gemm", "deep_ep", "flashinfer", "flash_attn", "flash_mla",
          "xformers", "cutlass", "quack"]
 
-REACHABLE_POLICY = """\
-version: 1
-extends: [vllm]
-"""
-
 IMPORTLINTER = """\
 [importlinter]
 root_package = vllm
@@ -179,100 +379,180 @@ def rows(label: str, ours: Command, theirs: Command, target: float | None) -> st
     )
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--corpus", type=Path, required=True)
-    parser.add_argument("--runs", type=int, default=5, help="rounds for fast cases (median; at least 5 for the record)")
-    parser.add_argument("--slow-runs", type=int, default=5, help="rounds for the cold whole-tree cases")
-    parser.add_argument("--cases", default="T1,T2,T3,T4", help="comma-separated subset")
-    parser.add_argument("--jobs", default=str(os.cpu_count() or 1), help="import-policy --jobs")
-    args = parser.parse_args(argv)
-    corpus: Path = args.corpus.expanduser().resolve()
-    cases = set(args.cases.split(","))
-    for module, package in (("regex", "regex"), ("ruff", "ruff"), ("importlinter", "import-linter")):
-        ensure(module, package)
-    config = corpus / "import-policy.yaml"
-    if not config.exists():
-        shutil.copy(POLICY, config)
-    files = python_files(corpus)
-    script = str(corpus / "tools/pre_commit/check_forbidden_imports.py")
-    ours = [PY, "-m", "import_policy", "check", "--jobs", args.jobs]
-    work = Path(tempfile.mkdtemp(prefix="import-policy-bench-"))
-    clear = lambda: shutil.rmtree(corpus / CACHE, ignore_errors=True)  # noqa: E731
-    out: list[str] = []
-    all_commands: list[Command] = []
-    print(f"corpus {corpus}: {len(files)} .py files; {os.cpu_count()} CPUs; Python {sys.version.split()[0]}", file=sys.stderr)
+def case_t1(bench: Bench, t1b_config: Path) -> None:
+    print("T1 cold whole tree (and T1b, vLLM's seven rules only)", file=sys.stderr)
+    t1 = Command("import-policy cold", bench.ours, before=bench.clear)
+    t1b = Command("import-policy T1b cold", [bench.python, "-m", "import_policy", "check", "--config", str(t1b_config),
+                                             "--jobs", bench.jobs], before=bench.clear)
+    vllm = Command("check_forbidden_imports.py", [bench.python, bench.script, *bench.files])
+    alternate([t1, t1b, vllm], bench.slow_runs, bench.corpus)
+    bench.rows.append(rows("T1 whole tree, vllm preset without the graph rule, cold", t1, vllm, 0.3))
+    bench.rows.append(rows("T1b whole tree, vLLM's seven forbidden-import rules only, cold", t1b, vllm, None))
+    bench.commands += [t1, t1b, vllm]
 
-    if "T1" in cases:
-        print("T1 cold whole tree", file=sys.stderr)
-        t1 = Command("import-policy cold", ours, before=clear)
-        vllm = Command("check_forbidden_imports.py", [PY, script, *files])
-        alternate([t1, vllm], args.slow_runs, corpus)
-        out.append(rows("T1 whole tree, cold", t1, vllm, 0.3))
-        all_commands += [t1, vllm]
-    if "T2" in cases:
-        print("T2 warm whole tree", file=sys.stderr)
-        (work / "ruff.toml").write_text(RUFF_CONFIG, encoding="utf-8")
-        ruff = [PY, "-m", "ruff", "check", "--config", str(work / "ruff.toml"), "--select", "TID251,TID253",
-                "--exit-zero", "--quiet", "--cache-dir", str(work / "ruff-cache"), "."]
-        measure(ours, corpus)  # fill both caches, untimed
-        measure(ruff, corpus)
-        t2 = Command("import-policy warm", ours)
-        ruff_cold = Command("ruff --no-cache", [*ruff, "--no-cache"])
-        ruff_warm = Command("ruff cached", ruff)
-        alternate([t2, ruff_cold, ruff_warm], args.runs, corpus)
-        out.append(rows("T2 whole tree, warm", t2, ruff_warm, 3))
-        out.append(rows("T2 whole tree, warm", t2, ruff_cold, None))
-        all_commands += [t2, ruff_cold, ruff_warm]
-    if "T3" in cases:
-        batch = no_parse_batch(corpus, files)
-        print(f"T3 pre-commit batch: {' '.join(batch)}", file=sys.stderr)
-        probe = "import sys; from import_policy.cli import main; main(sys.argv[1:]); print('libcst' in sys.modules)"
-        loaded = subprocess.run([PY, "-c", probe, "check", "--no-cache", *batch], cwd=corpus, capture_output=True,
-                                text=True, check=False).stdout.strip().splitlines()[-1]
-        if loaded != "False":
-            raise SystemExit("bench: T3 imported libcst")
-        t3 = Command("import-policy batch", [*ours, "--no-cache", *batch])
-        t3_cached = Command("import-policy batch cached", [*ours, *batch])
-        vllm3 = Command("check_forbidden_imports.py", [PY, script, *batch])
-        alternate([t3, t3_cached, vllm3], args.runs, corpus)
-        out.append(rows("T3 10-file batch, no parse (libcst not imported)", t3, vllm3, 1.5))
-        out.append(rows("T3 the same, cache on", t3_cached, vllm3, 1.5))
-        all_commands += [t3, t3_cached, vllm3]
-    if "T4" in cases:
-        print("T4 heavy-import-reachable", file=sys.stderr)
-        reachable_config = corpus / "import-policy-reachable.yaml"
-        reachable_config.write_text(REACHABLE_POLICY, encoding="utf-8")
-        (work / ".importlinter").write_text(
-            IMPORTLINTER.format(modules="\n".join(f"    {m}" for m in HEAVY)), encoding="utf-8")
-        reach = [PY, "-m", "import_policy", "check", "--config", str(reachable_config), "--jobs", args.jobs,
-                 "--select", "heavy-import-reachable", "vllm"]
-        lint = [PY, "-c", "import sys; from importlinter.cli import lint_imports_command as c; c()",
-                "--config", str(work / ".importlinter")]
-        project = corpus
-        t4_cold = Command("import-policy reachable cold", reach, before=clear)
-        lint_cold = Command("import-linter --no-cache", [*lint, "--no-cache"])
-        alternate([t4_cold, lint_cold], args.slow_runs, project)
-        measure(lint, project)
-        measure(reach, project)
-        t4_warm = Command("import-policy reachable warm", reach)
-        lint_warm = Command("import-linter cached", lint)
-        alternate([t4_warm, lint_warm], args.runs, project)
-        out.append(rows("T4 heavy-import-reachable, cold", t4_cold, lint_cold, 3))
-        out.append(rows("T4 heavy-import-reachable, warm", t4_warm, lint_warm, 1))
-        all_commands += [t4_cold, lint_cold, t4_warm, lint_warm]
-        reachable_config.unlink()
 
+def case_t2(bench: Bench) -> None:
+    print("T2 warm whole tree", file=sys.stderr)
+    (bench.work / "ruff.toml").write_text(RUFF_CONFIG, encoding="utf-8")
+    ruff = [bench.python, "-m", "ruff", "check", "--config", str(bench.work / "ruff.toml"), "--select",
+            "TID251,TID253", "--exit-zero", "--quiet", "--cache-dir", str(bench.work / "ruff-cache"), "."]
+    measure(bench.ours, bench.corpus)  # fill both caches, untimed
+    measure(ruff, bench.corpus)
+    t2 = Command("import-policy warm", bench.ours)
+    ruff_cold = Command("ruff --no-cache", [*ruff, "--no-cache"])
+    ruff_warm = Command("ruff cached", ruff)
+    alternate([t2, ruff_cold, ruff_warm], bench.runs, bench.corpus)
+    bench.rows.append(rows("T2 whole tree, warm", t2, ruff_warm, 3))
+    bench.rows.append(rows("T2 whole tree, warm", t2, ruff_cold, None))
+    bench.commands += [t2, ruff_cold, ruff_warm]
+
+
+def imports_libcst(bench: Bench, args: Sequence[str]) -> bool:
+    probe = "import sys; from import_policy.cli import main; main(sys.argv[1:]); print('libcst' in sys.modules)"
+    out = subprocess.run([bench.python, "-c", probe, *args], cwd=bench.corpus, capture_output=True, text=True,
+                         check=False)
+    lines = out.stdout.strip().splitlines()
+    if not lines or lines[-1] not in ("True", "False"):
+        raise SystemExit(f"bench: the T3 libcst probe failed:\n{out.stderr}")
+    return lines[-1] == "True"
+
+
+def case_t3(bench: Bench) -> None:
+    batch = no_parse_batch(bench.corpus, bench.files)
+    print(f"T3 pre-commit batch: {' '.join(batch)}", file=sys.stderr)
+    batch_args = ["check", "--ignore", GRAPH_RULE, "--no-cache", *batch]
+    libcst = "libcst IMPORTED: missed" if imports_libcst(bench, batch_args) else "libcst not imported"
+    t3 = Command("import-policy batch", [*bench.ours, "--no-cache", *batch])
+    t3_cached = Command("import-policy batch cached", [*bench.ours, *batch])
+    vllm3 = Command("check_forbidden_imports.py", [bench.python, bench.script, *batch])
+    alternate([t3, t3_cached, vllm3], bench.runs, bench.corpus)
+    bench.rows.append(rows(f"T3 10-file batch, no parse ({libcst})", t3, vllm3, 1.5))
+    bench.rows.append(rows("T3 the same, cache on", t3_cached, vllm3, 1.5))
+    bench.commands += [t3, t3_cached, vllm3]
+
+
+def case_t4(bench: Bench) -> None:
+    print("T4 heavy-import-reachable", file=sys.stderr)
+    (bench.work / ".importlinter").write_text(
+        IMPORTLINTER.format(modules="\n".join(f"    {m}" for m in HEAVY)), encoding="utf-8")
+    reach = [bench.python, "-m", "import_policy", "check", "--jobs", bench.jobs, "--select", GRAPH_RULE, "vllm"]
+    lint = [bench.python, "-c", "import sys; from importlinter.cli import lint_imports_command as c; c()",
+            "--config", str(bench.work / ".importlinter")]
+    t4_cold = Command("import-policy reachable cold", reach, before=bench.clear)
+    lint_cold = Command("import-linter --no-cache", [*lint, "--no-cache"])
+    alternate([t4_cold, lint_cold], bench.slow_runs, bench.corpus)
+    measure(lint, bench.corpus)
+    measure(reach, bench.corpus)
+    t4_warm = Command("import-policy reachable warm", reach)
+    lint_warm = Command("import-linter cached", lint)
+    alternate([t4_warm, lint_warm], bench.runs, bench.corpus)
+    bench.rows.append(rows("T4 heavy-import-reachable, cold", t4_cold, lint_cold, 3))
+    bench.rows.append(rows("T4 heavy-import-reachable, warm", t4_warm, lint_warm, 1))
+    bench.commands += [t4_cold, lint_cold, t4_warm, lint_warm]
+
+
+def case_t6(bench: Bench, four: Path, one: Path) -> None:
+    print(f"T6 the tree copied {COPIES} times, cold, against the same layout with 1 copy (T1')", file=sys.stderr)
+    t6 = Command(f"import-policy T6 {COPIES} copies cold", bench.ours, before=remover(four / CACHE), cwd=four)
+    t1_prime = Command("import-policy T1' 1 copy cold", bench.ours, before=remover(one / CACHE), cwd=one)
+    alternate([t6, t1_prime], bench.slow_runs, four)
+    bench.rows.append(rows(f"T6 the tree copied {COPIES} times, cold", t6, t1_prime, T6_TARGET))
+    bench.commands += [t6, t1_prime]
+
+
+# --- output ---------------------------------------------------------------------------
+
+
+def versions(python: str) -> str:
+    from importlib import metadata
+
+    parts = [f"python {sys.version.split()[0]} ({python})"]
+    for dist in ("import-policy", "libcst", "ruff", "import-linter"):
+        try:
+            parts.append(f"{dist} {metadata.version(dist)}")
+        except metadata.PackageNotFoundError:
+            parts.append(f"{dist} not installed")
+    return ", ".join(parts)
+
+
+def print_tables(bench: Bench) -> None:
     print("| case | import-policy CPU (wall) | against CPU (wall) | ratio (CPU) | target |")
     print("| --- | --- | --- | --- | --- |")
-    print("\n".join(out))
+    print("\n".join(bench.rows))
     print("\n| command | peak RSS (MB) | target |")
     print("| --- | --- | --- |")
-    for command in all_commands:
+    for command in bench.commands:
         peak = max(command.timing.rss_kb) / 1024
         mine = command.name.startswith("import-policy")
         print(f"| {command.name} | {peak:.0f} | {'<= 300 ' + ('met' if peak <= 300 else 'missed') if mine else ''} |")
-    shutil.rmtree(work, ignore_errors=True)
+
+
+def case_list(value: str) -> set[str]:
+    cases = {part.strip() for part in value.split(",") if part.strip()}
+    unknown = sorted(cases - set(CASES))
+    if unknown:
+        raise argparse.ArgumentTypeError(f"unknown case(s) {', '.join(unknown)}; known: {', '.join(CASES)}")
+    return cases
+
+
+def parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help=f"the vLLM tree (default: {DEFAULT_CORPUS})")
+    parser.add_argument("--fetcher", type=Path, default=DEFAULT_FETCHER,
+                        help="fetch_sdist.py, run when the corpus is missing (default: ../shared/corpus/ of the repo)")
+    parser.add_argument("--venv", type=Path, default=DEFAULT_VENV, help=f"the bench's own venv (default: {DEFAULT_VENV})")
+    parser.add_argument("--runs", type=int, default=5, help="rounds for fast cases (median; at least 5 for the record)")
+    parser.add_argument("--slow-runs", type=int, default=5, help="rounds for the cold whole-tree cases (T1, T4 cold, T6)")
+    parser.add_argument("--cases", type=case_list, default=case_list("T1,T2,T3,T4,T6"),
+                        help="comma-separated subset of " + ",".join(CASES) + " (T5, peak RSS, is always printed)")
+    parser.add_argument("--jobs", default=str(os.cpu_count() or 1), help="import-policy --jobs")
+    parser.add_argument("--prepare-only", action="store_true",
+                        help="build T6's tree and config, check the config loads, print the paths and stop")
+    return parser
+
+
+def run_cases(bench: Bench, cases: set[str], stack: contextlib.ExitStack) -> None:
+    if cases & {"T1", "T2", "T3", "T4"}:
+        stack.enter_context(written(bench.corpus / CONFIG, PRESET_POLICY))
+    if "T1" in cases:
+        t1b_config = stack.enter_context(written(bench.corpus / T1B_CONFIG, POLICY.read_text(encoding="utf-8")))
+        case_t1(bench, t1b_config)
+    if "T2" in cases:
+        case_t2(bench)
+    if "T3" in cases:
+        case_t3(bench)
+    if "T4" in cases:
+        case_t4(bench)
+    if "T6" in cases:
+        case_t6(bench, *prepare_t6(bench.corpus, bench.python, bench.work / "t6"))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = parser().parse_args(argv)
+    corpus: Path = args.corpus.expanduser().resolve()
+    venv: Path = args.venv.expanduser().absolute()
+    if os.environ.get(INNER) != "1":
+        fetch_corpus(corpus, args.fetcher.expanduser().resolve())
+        rerun_in(prepare_venv(venv), argv)
+    python = str(venv_python(venv))
+    # SIGTERM as an exception too, so the configs written into the corpus are put back.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    # On the corpus's file system, so the copies of T6 can be hard links.
+    work = Path(tempfile.mkdtemp(prefix="import-policy-bench-", dir=corpus.parent))
+    if args.prepare_only:
+        four, one = prepare_t6(corpus, python, work / "t6")
+        print(f"T6 config {four / CONFIG} (roots copy1..copy{COPIES})\nT1' config {one / CONFIG}\n"
+              f"remove with: rm -rf {work}")
+        return 0
+    files = python_files(corpus)
+    print(versions(python))
+    print(f"corpus {corpus}: {len(files)} .py files; {os.cpu_count()} CPUs; --jobs {args.jobs}\n")
+    bench = Bench(python, corpus, files, work, args.jobs, args.runs, args.slow_runs)
+    with contextlib.ExitStack() as stack:
+        stack.callback(remover(work))
+        run_cases(bench, args.cases, stack)
+    print_tables(bench)
     return 0
 
 
