@@ -41,6 +41,11 @@ def test_deep_nesting_is_a_syntax_error_diagnostic(tmp_path: Path) -> None:
     lines = done.stdout.splitlines()
     for shape in DEEP:
         mine = [line for line in lines if line.startswith(f"{shape}.py:")]
+        if shape == "attributes-libcst-depth":
+            # CPython accepts it, and no rule here needs libcst's scope analysis: CPython's
+            # facts (facts.fast) check it, where libcst would give up.
+            assert mine == [f"{shape}.py:2:8: no-re `re` is forbidden"], done.stdout
+            continue
         assert len(mine) == 1 and " syntax-error the file does not parse: " in mine[0], done.stdout
     assert "plain.py:1:8: no-re `re` is forbidden" in lines
     assert lines[-1] == f"Found {len(DEEP) + 1} violations (0 fixable with --fix)."

@@ -18,7 +18,7 @@ from import_policy.checks import imports as import_checks
 from import_policy.config.model import ImportRule, IncludeRule, Policy, TokenRule
 from import_policy.diagnostics import SYNTAX_ERROR, Diagnostic
 from import_policy.discovery import SourceFile, module_name
-from import_policy.facts.fast import graph_facts
+from import_policy.facts.fast import graph_facts, rule_facts
 from import_policy.facts.model import FileFacts
 # CPython's own parser, for files that need no facts: a broken file is still reported.
 from import_policy.facts.syntax import cpython_check as syntax_check
@@ -27,7 +27,7 @@ from import_policy.prefilter import Prefilter
 from import_policy import parallel, rocm_pass
 
 if TYPE_CHECKING:
-    from import_policy.facts.python import UseGate
+    from import_policy.facts.usegate import UseGate
 
 # The cache mode of facts gathered for the ROCm pass alone (rocm_pass reads the same entries).
 GRAPH_MODE = rocm_pass.GRAPH_MODE
@@ -60,12 +60,19 @@ class Plan:
     candidates: Prefilter | None = field(init=False)
     # Files importing the head of a name below a module (`torch.cuda.x`): they need use analysis.
     use_candidates: Prefilter | None = field(init=False)
+    # The same two, per set of rules applying to a path (`prefilters`).
+    _prefilters: dict[tuple[str, ...], tuple[Prefilter | None, Prefilter | None]] = field(
+        init=False, default_factory=dict
+    )
     # The ROCm-safety pass, when the policy has one and any of its rules is selected.
     rocm: rocm_pass.RocmPlan | None = field(init=False)
     # Sees each Python file's facts and the rules judged on it (stale-allowlist tracking).
     observe: Callable[[FileFacts, Sequence[ImportRule]], None] | None = field(default=None, kw_only=True)
     # Facts of unchanged files from earlier runs (`--no-cache`: None).
     cache: FactsCache | None = field(default=None, kw_only=True)
+    # Both on in every run; the tests turn them off to show they change no result.
+    prefilter: bool = field(default=True, kw_only=True)
+    fast_facts: bool = field(default=True, kw_only=True)
 
     def __post_init__(self) -> None:
         self.import_rules = tuple(
@@ -83,6 +90,22 @@ class Plan:
     def rules_for(self, path: str) -> list[ImportRule]:
         return [rule for rule in self.import_rules if rule.applies_to(path)]
 
+    def prefilters(self, rules: Sequence[ImportRule]) -> tuple[Prefilter | None, Prefilter | None]:
+        """(could a rule fire, could a use matter) for a file these rules apply to: a rule kept
+        to `vllm/ir/` must not make every file importing `vllm` a candidate elsewhere."""
+        if not self.prefilter:
+            return None, None
+        key = tuple(rule.id for rule in rules)
+        found = self._prefilters.get(key)
+        if found is None:
+            forbidden = [pattern for rule in rules for pattern in rule.forbid]
+            found = (
+                Prefilter.for_patterns(forbidden),
+                Prefilter.for_patterns(p for p in forbidden if "." in p.text),
+            )
+            self._prefilters[key] = found
+        return found
+
     def c_rules_for(self, path: str) -> list[IncludeRule | TokenRule]:
         return [rule for rule in self.c_rules if rule.applies_to(path)]
 
@@ -96,10 +119,11 @@ def python_facts(
 ) -> FileFacts | None:
     """The file's facts: from the cache, else a syntax check or a parse (None if `cached_only`)."""
     module, is_package = module_name(file.relative, plan.policy.roots)
-    for_rules = bool(rules) and _wants(plan.candidates, source, module)
+    candidates, use_candidates = plan.prefilters(rules)
+    for_rules = bool(rules) and _wants(candidates, source, module)
     # Only the ROCm pass reads the file: CPython's parse gives its facts (facts.fast).
     for_graph = not for_rules and plan.rocm is not None and plan.rocm.wants_parse(source, file.relative)
-    want_uses = for_rules and _wants(plan.use_candidates, source, module)
+    want_uses = for_rules and _wants(use_candidates, source, module)
     # The facts depend on the bytes, where the file sits and what was asked (the use gate's rules).
     if for_rules:
         mode = "uses:" + _fingerprint(rules) if want_uses else "facts"
@@ -113,15 +137,20 @@ def python_facts(
             return cached
     if cached_only:
         return None
-    if for_graph:
+    gate = use_gate(rules) if want_uses else None
+    facts: FileFacts | None = None
+    if for_graph and plan.fast_facts:
         facts = graph_facts(source, file.relative, module, is_package)
-    elif not for_rules:
+    elif not for_rules and not for_graph:
         facts = FileFacts(file.relative, module, is_package, syntax_error=syntax_check(source, file.relative))
-    else:
+    elif plan.fast_facts:
+        # CPython's parse gives libcst's facts exactly (tests/test_fast_facts.py) unless a use
+        # could be judged, which only libcst's scope analysis can resolve.
+        facts = rule_facts(source, file.relative, module, is_package, gate)
+    if facts is None:
         # libcst costs 0.2 s to import: a run whose files all skip the parse never loads it.
         from import_policy.facts.python import extract
 
-        gate = use_gate(rules) if want_uses else None
         facts = extract(source, file.relative, module, is_package, want_uses=want_uses, use_gate=gate)
     if cache is not None:
         cache.put(key, facts)

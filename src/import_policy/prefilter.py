@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from import_policy.patterns import DottedPattern
 
 _GAP = rb"(?:[ \t]|\\\r?\n)"  # white space inside a statement, continuation lines included
+_RELATIVE = re.compile(rb"\bfrom" + _GAP + rb"*\.")
 
 
 class _ImportShape:
@@ -89,11 +90,15 @@ class Prefilter:
 
     def wants(self, source: bytes, module: str | None = None) -> bool:
         top = module.split(".")[0].encode() if module else None
+        path = module.encode() if module else b""
         for group in self.groups:
-            if top in group.heads:
-                return True  # relative imports inside a forbidden package never spell its name
-            if not all(needle in source for needle in group.needles):
+            # Inside a forbidden package a relative import names the package without spelling
+            # it, and the segments it climbs over come from the file's own module path.
+            inside = top in group.heads
+            if not all(needle in source or (inside and needle in path) for needle in group.needles):
                 continue
+            if inside and _RELATIVE.search(source):
+                return True
             if any(head in source for head in group.heads) and group.shape.search(source):
                 return True
         return False

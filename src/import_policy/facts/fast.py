@@ -39,6 +39,7 @@ from import_policy.facts.model import (
 )
 from import_policy.facts.syntax import cpython_parse
 from import_policy.facts.typecheck import is_type_checking_only
+from import_policy.facts.usegate import UseGate, bound_imports, could_matter
 
 # The same set as facts.python (which imports libcst, so it is not imported from there).
 DYNAMIC_IMPORTERS = frozenset({"importlib.import_module", "import_module", "__import__"})
@@ -58,22 +59,55 @@ class Unsupported(Exception):
 
 def extract(source: bytes, path: str, module: str | None, is_package: bool) -> FileFacts | None:
     """The file's facts without uses; None when only libcst can give them exactly."""
+    done = _collect(source, path, module, is_package, chains=False)
+    return None if done is None else done[0]
+
+
+def rule_facts(
+    source: bytes, path: str, module: str | None, is_package: bool, use_gate: UseGate | None
+) -> FileFacts | None:
+    """The facts the import rules read, when they are exactly libcst's: `ast` places every
+    fact and, with a `use_gate`, no chain rooted at an imported name could pass it (libcst
+    would record no use either). None: the file needs libcst's scope analysis."""
+    done = _collect(source, path, module, is_package, chains=use_gate is not None)
+    if done is None:
+        return None
+    facts, chains = done
+    if use_gate is not None and chains and _uses_could_matter(facts.imports, chains, use_gate):
+        return None
+    return facts
+
+
+def _uses_could_matter(imports: Sequence[ImportFact], chains: dict[str, set[str]], gate: UseGate) -> bool:
+    imported = bound_imports(imports)
+    for root, texts in chains.items():
+        facts = imported.get(root)
+        # `root` alone stands for the names libcst visits where `ast` has none (parameters,
+        # keywords, `as` targets): their chain is the bare name.
+        if facts and any(could_matter(text, root, facts, gate) for text in {root, *texts}):
+            return True
+    return False
+
+
+def _collect(
+    source: bytes, path: str, module: str | None, is_package: bool, chains: bool
+) -> tuple[FileFacts, dict[str, set[str]] | None] | None:
     suppressions = comments.suppressions(source)
     parsed = cpython_parse(source, path)
     if not isinstance(parsed, ast.Module):
-        return FileFacts(path, module, is_package, suppressions=suppressions, syntax_error=parsed)
+        return FileFacts(path, module, is_package, suppressions=suppressions, syntax_error=parsed), None
     try:
         text = source.decode(tokenize.detect_encoding(io.BytesIO(source).readline)[0])
     except (SyntaxError, LookupError, UnicodeDecodeError):
         return None  # CPython compiled it, so this is an encoding corner libcst decides
     package = module if is_package else (module.rpartition(".")[0] if module else None)
-    collector = _Collector(package, _NEWLINES.split(text))
+    collector = _Collector(package, _NEWLINES.split(text), chains)
     try:
         collector.body(parsed.body)
     except (Unsupported, RecursionError):
         return None
     position = lambda fact: (fact.span.line, fact.span.column)  # noqa: E731 - stable source order
-    return FileFacts(
+    facts = FileFacts(
         path=path,
         module=module,
         is_package=is_package,
@@ -83,6 +117,7 @@ def extract(source: bytes, path: str, module: str | None, is_package: bool) -> F
         functions=tuple(collector.functions),
         suppressions=suppressions,
     )
+    return facts, collector.chains
 
 
 def graph_facts(source: bytes, path: str, module: str | None, is_package: bool) -> FileFacts:
@@ -106,7 +141,7 @@ def full_name(node: ast.AST) -> str | None:
         return full_name(node.func)
     if isinstance(node, ast.Subscript):
         return full_name(node.value)
-    if _is_keyword_name(node):
+    if isinstance(node, ast.Constant) and _is_keyword_name(node):
         return str(node.value)  # libcst parses `True`, `False` and `None` as names
     return None
 
@@ -124,9 +159,11 @@ def absolute_module(package: str | None, module: str | None, level: int) -> str 
 
 
 class _Collector:
-    def __init__(self, package: str | None, lines: list[str]) -> None:
+    def __init__(self, package: str | None, lines: list[str], chains: bool = False) -> None:
         self.package = package
         self.lines = lines
+        # root name -> the texts of the `root.a.b` chains under it, when asked for (`uses_could_matter`)
+        self.chains: dict[str, set[str]] | None = {} if chains else None
         self.imports: list[ImportFact] = []
         self.calls: list[CallFact] = []
         self.decorators: list[DecoratorFact] = []
@@ -353,6 +390,18 @@ class _Collector:
         return Leaf(dotted.rpartition(".")[2], self.qualify(dotted))
 
     def expression(self, node: ast.AST) -> None:
+        if isinstance(node, ast.Attribute):
+            root: ast.expr = node
+            while isinstance(root, ast.Attribute):
+                root = root.value
+            if isinstance(root, ast.Name):  # a plain `a.b.c` holds no call or import
+                if self.chains is not None:
+                    self.chains.setdefault(root.id, set()).add(f"{full_name(node)}")
+                return
+        elif isinstance(node, ast.Name):
+            if self.chains is not None:
+                self.chains.setdefault(node.id, set()).add(node.id)
+            return
         if isinstance(node, ast.Call):
             self.call(node)
         elif isinstance(node, ast.Lambda):

@@ -43,6 +43,7 @@ from import_policy.facts.model import (
 )
 from import_policy.facts.syntax import cpython_check
 from import_policy.facts.typecheck import is_type_checking_only
+from import_policy.facts.usegate import UseGate, bound_imports, could_matter
 
 # A possible use: the chain, its root name, span, statement line, context.
 _Chain = tuple["cst.Name | cst.Attribute", cst.Name, Span, int, Context]
@@ -50,8 +51,6 @@ _Chain = tuple["cst.Name | cst.Attribute", cst.Name, Span, int, Context]
 DYNAMIC_IMPORTERS = frozenset({"importlib.import_module", "import_module", "__import__"})
 
 
-UseGate = Callable[[str, Sequence[str]], bool]
-"""(a name a use could resolve to, the names imported under the use's root) -> could a rule judge it."""
 
 
 def extract(
@@ -118,10 +117,7 @@ def _resolve_uses(wrapper: MetadataWrapper, collector: _Collector, gate: UseGate
     """Qualified names for the chains the gate lets through, from libcst's scope analysis."""
     chains = collector.chains
     if gate is not None:
-        imported: dict[str, list[ImportFact]] = {}
-        for fact in collector.imports:
-            if fact.bound is not None:
-                imported.setdefault(fact.bound, []).append(fact)
+        imported = bound_imports(collector.imports)
         chains = [chain for chain in chains if _could_matter(chain, imported.get(chain[1].value, ()), gate)]
     if not chains:
         return ()
@@ -155,15 +151,8 @@ def _accessed_roots(scopes: Iterable[object]) -> set[int]:
 
 
 def _could_matter(chain: _Chain, imports: Sequence[ImportFact], gate: UseGate) -> bool:
-    """libcst qualifies `root.rest` as an import's target + `.rest`, or, after a plain
-    `import root.x`, as the chain itself: these are all the names the use could resolve to."""
-    dotted = chain[0]
-    text = get_full_name_for_node(dotted) or chain[1].value
-    rest = text[len(chain[1].value) :]
-    names = [fact.name for fact in imports]
-    root = chain[1].value
-    plain = any(fact.kind == "import" and fact.name.split(".")[0] == root for fact in imports)
-    return (plain and gate(text, names)) or any(gate(name + rest, names) for name in names)
+    text = get_full_name_for_node(chain[0]) or chain[1].value
+    return could_matter(text, chain[1].value, imports, gate)
 
 
 def _bound_names(body: Sequence[cst.CSTNode]) -> set[str]:
