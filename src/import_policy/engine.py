@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from import_policy.cache import FactsCache
@@ -105,6 +105,16 @@ class Plan:
             )
             self._prefilters[key] = found
         return found
+
+    def kept(self, facts: FileFacts) -> FileFacts:
+        """What a run holds of a file's facts once extracted (in the cache they stay whole): the
+        import checks read imports and uses; calls, decorators and functions matter only to the
+        ROCm pass, and only some calls to it."""
+        if self.rocm is not None:
+            return self.rocm.slim(facts)
+        if facts.calls or facts.decorators or facts.functions:
+            return replace(facts, calls=(), decorators=(), functions=())
+        return facts
 
     def c_rules_for(self, path: str) -> list[IncludeRule | TokenRule]:
         return [rule for rule in self.c_rules if rule.applies_to(path)]
@@ -224,7 +234,7 @@ def _pool(plan: Plan, files: Sequence[SourceFile], jobs: int) -> dict[str, paral
         if facts is None:
             missing.append(file)
         else:
-            done[file.relative] = facts
+            done[file.relative] = plan.kept(facts)
     if parallel.worth_it(jobs, len(missing)):
         done.update(zip((f.relative for f in missing), parallel.facts(plan, missing, jobs)))
     return done
@@ -252,15 +262,17 @@ def run(plan: Plan, files: Sequence[SourceFile], read: Reader = read_file, jobs:
                     continue
                 if file.language != "python":
                     continue
-                outcome = python_facts(plan, file, source, rules)
-                assert outcome is not None
+                facts = python_facts(plan, file, source, rules)
+                assert facts is not None
+                outcome = plan.kept(facts)
         if isinstance(outcome, str):
             unreadable.append((file.relative, outcome))
             continue
         if plan.observe is not None:
             plan.observe(outcome, rules)
         diagnostics.extend(check_python(plan, outcome, rules))
-        python[file.relative] = outcome
+        if plan.rocm is not None:
+            python[file.relative] = outcome
     if plan.rocm is not None:
         diagnostics.extend(rocm_pass.check(plan.rocm, python, read, plan.cache))
     diagnostics.sort(key=Diagnostic.sort_key)

@@ -68,5 +68,5 @@ def _chunk(files: list[SourceFile]) -> list[Outcome]:
             continue
         facts = python_facts(plan, file, source, plan.rules_for(file.relative))
         assert facts is not None
-        out.append(facts)
+        out.append(plan.kept(facts))  # only what the run reads crosses back
     return out

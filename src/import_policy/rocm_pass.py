@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from import_policy.cache import FactsCache
 from import_policy.checks.rocm import (
@@ -48,10 +48,23 @@ class RocmPlan:
     exports: dict[str, str] = field(compare=False)
     # One of these must occur in a file for it to matter to the pass; None: every file matters.
     tokens: tuple[bytes, ...] | None
+    # Top-level modules and packages of the project: a call can reach project code only through one.
+    project_names: frozenset[str] = frozenset()
 
     @property
     def needs_project(self) -> bool:
         return bool(self.rules & {EAGER_HEAVY_IMPORT, HEAVY_IMPORT_REACHABLE})
+
+    def slim(self, facts: FileFacts) -> FileFacts:
+        """What the pass keeps of a file: calls that may be probes (a string argument) or reach a
+        project function (this file's, or one under a project package). A whole
+        project's calls would not fit in the memory budget (issue 7, T5)."""
+        local = {function.name for function in facts.functions}
+        calls = tuple(
+            call for call in facts.calls
+            if call.first_string is not None or call.callee in local or call.callee.split(".")[0] in self.project_names
+        )
+        return replace(facts, calls=calls) if len(calls) < len(facts.calls) else facts
 
     def wants_parse(self, source: bytes, path: str) -> bool:
         if path.endswith(".pyi"):
@@ -69,16 +82,17 @@ def make_plan(policy: Policy, wants: Callable[[str], bool]) -> RocmPlan | None:
     if not rules:
         return None
     exports = gateway_exports(policy)
+    project_names = frozenset(_top_level_names(policy))
     heads: set[str] = set()
     for pattern in rocm.heavy_modules:
         head = pattern.literal_head
         if head is None:
-            return RocmPlan(policy, rocm, rules, exports, None)
+            return RocmPlan(policy, rocm, rules, exports, None, project_names)
         heads.add(head)
     heads.update(probe.rpartition(".")[2] for probe, _ in rocm.probes)
     heads.update(gateway.split(".")[0] for gateway in exports)
-    heads.update(_top_level_names(policy))
-    return RocmPlan(policy, rocm, rules, exports, tuple(sorted(h.encode() for h in heads if h)))
+    heads.update(project_names)
+    return RocmPlan(policy, rocm, rules, exports, tuple(sorted(h.encode() for h in heads if h)), project_names)
 
 
 def _top_level_names(policy: Policy) -> Iterator[str]:
@@ -126,7 +140,7 @@ def project(plan: RocmPlan, known: Mapping[str, FileFacts], read: Reader, cache:
             facts = graph_facts(source, file.relative, module, is_package)
             if cache is not None:
                 cache.put(key, facts)
-        return facts
+        return plan.slim(facts)
 
     return Project(plan.rocm, modules, load)
 
