@@ -285,7 +285,8 @@ class _Collector:
         self._leave(branch=branch)
 
     def function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
-        if re.search(rf"\bdef[ \t]+{re.escape(node.name)}\b", self.lines[node.lineno - 1]) is None:
+        line = self.lines[node.lineno - 1]
+        if line.find(node.name, line.find("def") + 3) < 0 or "def" not in line:
             raise Unsupported("`def` and its name on different lines")
         self.functions.append(FunctionFact(".".join([*self._names, node.name]), node.lineno, self.context()))
         self.decorators_of(node.decorator_list)
@@ -390,40 +391,41 @@ class _Collector:
         return Leaf(dotted.rpartition(".")[2], self.qualify(dotted))
 
     def expression(self, node: ast.AST) -> None:
-        if isinstance(node, ast.Attribute):
-            root: ast.expr = node
-            while isinstance(root, ast.Attribute):
+        kind = type(node)
+        if kind is ast.Constant:
+            return
+        if kind is ast.Name:
+            if self.chains is not None:
+                self.chains.setdefault(node.id, set()).add(node.id)  # type: ignore[attr-defined]
+            return
+        if kind is ast.Attribute:
+            root = node
+            while type(root) is ast.Attribute:
                 root = root.value
-            if isinstance(root, ast.Name):  # a plain `a.b.c` holds no call or import
+            if type(root) is ast.Name:  # a plain `a.b.c` holds no call or import
                 if self.chains is not None:
                     self.chains.setdefault(root.id, set()).add(f"{full_name(node)}")
                 return
-        elif isinstance(node, ast.Name):
-            if self.chains is not None:
-                self.chains.setdefault(node.id, set()).add(node.id)
-            return
-        if isinstance(node, ast.Call):
-            self.call(node)
-        elif isinstance(node, ast.Lambda):
-            self.arguments(node.args)
+        elif kind is ast.Call:
+            self.call(node)  # type: ignore[arg-type]
+        elif kind is ast.Lambda:
+            self.arguments(node.args)  # type: ignore[attr-defined]
             self._enter("<lambda>", function=True)
-            self.expression(node.body)
+            self.expression(node.body)  # type: ignore[attr-defined]
             self._leave("<lambda>", function=True)
             return
-        elif isinstance(node, ast.JoinedStr):
+        elif kind is ast.JoinedStr:
             # CPython 3.11 and older place nodes inside f-strings loosely; those calls are checked.
             self._in_fstring += 1
             self.generic(node)
             self._in_fstring -= 1
             return
-        elif isinstance(node, ast.expr_context):
-            return
         self.generic(node)
 
     def generic(self, node: ast.AST) -> None:
-        for field in node._fields:
+        for field in _fields_of(type(node)):
             value = getattr(node, field, None)
-            if isinstance(value, list):
+            if type(value) is list:
                 if value and isinstance(value[0], ast.stmt):
                     self.body(value)
                     continue
@@ -434,15 +436,17 @@ class _Collector:
                 self.child(value)
 
     def child(self, node: ast.AST) -> None:
-        if isinstance(node, ast.stmt):
+        if isinstance(node, ast.expr):
+            self.expression(node)
+        elif isinstance(node, ast.stmt):
             self.statement(node)
         elif isinstance(node, ast.match_case):
             if node.guard is not None:
                 self.expression(node.guard)
             self.generic(node.pattern)
             self.body(node.body)
-        else:
-            self.expression(node)
+        elif not isinstance(node, ast.expr_context):
+            self.generic(node)  # arguments, keywords, comprehensions, handlers, with items, patterns
 
     def _placed(self, func: ast.expr, span: Span) -> bool:
         """Whether the source at the span starts with the callee's leftmost name."""
@@ -469,6 +473,18 @@ class _Collector:
                     module_span=arg_span, statement=self._statement_index, statement_line=line, context=context,
                 )
             )
+
+
+_SKIPPED_FIELDS = frozenset({"ctx", "type_comment", "kind"})
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _fields_of(kind: type) -> tuple[str, ...]:
+    """The fields of a node type that can hold nodes worth a visit."""
+    fields = _FIELDS.get(kind)
+    if fields is None:
+        fields = _FIELDS[kind] = tuple(f for f in getattr(kind, "_fields", ()) if f not in _SKIPPED_FIELDS)
+    return fields
 
 
 def _is_keyword_name(node: ast.AST) -> bool:
