@@ -125,6 +125,42 @@ def _walk(
         stack.extend(reversed(subfolders))
 
 
+class Locator:
+    """Whether a file a walk of the project would find, asked of one path at a time: the
+    ROCm pass looks up the modules a chain reaches without walking the whole tree."""
+
+    def __init__(self, root: Path, exclude: tuple[PathGlob, ...]) -> None:
+        self.root = root
+        self.exclude = exclude
+        self.ignores = _GitIgnores(root)
+        self._folders: dict[str, bool] = {"": True}
+
+    def _folder_walked(self, relative: str) -> bool:
+        known = self._folders.get(relative)
+        if known is None:
+            parent, _, name = relative.rpartition("/")
+            folder = self.root / relative
+            known = (
+                self._folder_walked(parent)
+                and name not in SKIPPED_FOLDERS
+                and any_match(self.exclude, relative) is None
+                and not self.ignores.for_folder(folder.parent).ignored(folder, True)
+            )
+            self._folders[relative] = known
+        return known
+
+    def walked(self, relative: str) -> bool:
+        """`relative` is a file under the root that `discover([root], ...)` would list."""
+        path = self.root / relative
+        parent = relative.rpartition("/")[0]
+        return (
+            path.is_file()
+            and self._folder_walked(parent)
+            and any_match(self.exclude, relative) is None
+            and not self.ignores.for_folder(path.parent).ignored(path, False)
+        )
+
+
 class _Spec:
     def __init__(self, layers: list[tuple[Path, pathspec.GitIgnoreSpec]]) -> None:
         self.layers = layers

@@ -75,7 +75,7 @@ class Project:
 
     def __init__(self, rocm: RocmSafety, modules: Mapping[str, str], load: Callable[[str], FileFacts | None]) -> None:
         self.rocm = rocm
-        self.module_path = dict(modules)
+        self.module_path = modules  # looked up, never walked: it may find files lazily
         self._load = load
         self._files: dict[str, _File | None] = {}
         self._sites: dict[str, list[HeavySite]] = {}
