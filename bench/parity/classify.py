@@ -110,7 +110,9 @@ class Classifier:
     def _import_missed(self, rule_id: str, node: ast.Import | ast.ImportFrom, src: Source, spelled: str) -> Verdict:
         stmt = _statement(src, node)
         if rule_id in ("triton", "tilelang") and node.col_offset > 0:
-            return Verdict(REGEX_FN, f"module-level import inside an `{src.block_kind(node)}` block; the regex reads only column 0: `{stmt[:70]}`")
+            kind = src.block_kind(node)
+            article = "an" if kind in ("if", "except", "else") else "a"
+            return Verdict(REGEX_FN, f"module-level import inside {article} `{kind}` block; the regex reads only column 0: `{stmt[:70]}`")
         if isinstance(node, ast.Import) and len(node.names) > 1 and node.names[0].name != spelled.split(" ")[0]:
             return Verdict(REGEX_FN, f"`import a, b`: the regex reads only the first name: `{stmt[:70]}`")
         if rule_id in TORCH_CUDA_RULES:

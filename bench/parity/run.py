@@ -52,11 +52,12 @@ def _cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def _ours(corpus: Path, config: Path, files: list[str], shards: int) -> tuple[dict[str, Any], float, float]:
+def _ours(corpus: Path, config: Path, files: list[str], shards: int, jobs: int) -> tuple[dict[str, Any], float, float]:
     """import-policy over `files` with the rules the scripts have (the ROCm pass is measured apart):
-    (its JSON, wall seconds, CPU seconds). `shards` processes split the files between them."""
+    (its JSON, wall seconds, CPU seconds). `shards` processes split the files between them, each
+    with `--jobs jobs`."""
     argv = [sys.executable, "-m", "import_policy", "check", "--config", str(config), "--format", "json", "--exit-zero",
-            "--select", ",".join(RULES)]
+            "--jobs", str(jobs), "--select", ",".join(RULES)]
     cpu, start = _cpu(), time.perf_counter()
     running = [
         subprocess.Popen([*argv, *files[i::shards]], cwd=corpus, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -157,6 +158,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--under", nargs="*", default=[], metavar="PATH",
                         help="only the files under these checkout-relative paths (both sides see the same files)")
     parser.add_argument("--shards", type=int, default=1, help="import-policy processes sharing the files (default 1)")
+    # One worker by default: the harness measures CPU, and a shared machine should not lose every core to it.
+    parser.add_argument("--jobs", type=int, default=1, help="import-policy's --jobs in each shard (default 1)")
     args = parser.parse_args(argv)
     corpus = args.corpus.expanduser().resolve()
 
@@ -170,12 +173,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.ours_json:
             ours, our_seconds, our_cpu = json.loads(args.ours_json.read_text(encoding="utf-8")), float("nan"), float("nan")
             if args.recheck:
-                again, _, _ = _ours(corpus, config, args.recheck, 1)
+                again, _, _ = _ours(corpus, config, args.recheck, 1, args.jobs)
                 kept = [d for d in ours["diagnostics"] if d["path"] not in set(args.recheck)]
                 ours["diagnostics"] = kept + again["diagnostics"]
                 ours["summary"]["violations"] = len(ours["diagnostics"])
         else:
-            ours, our_seconds, our_cpu = _ours(corpus, config, files, args.shards)
+            ours, our_seconds, our_cpu = _ours(corpus, config, files, args.shards, args.jobs)
             if args.save_ours:
                 args.save_ours.write_text(json.dumps(ours), encoding="utf-8")
         runs = [scripts.forbidden_imports(corpus, files), scripts.init_lazy_imports(corpus), scripts.torch_cuda(corpus, files)]
@@ -197,7 +200,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("- check_vllm_ir_imports.py: not run (not in the checkout; pass --ir-script)")
     print(
         f"- import-policy check --format json --select <the {len(RULES)} rules above> (extends: [vllm]) on the same files, "
-        f"{args.shards} process(es): {ours['summary']['violations']} findings, {our_seconds:.1f} s wall, {our_cpu:.1f} s CPU\n"
+        f"{args.shards} process(es), --jobs {args.jobs}: {ours['summary']['violations']} findings, {our_seconds:.1f} s wall, {our_cpu:.1f} s CPU\n"
     )
     print("Findings are compared per (rule, path, first line of the statement).\n")
     print(_table(["rule", "script", "ours", "agree", REGEX_FP, REGEX_FN, UNEXPLAINED], rows))
