@@ -59,7 +59,7 @@ class FactsCache:
 
         entry = self._entry(key)
         try:
-            self._prepare()
+            self.ready()
             entry.parent.mkdir(exist_ok=True)
             text = json.dumps({"key": key, "facts": to_json(facts)}, separators=(",", ":"))
             handle, temporary = tempfile.mkstemp(dir=entry.parent, prefix=".tmp-", suffix=".json")
@@ -73,7 +73,7 @@ class FactsCache:
         except (OSError, ValueError, RecursionError):
             pass
 
-    def _prepare(self) -> None:
+    def ready(self) -> None:
         if self._ready:
             return
         self.folder.mkdir(exist_ok=True)

@@ -21,8 +21,9 @@ from import_policy.diagnostics import Diagnostic
 from import_policy.config.model import Policy
 from import_policy.discovery import PathError, SourceFile, discover
 from import_policy.cache import FOLDER as CACHE_FOLDER, FactsCache
-from import_policy.engine import Plan, Reader, Selection, read_file, run
+from import_policy.engine import Plan, Reader, Result, Selection, read_file, run
 from import_policy.parallel import default_jobs
+from import_policy.runcache import Outcome, RunCache
 from import_policy.fixes.payload import applies
 from import_policy.adoption import AdoptionError, source_reader, use_baseline
 from import_policy.selftest import run_all as run_examples
@@ -178,8 +179,23 @@ def _check(loaded: Loaded, args: argparse.Namespace) -> int:
     # Stale allowlist entries can only be told when the whole tree is checked.
     tracker = ExceptTracker() if args.stdin_filename is None and whole_tree(paths, policy.root) else None
     cache = None if args.no_cache or stdin_bytes is not None else FactsCache(policy.root)
-    plan = Plan(policy, selection, observe=tracker.observe if tracker else None, cache=cache)
-    result = run(plan, files, read, jobs=args.jobs or default_jobs())
+    jobs = args.jobs or default_jobs()
+    # An unchanged whole tree is answered from the last run (runcache); fixing always checks afresh.
+    runs = RunCache(policy.root) if cache is not None and tracker is not None and not (args.fix or args.diff) else None
+    run_key = RunCache.key(policy, selection, files) if runs is not None else None
+    reused = runs.get(run_key, files) if runs is not None and run_key is not None else None
+    stale_lines: list[str] = []
+    if reused is not None:
+        result = Result(reused.diagnostics, reused.files, reused.unreadable)
+        stale_lines = reused.stale
+    else:
+        snapshot = RunCache.snapshot(files) if runs is not None and run_key is not None else None
+        plan = Plan(policy, selection, observe=tracker.observe if tracker else None, cache=cache)
+        result = run(plan, files, read, jobs=jobs)
+        if tracker is not None:
+            stale_lines = [str(stale) for stale in find_stale(policy, selection, files, tracker, read, cache, jobs)]
+        if runs is not None and run_key is not None and snapshot is not None:
+            runs.put(run_key, files, snapshot, Outcome(list(result.diagnostics), result.files, result.unreadable, stale_lines))
     fixing = None
     if args.fix or args.diff:
         from import_policy.fixes.run import fix_files, note_failures, recheck  # the fixer needs libcst
@@ -227,9 +243,8 @@ def _check(loaded: Loaded, args: argparse.Namespace) -> int:
         out.write(text_report.render(shown, text_report.use_colour(out), fixed=fixed, hidden=hidden))
     for path, reason in result.unreadable:
         print(f"import-policy: cannot read {path}: {reason}", file=sys.stderr)
-    if tracker is not None:
-        for stale in find_stale(policy, selection, files, tracker, read, cache, args.jobs or default_jobs()):
-            print(f"import-policy: {stale}", file=sys.stderr)
+    for line in stale_lines:
+        print(f"import-policy: {line}", file=sys.stderr)
     if result.unreadable:
         return EXIT_ERROR
     if args.exit_zero:
