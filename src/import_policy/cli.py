@@ -297,6 +297,8 @@ def _rebase(d: Diagnostic, root: Path, cwd: Path) -> Diagnostic:
 
 
 def _rebase_path(path: str, root: Path, cwd: Path) -> str:
+    if root == cwd and not path.startswith("../"):
+        return path  # the usual case, and thousands of findings: no path arithmetic
     return Path(os.path.relpath(root / path, cwd)).as_posix()
 
 

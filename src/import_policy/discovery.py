@@ -86,11 +86,12 @@ def discover(
 def _walk(
     top: Path, root: Path, exclude: tuple[PathGlob, ...], languages: frozenset[Language]
 ) -> Iterator[SourceFile]:
+    # Paths as strings from here on: pathlib's objects cost more than the walk itself.
     ignores = _GitIgnores(root)
     seen: set[tuple[int, int]] = set()
-    stack = [top]
+    stack = [(top, relative_to_root(top, root))]
     while stack:
-        folder = stack.pop()
+        folder, folder_relative = stack.pop()
         try:
             stat = folder.stat()
         except OSError:
@@ -103,25 +104,27 @@ def _walk(
             entries = sorted(os.scandir(folder), key=lambda e: e.name)
         except OSError:
             continue
+        prefix = "" if folder_relative == "." else folder_relative + "/"
+        # A walk from above the root re-enters it: there, paths are worked out one by one.
+        outside = folder_relative == ".." or folder_relative.startswith("../")
         subfolders = []
         for entry in entries:
-            path = Path(entry.path)
-            relative = relative_to_root(path, root)
+            relative = relative_to_root(Path(entry.path), root) if outside else prefix + entry.name
             try:
                 is_dir = entry.is_dir()
             except OSError:
                 continue
             if is_dir:
-                if entry.name in SKIPPED_FOLDERS or any_match(exclude, relative) or spec.ignored(path, True):
+                if entry.name in SKIPPED_FOLDERS or any_match(exclude, relative) or spec.ignored(relative, True):
                     continue
-                subfolders.append(path)
+                subfolders.append((Path(entry.path), relative))
                 continue
             language = language_of(entry.name)
             if language is None or language not in languages:
                 continue
-            if any_match(exclude, relative) or spec.ignored(path, False):
+            if any_match(exclude, relative) or spec.ignored(relative, False):
                 continue
-            yield SourceFile(path, relative, language)
+            yield SourceFile(Path(entry.path), relative, language)
         stack.extend(reversed(subfolders))
 
 
@@ -139,12 +142,11 @@ class Locator:
         known = self._folders.get(relative)
         if known is None:
             parent, _, name = relative.rpartition("/")
-            folder = self.root / relative
             known = (
                 self._folder_walked(parent)
                 and name not in SKIPPED_FOLDERS
                 and any_match(self.exclude, relative) is None
-                and not self.ignores.for_folder(folder.parent).ignored(folder, True)
+                and not self.ignores.for_folder(self.root / parent).ignored(relative, True)
             )
             self._folders[relative] = known
         return known
@@ -157,23 +159,28 @@ class Locator:
             path.is_file()
             and self._folder_walked(parent)
             and any_match(self.exclude, relative) is None
-            and not self.ignores.for_folder(path.parent).ignored(path, False)
+            and not self.ignores.for_folder(path.parent).ignored(relative, False)
         )
 
 
 class _Spec:
-    def __init__(self, layers: list[tuple[Path, pathspec.GitIgnoreSpec]]) -> None:
+    def __init__(self, layers: list[tuple[str, pathspec.GitIgnoreSpec]]) -> None:
         self.layers = layers
 
-    def ignored(self, path: Path, is_dir: bool) -> bool:
+    def ignored(self, relative: str, is_dir: bool) -> bool:
+        """`relative`: to the project root, like each layer's folder."""
         # Deeper .gitignore files are consulted last, so their negations win, as in git.
         verdict = False
         for base, spec in self.layers:
-            try:
-                relative = path.relative_to(base).as_posix()
-            except ValueError:
+            if base in (".", ""):
+                if relative.startswith("../"):
+                    continue  # outside the root: its .gitignore does not apply
+                inner = relative
+            elif relative.startswith(base + "/"):
+                inner = relative[len(base) + 1 :]
+            else:
                 continue
-            result = spec.check_file(relative + ("/" if is_dir else ""))
+            result = spec.check_file(inner + ("/" if is_dir else ""))
             if result.include is not None:
                 verdict = result.include
         return verdict
@@ -184,17 +191,17 @@ class _GitIgnores:
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        self.cache: dict[Path, list[tuple[Path, pathspec.GitIgnoreSpec]]] = {}
+        self.cache: dict[Path, list[tuple[str, pathspec.GitIgnoreSpec]]] = {}
 
-    def _own(self, folder: Path) -> list[tuple[Path, pathspec.GitIgnoreSpec]]:
+    def _own(self, folder: Path) -> list[tuple[str, pathspec.GitIgnoreSpec]]:
         file = folder / ".gitignore"
         try:
             lines = file.read_text(encoding="utf-8", errors="replace").splitlines()
         except OSError:
             return []
-        return [(folder, pathspec.GitIgnoreSpec.from_lines(lines))]
+        return [(relative_to_root(folder, self.root), pathspec.GitIgnoreSpec.from_lines(lines))]
 
-    def layers(self, folder: Path) -> list[tuple[Path, pathspec.GitIgnoreSpec]]:
+    def layers(self, folder: Path) -> list[tuple[str, pathspec.GitIgnoreSpec]]:
         if folder in self.cache:
             return self.cache[folder]
         if folder == self.root or self.root not in folder.parents:
