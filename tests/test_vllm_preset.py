@@ -276,3 +276,95 @@ def test_extends_vllm_loads_from_an_installed_wheel(tmp_path: Path) -> None:
 def _mkdir(path: Path) -> Path:
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+# -- the ROCm-safety settings: entry modules, probes, guards ------------------------------------
+
+ROCM_RULES = "trial-import-probe,eager-heavy-import,import-time-jit,heavy-import-reachable"
+
+
+def _reduced_rocm_tree(project: Project) -> None:
+    """One case per ROCm rule under the preset's settings, shaped after vLLM 0.33.0 and #51151:
+    the entry module `vllm.model_executor.layers.quantization` imports mhc eagerly, and mhc asks
+    has_tilelang() at import time."""
+    for package in ("vllm", "vllm/model_executor", "vllm/model_executor/layers", "vllm/models", "vllm/utils", "vllm/platforms"):
+        project.write(f"{package}/__init__.py", "")
+    project.write("vllm/platforms/__init__.py", "current_platform = None\n")
+    project.write("vllm/platforms/rocm.py", "import torch\n")
+    project.write(
+        "vllm/utils/import_utils.py",
+        """\
+        import importlib
+        import importlib.util
+
+
+        def _has_module(name):
+            importlib.import_module(name)
+            return True
+
+
+        def _has_module_spec(name):
+            return importlib.util.find_spec(name) is not None
+
+
+        def has_tilelang():
+            return _has_module("tilelang")
+
+
+        def has_aiter():
+            return _has_module_spec("aiter")
+        """,
+    )
+    project.write(
+        "vllm/model_executor/layers/mhc.py",
+        "from vllm.utils.import_utils import has_aiter, has_tilelang\n\nHAS_TILELANG_MHC = has_tilelang()\nHAS_AITER = has_aiter()\n",
+    )
+    # The entry module: mhc eagerly; the model only from inside a function (lazy, like get_quantization_config()).
+    project.write(
+        "vllm/model_executor/layers/quantization/__init__.py",
+        "from vllm.model_executor.layers import mhc\n\n\ndef get_quantization_config():\n    from vllm.models import dsv4\n    return dsv4\n",
+    )
+    project.write("vllm/models/dsv4.py", "import aiter\n")
+    project.write("vllm/models/kernels.py", "import triton\n\n\n@triton.jit\ndef kernel():\n    pass\n")
+    project.write(
+        "vllm/models/cuda_only.py",
+        "from vllm.platforms import current_platform\n\nif current_platform.is_cuda():\n    import tilelang\n",
+    )
+
+
+def test_reduced_vllm_tree_rocm_pass(vllm: Project) -> None:
+    _reduced_rocm_tree(vllm)
+    code, out, _ = vllm.run("check", "--select", ROCM_RULES, "vllm")
+    assert code == 1
+    # dsv4's aiter is eager in its own module but reached only from a function: not reachable.
+    # has_aiter() probes with _has_module_spec and cuda_only.py imports under is_cuda(): silent.
+    assert out.splitlines() == [
+        "vllm/model_executor/layers/mhc.py:3:20: eager-heavy-import `has_tilelang()` runs when this module is imported "
+        'and imports `tilelang` (has_tilelang() -> _has_module("tilelang"))',
+        "vllm/model_executor/layers/mhc.py:3:20: heavy-import-reachable importing `vllm.model_executor.layers.quantization` "
+        "imports `tilelang`: vllm.model_executor.layers.quantization -> vllm.model_executor.layers.mhc -> tilelang",
+        "vllm/models/dsv4.py:1:8: eager-heavy-import heavy module `aiter` is imported when this module is imported; "
+        "import it where it is used, or under a guard",
+        "vllm/models/kernels.py:1:8: eager-heavy-import heavy module `triton` is imported when this module is imported; "
+        "import it where it is used, or under a guard",
+        "vllm/models/kernels.py:4:2: import-time-jit `@triton.jit` from heavy module `triton` runs when this module is "
+        "imported; compile on first use instead",
+        'vllm/utils/import_utils.py:15:12: trial-import-probe `_has_module("tilelang")` imports `tilelang` just to see '
+        "whether it is installed; use `_has_module_spec`, which only looks for the module",
+        "Found 6 violations (0 fixable with --fix).",
+        "No fixes available (1 hidden fix can be enabled with the --unsafe-fixes option).",
+    ]
+
+
+def test_why_tilelang_from_the_preset_entry_modules(vllm: Project) -> None:
+    _reduced_rocm_tree(vllm)
+    code, out, err = vllm.run("why", "tilelang")
+    assert (code, err) == (0, "")
+    assert out.splitlines() == [
+        "vllm: no eager import chain to tilelang",
+        "vllm.platforms.rocm: no eager import chain to tilelang",
+        "vllm.model_executor.layers.quantization -> tilelang (2 links):",
+        "  vllm/model_executor/layers/quantization/__init__.py:1: vllm.model_executor.layers.quantization -> "
+        "vllm.model_executor.layers.mhc (from vllm.model_executor.layers import mhc)",
+        '  vllm/model_executor/layers/mhc.py:3: vllm.model_executor.layers.mhc -> tilelang (calls has_tilelang() -> _has_module("tilelang"))',
+    ]
