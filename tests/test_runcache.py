@@ -105,3 +105,12 @@ def test_fix_and_no_cache_never_use_it(project: Project) -> None:
     assert "import regex as re" in (project.root / "pkg" / "kernels.py").read_text(encoding="utf-8")
     assert project.run("check", ".") == project.run("check", "--no-cache", ".")
     assert code == 1 and "Found" in out
+
+
+def test_selections_used_in_turn_each_stay_warm(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    _tree(project)
+    whole = project.run("check", ".")
+    selected = project.run("check", "--select", "no-pickle", ".")
+    _no_engine(monkeypatch)
+    assert project.run("check", ".") == whole
+    assert project.run("check", "--select", "no-pickle", ".") == selected

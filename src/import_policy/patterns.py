@@ -23,6 +23,12 @@ class DottedPattern:
 
     text: str
     regex: re.Pattern[str] = field(compare=False, repr=False)
+    # The first segment when it is a plain word: a name with another first segment never matches.
+    head: str | None = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        first = self.text.split(".", 1)[0]
+        object.__setattr__(self, "head", None if "*" in first else first)
 
     @classmethod
     def compile(cls, text: str) -> DottedPattern:
@@ -48,8 +54,7 @@ class DottedPattern:
     @property
     def literal_head(self) -> str | None:
         """The first segment when it is a plain word, for cheap prefiltering."""
-        head = self.text.split(".", 1)[0]
-        return None if "*" in head else head
+        return self.head
 
 
 def _join_segments(parts: list[str]) -> str:
@@ -88,8 +93,12 @@ _ALLOWED = Verdict(False, None)
 def judge(name: str, forbid: Iterable[DottedPattern], allow: Iterable[DottedPattern]) -> Verdict:
     """Most specific wins: the longest prefix of `name` that any pattern matches decides;
     at equal length an `except` beats a `forbid`."""
-    forbid = tuple(forbid)
-    allow = tuple(allow)
+    # Only patterns that can match the name's first segment take part (most names: none).
+    first = name.split(".", 1)[0]
+    forbid = tuple(p for p in forbid if p.head is None or p.head == first)
+    allow = tuple(p for p in allow if p.head is None or p.head == first)
+    if not forbid and not allow:
+        return _ALLOWED
     for prefix in prefixes(name):
         for pattern in allow:
             if pattern.matches(prefix):

@@ -30,6 +30,7 @@ from import_policy.discovery import SourceFile
 from import_policy.fixes.payload import AliasEdit, ImportFix, ProbeFix
 
 _FORMAT = 1
+KEEP = 8  # entries kept: a few selections or configs used in turn each stay warm
 Stat = tuple[int, int, int]  # mtime_ns, size, inode
 Snapshot = dict[str, tuple[Stat, str]]  # relative path -> (stat data, BLAKE2 hex digest of the bytes)
 
@@ -141,9 +142,7 @@ class RunCache:
         try:
             self._facts.ready()
             self.folder.mkdir(exist_ok=True)
-            for old in self.folder.glob("*.json"):  # one entry per key is plenty; old ones only cost disk
-                if old.name != f"{key}.json":
-                    old.unlink(missing_ok=True)
+            _prune(self.folder, keep=KEEP - 1)
             handle, temporary = tempfile.mkstemp(dir=self.folder, prefix=".tmp-", suffix=".json")
             try:
                 with os.fdopen(handle, "w", encoding="utf-8") as out:
@@ -154,6 +153,13 @@ class RunCache:
                 raise
         except (OSError, ValueError, RecursionError):
             pass
+
+
+def _prune(folder: Path, keep: int) -> None:
+    """Drop all but the `keep` newest entries."""
+    entries = sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
+    for old in entries[keep:]:
+        old.unlink(missing_ok=True)
 
 
 def _encode(d: Diagnostic) -> dict[str, Any]:
