@@ -49,8 +49,8 @@ class C:
 
 
 def _entries(root: Path) -> list[Path]:
-    """The per-file facts entries (not the whole-run entries under runs/)."""
-    return sorted(p for p in (root / FOLDER).rglob("*.json") if p.parent.name != "runs")
+    """The per-file facts entries (not the whole-run and walk entries under runs/ and walk/)."""
+    return sorted(p for p in (root / FOLDER).rglob("*.json") if p.parent.name not in ("runs", "walk"))
 
 
 def test_facts_round_trip_through_json() -> None:

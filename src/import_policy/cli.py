@@ -173,7 +173,7 @@ def _check(loaded: Loaded, args: argparse.Namespace) -> int:
         read = _stdin_reader(stdin_bytes)
     else:
         try:
-            files = discover(paths, policy.root, policy.exclude)
+            files = discover(paths, policy.root, policy.exclude, remember=not args.no_cache)
         except PathError as error:
             raise UsageError(f"no such file or folder: {error}") from None
     # Stale allowlist entries can only be told when the whole tree is checked.

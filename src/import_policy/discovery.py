@@ -17,6 +17,7 @@ from typing import Literal
 import pathspec
 
 from import_policy.patterns import PathGlob, any_match
+from import_policy.walkcache import Kind, WalkCache, gitignore_stat
 
 PYTHON_SUFFIXES = (".py", ".pyi")
 C_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".hxx", ".cu", ".cuh", ".hip")
@@ -62,14 +63,17 @@ def discover(
     root: Path,
     exclude: tuple[PathGlob, ...],
     languages: frozenset[Language] = frozenset({"python", "c"}),
+    remember: bool = False,
 ) -> list[SourceFile]:
-    """Every file to check, each once, sorted by path."""
+    """Every file to check, each once, sorted by path. `remember`: keep what each folder held
+    in the project's cache (walkcache), so the next walk of an unchanged tree is cheap."""
+    cache = WalkCache(root, repr((sorted(g.text for g in exclude), sorted(languages)))) if remember else None
     found: dict[Path, SourceFile] = {}
     missing = []
     for given in paths:
         path = Path(os.path.abspath(given))
         if path.is_dir():
-            for file in _walk(path, root, exclude, languages):
+            for file in _walk(path, root, exclude, languages, cache):
                 found.setdefault(file.path, file)
         elif path.is_file():
             relative = relative_to_root(path, root)
@@ -80,18 +84,21 @@ def discover(
             missing.append(str(given))
     if missing:
         raise PathError(", ".join(missing))
+    if cache is not None:
+        cache.save()
     return sorted(found.values(), key=lambda f: f.relative)
 
 
 def _walk(
-    top: Path, root: Path, exclude: tuple[PathGlob, ...], languages: frozenset[Language]
+    top: Path, root: Path, exclude: tuple[PathGlob, ...], languages: frozenset[Language], cache: WalkCache | None
 ) -> Iterator[SourceFile]:
     # Paths as strings from here on: pathlib's objects cost more than the walk itself.
     ignores = _GitIgnores(root)
     seen: set[tuple[int, int]] = set()
-    stack = [(top, relative_to_root(top, root))]
+    # (folder, its root-relative path, whether a .gitignore above it changed since the cached walk)
+    stack = [(top, relative_to_root(top, root), False)]
     while stack:
-        folder, folder_relative = stack.pop()
+        folder, folder_relative, dirty = stack.pop()
         try:
             stat = folder.stat()
         except OSError:
@@ -99,15 +106,32 @@ def _walk(
         if (stat.st_dev, stat.st_ino) in seen:
             continue  # a symlink loop, or a folder reached twice
         seen.add((stat.st_dev, stat.st_ino))
+        prefix = "" if folder_relative == "." else folder_relative + "/"
+        # A walk from above the root re-enters it: there, paths are worked out one by one.
+        outside = folder_relative == ".." or folder_relative.startswith("../")
+        remembered = cache if cache is not None and not outside else None
+        ignore = gitignore_stat(folder) if remembered is not None else None
+        if remembered is not None and not dirty:
+            kept = remembered.get(folder_relative, stat.st_mtime_ns, ignore)
+            if kept is not None:
+                subfolders = []
+                for name, kind in kept:
+                    if kind == "d":
+                        subfolders.append((folder / name, prefix + name, False))
+                    elif kind in languages:
+                        yield SourceFile(folder / name, prefix + name, kind)
+                stack.extend(reversed(subfolders))
+                continue
+        if remembered is not None:
+            before = remembered.folders.get(folder_relative)
+            dirty = dirty or before is None or before[1] != ignore
         spec = ignores.for_folder(folder)
         try:
             entries = sorted(os.scandir(folder), key=lambda e: e.name)
         except OSError:
             continue
-        prefix = "" if folder_relative == "." else folder_relative + "/"
-        # A walk from above the root re-enters it: there, paths are worked out one by one.
-        outside = folder_relative == ".." or folder_relative.startswith("../")
         subfolders = []
+        listed: list[tuple[str, Kind]] = []
         for entry in entries:
             relative = relative_to_root(Path(entry.path), root) if outside else prefix + entry.name
             try:
@@ -117,14 +141,18 @@ def _walk(
             if is_dir:
                 if entry.name in SKIPPED_FOLDERS or any_match(exclude, relative) or spec.ignored(relative, True):
                     continue
-                subfolders.append((Path(entry.path), relative))
+                subfolders.append((Path(entry.path), relative, dirty))
+                listed.append((entry.name, "d"))
                 continue
             language = language_of(entry.name)
             if language is None or language not in languages:
                 continue
             if any_match(exclude, relative) or spec.ignored(relative, False):
                 continue
+            listed.append((entry.name, language))
             yield SourceFile(Path(entry.path), relative, language)
+        if remembered is not None:
+            remembered.put(folder_relative, stat.st_mtime_ns, ignore, listed)
         stack.extend(reversed(subfolders))
 
 
