@@ -397,3 +397,12 @@ def test_call_of_a_function_importing_from_a_heavy_module_names_the_module(proje
         "app/mod.py:6:6: eager-heavy-import `_probe()` runs when this module is imported and imports "
         "`aiter.ops.mhc` (_probe() -> import aiter.ops.mhc)"
     ]
+
+
+def test_suppression_holds_when_only_the_chain_rule_runs(project: Project) -> None:
+    """With heavy-import-reachable alone the engine only syntax-checks the files passed;
+    their suppression comments still count."""
+    chain_51151(project)
+    project.write("vllm/layers/mhc.py", MHC.replace("_has_tilelang_mhc()\n", "_has_tilelang_mhc()  # import-policy: ignore[heavy-import-reachable]\n"))
+    assert findings(project, "--select", "heavy-import-reachable") == []
+    assert findings(project, "--select", "heavy-import-reachable", "--no-cache") == []

@@ -18,6 +18,7 @@ from import_policy.checks import imports as import_checks
 from import_policy.config.model import ImportRule, IncludeRule, Policy, TokenRule
 from import_policy.diagnostics import SYNTAX_ERROR, Diagnostic
 from import_policy.discovery import SourceFile, module_name
+from import_policy.facts.comments import suppressions
 from import_policy.facts.fast import graph_facts, rule_facts
 from import_policy.facts.model import FileFacts
 # CPython's own parser, for files that need no facts: a broken file is still reported.
@@ -132,7 +133,8 @@ def python_facts(
     candidates, use_candidates = plan.prefilters(rules)
     for_rules = bool(rules) and _wants(candidates, source, module)
     # Only the ROCm pass reads the file: CPython's parse gives its facts (facts.fast).
-    for_graph = not for_rules and plan.rocm is not None and plan.rocm.wants_parse(source, file.relative)
+    rocm = plan.rocm
+    for_graph = not for_rules and rocm is not None and rocm.reads_every_file and rocm.wants_parse(source, file.relative)
     want_uses = for_rules and _wants(use_candidates, source, module)
     # The facts depend on the bytes, where the file sits and what was asked (the use gate's rules).
     if for_rules:
@@ -152,7 +154,11 @@ def python_facts(
     if for_graph and plan.fast_facts:
         facts = graph_facts(source, file.relative, module, is_package)
     elif not for_rules and not for_graph:
-        facts = FileFacts(file.relative, module, is_package, syntax_error=syntax_check(source, file.relative))
+        # Suppressions too: the ROCm pass may report a site in it that it loads by itself.
+        facts = FileFacts(
+            file.relative, module, is_package, suppressions=suppressions(source),
+            syntax_error=syntax_check(source, file.relative),
+        )
     elif plan.fast_facts:
         # CPython's parse gives libcst's facts exactly (tests/test_fast_facts.py) unless a use
         # could be judged, which only libcst's scope analysis can resolve.

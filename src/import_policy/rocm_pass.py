@@ -55,6 +55,13 @@ class RocmPlan:
     def needs_project(self) -> bool:
         return bool(self.rules & {EAGER_HEAVY_IMPORT, HEAVY_IMPORT_REACHABLE})
 
+    @property
+    def reads_every_file(self) -> bool:
+        """Whether each checked file's own facts are needed. With `heavy-import-reachable`
+        alone, only the files a chain reaches are: the project loads them when it gets there,
+        and the engine only syntax-checks the others."""
+        return bool(self.rules - {HEAVY_IMPORT_REACHABLE})
+
     def slim(self, facts: FileFacts) -> FileFacts:
         """What the pass keeps of a file: calls that may be probes (a string argument) or reach a
         project function (this file's, or one under a project package). A whole
@@ -115,8 +122,8 @@ def project(plan: RocmPlan, known: Mapping[str, FileFacts], read: Reader, cache:
     modules = ProjectModules(policy, known)
 
     def load(path: str) -> FileFacts | None:
-        if path in known:
-            return known[path]
+        if plan.reads_every_file and path in known:
+            return known[path]  # else the engine only syntax-checked it
         file = SourceFile(policy.root / path, path, "python")
         try:
             source = read(file)
