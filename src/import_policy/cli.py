@@ -25,15 +25,8 @@ from import_policy.engine import Plan, Reader, Result, Selection, read_file, run
 from import_policy.parallel import default_jobs
 from import_policy.runcache import Outcome, RunCache
 from import_policy.fixes.payload import applies
-from import_policy.adoption import AdoptionError, source_reader, use_baseline
-from import_policy.selftest import run_all as run_examples
 from import_policy.stale import ExceptTracker, find_stale, whole_tree
-from import_policy.stdin import fix_stdin, read_stdin, stdin_file
-from import_policy.report import json as json_report
 from import_policy.report import text as text_report
-from import_policy.report import github as github_report
-from import_policy.report import sarif as sarif_report
-from import_policy.report.sarif_fixes import fix_hook
 
 EXIT_OK, EXIT_VIOLATIONS, EXIT_ERROR = 0, 1, 2
 
@@ -143,6 +136,8 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "why":
         return _why(loaded, args)
     if args.command == "test-rules":
+        from import_policy.selftest import run_all as run_examples
+
         report, passed = run_examples(loaded.policy)
         sys.stdout.write(report)
         return EXIT_OK if passed else EXIT_VIOLATIONS
@@ -165,6 +160,8 @@ def _check(loaded: Loaded, args: argparse.Namespace) -> int:
     read: Reader = read_file
     stdin_bytes: bytes | None = None
     if args.stdin_filename is not None:
+        from import_policy.stdin import read_stdin, stdin_file
+
         if [str(p) for p in args.paths] not in ([], ["-"]):
             raise UsageError("--stdin-filename reads the source from stdin: give '-' or no PATH")
         stdin_bytes = read_stdin(sys.stdin.buffer)
@@ -216,27 +213,39 @@ def _check(loaded: Loaded, args: argparse.Namespace) -> int:
             result = recheck(result, files, fixing.changed, policy, selection, read)
         result.diagnostics[:] = note_failures(result.diagnostics, fixing)
     overrides = {file.relative: stdin_bytes for file in files if stdin_bytes is not None}
-    try:
-        kept = use_baseline(
-            result.diagnostics, write_to=args.write_baseline, read_from=args.baseline,
-            source_of=source_reader(policy.root, overrides), files=files, selection=selection,
-        )
-    except AdoptionError as error:
-        raise UsageError(str(error)) from None
+    kept = list(result.diagnostics)
+    if args.write_baseline is not None or args.baseline is not None:
+        from import_policy.adoption import AdoptionError, source_reader, use_baseline
+
+        try:
+            kept = use_baseline(
+                result.diagnostics, write_to=args.write_baseline, read_from=args.baseline,
+                source_of=source_reader(policy.root, overrides), files=files, selection=selection,
+            )
+        except AdoptionError as error:
+            raise UsageError(str(error)) from None
     cwd = Path.cwd()
     # `fixable` means: a fix that would apply with the flags given; the others are "hidden" (ruff).
     hidden = sum(d.fixable and not applies(d, args.unsafe_fixes) for d in kept)
     shown = [_rebase(replace(d, fixable=applies(d, args.unsafe_fixes)), policy.root, cwd) for d in kept]
     shown.sort(key=Diagnostic.sort_key)
     out = sys.stdout
-    if args.statistics:
-        out.write(json_report.render_statistics(shown) if args.format == "json" else text_report.render_statistics(shown))
-    elif args.format == "json":
-        out.write(json_report.render(shown, result.files))
+    # Each format's module is imported only when asked for: start-up time is most of a warm run.
+    if args.statistics and args.format != "json":
+        out.write(text_report.render_statistics(shown))
+    elif args.statistics or args.format == "json":
+        from import_policy.report import json as json_report
+
+        out.write(json_report.render_statistics(shown) if args.statistics else json_report.render(shown, result.files))
     elif args.format == "sarif":
+        from import_policy.report import sarif as sarif_report
+        from import_policy.report.sarif_fixes import fix_hook
+
         shown_stdin = {_rebase_path(path, policy.root, cwd): data for path, data in overrides.items() if data is not None}
         out.write(sarif_report.render(shown, policy, cwd, fix_hook(cwd, shown_stdin)))
     elif args.format == "github":
+        from import_policy.report import github as github_report
+
         out.write(github_report.render(shown))
     else:
         fixed = fixing.applied if fixing is not None else 0
@@ -257,6 +266,8 @@ def _fix_stdin(
     diagnostics: list[Diagnostic],
 ) -> int:
     """The fixed source to stdout, for an editor's buffer; what remains to stderr."""
+    from import_policy.stdin import fix_stdin
+
     new, remaining = fix_stdin(Plan(policy, selection), files, source, diagnostics, args.unsafe_fixes)
     sys.stdout.flush()
     sys.stdout.buffer.write(new)

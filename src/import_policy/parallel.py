@@ -8,6 +8,7 @@ it saves.
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import Sequence
 from dataclasses import replace
@@ -52,6 +53,10 @@ def facts(plan: Plan, files: Sequence[SourceFile], jobs: int) -> list[Outcome]:
 def _start(plan: Plan) -> None:
     global _plan
     _plan = plan
+    # Forked from a run that turned the cyclic collector off; a worker parses one file after
+    # another and keeps nothing, so it collects, but never walks what it inherited.
+    gc.freeze()
+    gc.enable()
 
 
 def _chunk(files: list[SourceFile]) -> list[Outcome]:
