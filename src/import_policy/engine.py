@@ -1,8 +1,9 @@
 """The engine: files -> facts -> checks -> diagnostics, knowing nothing of any rule's meaning.
 
 Per file: read bytes once; skip the parse when no rule could fire (the
-prefilter); otherwise one libcst parse and one batched visit; then every check
-in force runs as a pure function over the facts; suppressions last.
+prefilter); otherwise one parse and one batched visit (CPython's `ast` where its
+facts equal libcst's, libcst where a use must be resolved); then every check in
+force runs as a pure function over the facts; suppressions last.
 """
 
 from __future__ import annotations

@@ -1,15 +1,16 @@
 """The same facts as `facts.python.extract`, uses aside, from CPython's own parser.
 
-The ROCm pass needs the imports, calls, decorators and functions of nearly
-every project file (its graph covers the whole project). CPython's `ast` gives
-them for the cost of the syntax check every file needs anyway, where libcst's
-parse and positions cost some forty times that (docs/performance.md). Issue 7
-allows a faster parse for these graph facts as long as both agree: the tests
-hold this module to libcst's facts on every fixture (tests/test_fast_facts.py).
+Every file gets CPython's parse anyway (its syntax check); walking that tree costs
+about as much again, where libcst's parse, positions and visit cost some thirty times
+that (docs/performance.md). Issue 7 allows a faster parse as long as both agree:
+tests/test_fast_facts.py holds this module to libcst's facts on every fixture, and
+tests/test_soundness.py the diagnostics. The ROCm pass reads these facts
+(`graph_facts`), and so do the import rules (`rule_facts`) unless a use could be
+judged, which only libcst's scope analysis resolves.
 
-Where `ast` does not carry a position libcst reports (a dotted name spelled
-with inner spaces, `from` and its module on different lines, a `;` line joined
-by a backslash), `extract` returns None and the caller parses with libcst.
+Where `ast` does not carry a position libcst reports (a dotted name spelled with
+inner spaces, `from` and its module on different lines, a decorator off its `@`
+line, a call misplaced inside an f-string), the file goes to libcst instead.
 """
 
 from __future__ import annotations
