@@ -114,3 +114,19 @@ def test_selections_used_in_turn_each_stay_warm(project: Project, monkeypatch: p
     _no_engine(monkeypatch)
     assert project.run("check", ".") == whole
     assert project.run("check", "--select", "no-pickle", ".") == selected
+
+
+def test_the_key_does_not_depend_on_string_hashing(project: Project) -> None:
+    """Two processes with different hash seeds share the entry (a set's repr would not)."""
+    import subprocess
+    import sys
+
+    _tree(project)
+    for seed in ("1", "2"):
+        done = subprocess.run(
+            [sys.executable, "-m", "import_policy", "check", "--ignore", "re-regex,eager-heavy-import,import-time-jit", "."],
+            cwd=project.root, capture_output=True, text=True, timeout=120, check=False,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        )
+        assert done.returncode == 1, done.stderr
+    assert len(list((project.root / FOLDER / "runs").glob("*.json"))) == 1

@@ -179,7 +179,9 @@ def _check(loaded: Loaded, args: argparse.Namespace) -> int:
     jobs = args.jobs or default_jobs()
     # An unchanged whole tree is answered from the last run (runcache); fixing always checks afresh.
     runs = RunCache(policy.root) if cache is not None and tracker is not None and not (args.fix or args.diff) else None
-    run_key = RunCache.key(policy, selection, files) if runs is not None else None
+    # Sorted: a frozenset's repr follows the process's string hashing, which differs run to run.
+    selected = (sorted(selection.select) if selection.select is not None else None, sorted(selection.ignore))
+    run_key = RunCache.key(policy, selected, files) if runs is not None else None
     reused = runs.get(run_key, files) if runs is not None and run_key is not None else None
     stale_lines: list[str] = []
     if reused is not None:
