@@ -27,7 +27,6 @@ from import_policy.facts.model import (
     BoolOp,
     Branch,
     CallFact,
-    Context,
     DecoratorFact,
     FileFacts,
     FunctionFact,
@@ -39,8 +38,8 @@ from import_policy.facts.model import (
     Test,
 )
 from import_policy.facts.syntax import cpython_parse
-from import_policy.facts.typecheck import is_type_checking_only
 from import_policy.facts.usegate import UseGate, bound_imports, could_matter
+from import_policy.facts.walkstate import WalkState
 
 # The same set as facts.python (which imports libcst, so it is not imported from there).
 DYNAMIC_IMPORTERS = frozenset({"importlib.import_module", "import_module", "__import__"})
@@ -159,23 +158,18 @@ def absolute_module(package: str | None, module: str | None, level: int) -> str 
     return f"{bits[0]}.{module}" if module else bits[0]
 
 
-class _Collector:
+class _Collector(WalkState):
     def __init__(self, package: str | None, lines: list[str], chains: bool = False) -> None:
+        super().__init__()
         self.package = package
         self.lines = lines
         # root name -> the texts of the `root.a.b` chains under it, when asked for (`uses_could_matter`)
         self.chains: dict[str, set[str]] | None = {} if chains else None
-        self.imports: list[ImportFact] = []
         self.calls: list[CallFact] = []
         self.decorators: list[DecoratorFact] = []
         self.functions: list[FunctionFact] = []
-        self.aliases: dict[str, str] = {}
-        self._function_depth = 0
-        self._names: list[str] = []
-        self._branches: list[Branch] = []
         self._statement_line = 1
         self._statement_index = 0
-        self._context_cache: Context | None = None
         self._in_fstring = 0
 
     # --- positions ----------------------------------------------------------------
@@ -204,32 +198,22 @@ class _Collector:
 
     # --- where we are -------------------------------------------------------------
 
-    def context(self) -> Context:
-        if self._context_cache is None:
-            branches = tuple(self._branches)
-            self._context_cache = Context(
-                import_time=self._function_depth == 0,
-                type_checking=is_type_checking_only(branches),
-                branches=branches,
-                function=".".join(self._names) if self._function_depth else None,
-            )
-        return self._context_cache
 
     def _enter(self, name: str | None = None, function: bool = False, branch: Branch | None = None) -> None:
         if name is not None:
-            self._names.append(name)
-        self._function_depth += function
+            self.names.append(name)
+        self.function_depth += function
         if branch is not None:
-            self._branches.append(branch)
-        self._context_cache = None
+            self.branches.append(branch)
+        self.changed()
 
     def _leave(self, name: str | None = None, function: bool = False, branch: Branch | None = None) -> None:
         if name is not None:
-            self._names.pop()
-        self._function_depth -= function
+            self.names.pop()
+        self.function_depth -= function
         if branch is not None:
-            self._branches.pop()
-        self._context_cache = None
+            self.branches.pop()
+        self.changed()
 
     # --- statements ---------------------------------------------------------------
 
@@ -289,7 +273,7 @@ class _Collector:
         line = self.lines[node.lineno - 1]
         if line.find(node.name, line.find("def") + 3) < 0 or "def" not in line:
             raise Unsupported("`def` and its name on different lines")
-        self.functions.append(FunctionFact(".".join([*self._names, node.name]), node.lineno, self.context()))
+        self.functions.append(FunctionFact(".".join([*self.names, node.name]), node.lineno, self.context()))
         self.decorators_of(node.decorator_list)
         self.arguments(node.args)
         if node.returns is not None:
@@ -323,11 +307,6 @@ class _Collector:
 
     # --- imports ------------------------------------------------------------------
 
-    def _record(self, fact: ImportFact, target: str) -> None:
-        self.imports.append(fact)
-        if fact.bound is not None and fact.context.function is None:
-            self.aliases[fact.bound] = target
-
     def import_(self, node: ast.Import) -> None:
         context = self.context()
         for alias in node.names:
@@ -338,7 +317,7 @@ class _Collector:
                 span=span, module_span=span, statement=self._statement_index,
                 statement_line=self._statement_line, context=context,
             )
-            self._record(fact, name if alias.asname else name.split(".")[0])
+            self.record(fact, name if alias.asname else name.split(".")[0])
 
     def import_from(self, node: ast.ImportFrom) -> None:
         level = node.level or 0
@@ -366,14 +345,9 @@ class _Collector:
                 return
             name = f"{module}.{alias.name}"
             span = self.spelled(alias.lineno, self.column(alias.lineno, alias.col_offset), alias.name)
-            self._record(fact(name, alias.name, alias.asname or alias.name, span), name)
+            self.record(fact(name, alias.name, alias.asname or alias.name, span), name)
 
     # --- expressions --------------------------------------------------------------
-
-    def qualify(self, dotted: str) -> str:
-        root, dot, rest = dotted.partition(".")
-        target = self.aliases.get(root)
-        return dotted if target is None else target + dot + rest
 
     def test_of(self, expression: ast.expr) -> Test:
         if isinstance(expression, ast.BoolOp):

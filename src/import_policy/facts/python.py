@@ -6,7 +6,7 @@ qualified names only when some rule judges uses of imported names.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from typing import ClassVar, Literal
 
 import libcst as cst
@@ -42,8 +42,8 @@ from import_policy.facts.model import (
     UseFact,
 )
 from import_policy.facts.syntax import cpython_check
-from import_policy.facts.typecheck import is_type_checking_only
 from import_policy.facts.usegate import UseGate, bound_imports, could_matter
+from import_policy.facts.walkstate import WalkState
 
 # A possible use: the chain, its root name, span, statement line, context.
 _Chain = tuple["cst.Name | cst.Attribute", cst.Name, Span, int, Context]
@@ -208,7 +208,7 @@ def _span(code_range: CodeRange) -> Span:
     )
 
 
-class _Collector(cst.CSTVisitor):
+class _Collector(WalkState, cst.CSTVisitor):
     METADATA_DEPENDENCIES: ClassVar[Collection[ProviderT]] = (PositionProvider,)
 
     @classmethod
@@ -223,35 +223,15 @@ class _Collector(cst.CSTVisitor):
         # names any import binds, when uses are wanted: chains rooted at one of them are kept
         self._roots = roots
         self.chains: list[_Chain] = []
-        self.imports: list[ImportFact] = []
         self.uses: list[UseFact] = []
         self.calls: list[CallFact] = []
         self.decorators: list[DecoratorFact] = []
         self.functions: list[FunctionFact] = []
-        # bound name -> dotted name, for resolving `if` tests and callees without scope analysis
-        self.aliases: dict[str, str] = {}
-        self._function_depth = 0
-        self._names: list[str] = []
-        self._branches: list[Branch] = []
         self._statement_lines: list[int] = [1]
         self._statement_index = 0
-        self._context_cache: Context | None = None
 
     # --- where we are -------------------------------------------------------------
 
-    def context(self) -> Context:
-        if self._context_cache is None:
-            branches = tuple(self._branches)
-            self._context_cache = Context(
-                import_time=self._function_depth == 0,
-                type_checking=is_type_checking_only(branches),
-                branches=branches,
-                function=".".join(self._names) if self._function_depth else None,
-            )
-        return self._context_cache
-
-    def _changed(self) -> None:
-        self._context_cache = None
 
     def span_of(self, node: cst.CSTNode) -> Span:
         return _span(self.get_metadata(PositionProvider, node))
@@ -269,61 +249,54 @@ class _Collector(cst.CSTVisitor):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.functions.append(
-            FunctionFact(".".join([*self._names, node.name.value]), self.span_of(node.name).line, self.context())
+            FunctionFact(".".join([*self.names, node.name.value]), self.span_of(node.name).line, self.context())
         )
 
     def visit_FunctionDef_body(self, node: cst.FunctionDef) -> None:
-        self._function_depth += 1
-        self._names.append(node.name.value)
-        self._changed()
+        self.function_depth += 1
+        self.names.append(node.name.value)
+        self.changed()
 
     def leave_FunctionDef_body(self, node: cst.FunctionDef) -> None:
-        self._function_depth -= 1
-        self._names.pop()
-        self._changed()
+        self.function_depth -= 1
+        self.names.pop()
+        self.changed()
 
     def visit_ClassDef_body(self, node: cst.ClassDef) -> None:
-        self._names.append(node.name.value)
-        self._changed()
+        self.names.append(node.name.value)
+        self.changed()
 
     def leave_ClassDef_body(self, node: cst.ClassDef) -> None:
-        self._names.pop()
-        self._changed()
+        self.names.pop()
+        self.changed()
 
     def visit_Lambda_body(self, node: cst.Lambda) -> None:
-        self._function_depth += 1
-        self._names.append("<lambda>")
-        self._changed()
+        self.function_depth += 1
+        self.names.append("<lambda>")
+        self.changed()
 
     def leave_Lambda_body(self, node: cst.Lambda) -> None:
-        self._function_depth -= 1
-        self._names.pop()
-        self._changed()
+        self.function_depth -= 1
+        self.names.pop()
+        self.changed()
 
     def visit_If_body(self, node: cst.If) -> None:
-        self._branches.append(Branch(self.test_of(node.test), orelse=False))
-        self._changed()
+        self.branches.append(Branch(self.test_of(node.test), orelse=False))
+        self.changed()
 
     def leave_If_body(self, node: cst.If) -> None:
-        self._branches.pop()
-        self._changed()
+        self.branches.pop()
+        self.changed()
 
     def visit_If_orelse(self, node: cst.If) -> None:
-        self._branches.append(Branch(self.test_of(node.test), orelse=True))
-        self._changed()
+        self.branches.append(Branch(self.test_of(node.test), orelse=True))
+        self.changed()
 
     def leave_If_orelse(self, node: cst.If) -> None:
-        self._branches.pop()
-        self._changed()
+        self.branches.pop()
+        self.changed()
 
     # --- names --------------------------------------------------------------------
-
-    def qualify(self, dotted: str) -> str:
-        root, dot, rest = dotted.partition(".")
-        target = self.aliases.get(root)
-        if target is None:
-            return dotted
-        return target + dot + rest
 
     def test_of(self, expression: cst.BaseExpression) -> Test:
         if isinstance(expression, cst.BooleanOperation):
@@ -338,11 +311,6 @@ class _Collector(cst.CSTVisitor):
         return Leaf(dotted.rpartition(".")[2], self.qualify(dotted))
 
     # --- imports ------------------------------------------------------------------
-
-    def _record(self, fact: ImportFact, target: str) -> None:
-        self.imports.append(fact)
-        if fact.bound is not None and fact.context.function is None:
-            self.aliases[fact.bound] = target
 
     def visit_Import(self, node: cst.Import) -> bool:
         context = self.context()
@@ -359,7 +327,7 @@ class _Collector(cst.CSTVisitor):
                 statement_line=self._statement_lines[-1], context=context,
             )
             # `import a.b` binds `a` itself; `import a.b as c` binds `c` to `a.b`.
-            self._record(fact, name if asname else name.split(".")[0])
+            self.record(fact, name if asname else name.split(".")[0])
         return False
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
@@ -393,7 +361,7 @@ class _Collector(cst.CSTVisitor):
             member = get_full_name_for_node(alias.name)
             if member is not None:
                 name = f"{module}.{member}"
-                self._record(fact(name, member, _alias_name(alias) or member, self.span_of(alias.name)), name)
+                self.record(fact(name, member, _alias_name(alias) or member, self.span_of(alias.name)), name)
         return False
 
     # --- uses ---------------------------------------------------------------------
