@@ -29,7 +29,6 @@ class FactsCache:
         self.folder = root / FOLDER
         self.hits = 0
         self.misses = 0
-        self._ready = False
 
     def key(self, source: bytes, path: str, module: str | None, is_package: bool, mode: str) -> str:
         digest = hashlib.blake2b(digest_size=20)
@@ -55,32 +54,41 @@ class FactsCache:
 
     def put(self, key: str, facts: FileFacts) -> None:
         """Best effort: a cache that cannot be written only costs speed."""
-        import tempfile  # only a run with something to write pays for it
-
-        entry = self._entry(key)
         try:
-            self.ready()
-            entry.parent.mkdir(exist_ok=True)
             text = json.dumps({"key": key, "facts": to_json(facts)}, separators=(",", ":"))
-            handle, temporary = tempfile.mkstemp(dir=entry.parent, prefix=".tmp-", suffix=".json")
-            try:
-                with os.fdopen(handle, "w", encoding="utf-8") as out:
-                    out.write(text)
-                os.replace(temporary, entry)
-            except BaseException:
-                _remove(temporary)
-                raise
-        except (OSError, ValueError, RecursionError):
-            pass
-
-    def ready(self) -> None:
-        if self._ready:
+        except (ValueError, RecursionError):
             return
-        self.folder.mkdir(exist_ok=True)
-        ignore = self.folder / ".gitignore"
-        if not ignore.exists():
-            ignore.write_text("# created by import-policy\n*\n", encoding="utf-8")
-        self._ready = True
+        write_entry(self.folder, self._entry(key), text)
+
+
+_prepared: set[Path] = set()  # cache folders this process made sure of
+
+
+def write_entry(folder: Path, entry: Path, text: str) -> None:
+    """Write one entry of the cache folder `folder` (created with its `.gitignore` when
+    missing) whole or not at all: a temporary file renamed into place, so concurrent runs
+    only ever see complete entries. Best effort: a cache that cannot be written only costs
+    speed."""
+    import tempfile  # only a run with something to write pays for it
+
+    try:
+        if folder not in _prepared:
+            folder.mkdir(exist_ok=True)
+            ignore = folder / ".gitignore"
+            if not ignore.exists():
+                ignore.write_text("# created by import-policy\n*\n", encoding="utf-8")
+            _prepared.add(folder)
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=entry.parent, prefix=".tmp-", suffix=".json")
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as out:
+                out.write(text)
+            os.replace(temporary, entry)
+        except BaseException:
+            _remove(temporary)
+            raise
+    except OSError:
+        pass
 
 
 def _remove(path: str) -> None:

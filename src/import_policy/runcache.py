@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from import_policy import __version__
-from import_policy.cache import FOLDER, FactsCache
+from import_policy.cache import FOLDER, write_entry
 from import_policy.config.model import Policy
 from import_policy.diagnostics import Diagnostic
 from import_policy.discovery import SourceFile
@@ -59,8 +59,8 @@ def _digest(data: bytes) -> str:
 
 class RunCache:
     def __init__(self, root: Path) -> None:
+        self.root = root
         self.folder = root / FOLDER / "runs"
-        self._facts = FactsCache(root)  # for its folder's .gitignore
 
     @staticmethod
     def key(policy: Policy, selection: object, files: Sequence[SourceFile]) -> str | None:
@@ -126,11 +126,10 @@ class RunCache:
             return None
 
     def put(self, key: str, files: Sequence[SourceFile], snapshot: Snapshot, outcome: Outcome) -> None:
-        """Best effort; skipped when a file changed while the run read it."""
-        if not self.unchanged(files, snapshot) or any(_stat(f.path) != snapshot[f.relative][0] for f in files):
+        """Best effort; skipped when a file's stat data moved while the run read it (its bytes
+        may then not be the ones the result came from)."""
+        if any(_stat(f.path) != snapshot[f.relative][0] for f in files):
             return
-        import tempfile
-
         entry = {
             "key": key,
             "files": {path: [list(stat), digest] for path, (stat, digest) in snapshot.items()},
@@ -140,19 +139,12 @@ class RunCache:
             "stale": outcome.stale,
         }
         try:
-            self._facts.ready()
-            self.folder.mkdir(exist_ok=True)
-            _prune(self.folder, keep=KEEP - 1)
-            handle, temporary = tempfile.mkstemp(dir=self.folder, prefix=".tmp-", suffix=".json")
-            try:
-                with os.fdopen(handle, "w", encoding="utf-8") as out:
-                    json.dump(entry, out, separators=(",", ":"))
-                os.replace(temporary, self.folder / f"{key}.json")
-            except BaseException:
-                Path(temporary).unlink(missing_ok=True)
-                raise
+            text = json.dumps(entry, separators=(",", ":"))
+            if self.folder.is_dir():
+                _prune(self.folder, keep=KEEP - 1)
         except (OSError, ValueError, RecursionError):
-            pass
+            return
+        write_entry(self.root / FOLDER, self.folder / f"{key}.json", text)
 
 
 def _prune(folder: Path, keep: int) -> None:

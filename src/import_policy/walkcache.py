@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Literal
 
 from import_policy import __version__
-from import_policy.cache import FOLDER, FactsCache
+from import_policy.cache import FOLDER, write_entry
 
 Kind = Literal["d", "python", "c"]
 GitIgnoreStat = tuple[int, int, int] | None
@@ -35,8 +35,8 @@ def gitignore_stat(folder: Path) -> GitIgnoreStat:
 class WalkCache:
     def __init__(self, root: Path, setting: str) -> None:
         digest = hashlib.blake2b(f"{_FORMAT}\0{__version__}\0{setting}".encode(), digest_size=12).hexdigest()
-        self.file = root / FOLDER / "walk" / f"{digest}.json"
-        self._facts = FactsCache(root)
+        self.cache_folder = root / FOLDER
+        self.file = self.cache_folder / "walk" / f"{digest}.json"
         self.folders: dict[str, tuple[int, GitIgnoreStat, list[tuple[str, Kind]]]] = {}
         self.changed = False
         try:
@@ -64,19 +64,5 @@ class WalkCache:
     def save(self) -> None:
         if not self.changed:
             return
-        import tempfile
-
-        try:
-            self._facts.ready()
-            self.file.parent.mkdir(exist_ok=True)
-            data = {"folders": {k: [m, list(i) if i else None, e] for k, (m, i, e) in self.folders.items()}}
-            handle, temporary = tempfile.mkstemp(dir=self.file.parent, prefix=".tmp-", suffix=".json")
-            try:
-                with os.fdopen(handle, "w", encoding="utf-8") as out:
-                    json.dump(data, out, separators=(",", ":"))
-                os.replace(temporary, self.file)
-            except BaseException:
-                Path(temporary).unlink(missing_ok=True)
-                raise
-        except (OSError, ValueError, RecursionError):
-            pass
+        data = {"folders": {k: [m, list(i) if i else None, e] for k, (m, i, e) in self.folders.items()}}
+        write_entry(self.cache_folder, self.file, json.dumps(data, separators=(",", ":")))
