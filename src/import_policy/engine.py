@@ -59,11 +59,7 @@ class Plan:
     selection: Selection
     import_rules: tuple[ImportRule, ...] = field(init=False)
     c_rules: tuple[IncludeRule | TokenRule, ...] = field(init=False)
-    # Files an import rule could fire on; None: every file (a pattern starts with a wildcard).
-    candidates: Prefilter | None = field(init=False)
-    # Files importing the head of a name below a module (`torch.cuda.x`): they need use analysis.
-    use_candidates: Prefilter | None = field(init=False)
-    # The same two, per set of rules applying to a path (`prefilters`).
+    # Per set of rules applying to a path (`prefilters`), built when first asked for.
     _prefilters: dict[tuple[str, ...], tuple[Prefilter | None, Prefilter | None]] = field(
         init=False, default_factory=dict
     )
@@ -84,10 +80,6 @@ class Plan:
         self.c_rules = tuple(
             r for r in self.policy.rules if isinstance(r, (IncludeRule, TokenRule)) and self.selection.wants(r.id)
         )
-        forbidden = [pattern for rule in self.import_rules for pattern in rule.forbid]
-        self.candidates = Prefilter.for_patterns(forbidden)
-        # Uses matter only below an imported module: `torch.cuda.synchronize`, not `pickle`.
-        self.use_candidates = Prefilter.for_patterns(p for p in forbidden if "." in p.text)
         self.rocm = rocm_pass.make_plan(self.policy, self.selection.wants)
 
     def rules_for(self, path: str) -> list[ImportRule]:
@@ -95,7 +87,8 @@ class Plan:
 
     def prefilters(self, rules: Sequence[ImportRule]) -> tuple[Prefilter | None, Prefilter | None]:
         """(could a rule fire, could a use matter) for a file these rules apply to: a rule kept
-        to `vllm/ir/` must not make every file importing `vllm` a candidate elsewhere."""
+        to `vllm/ir/` must not make every file importing `vllm` a candidate elsewhere. None:
+        every file (a pattern starts with a wildcard)."""
         if not self.prefilter:
             return None, None
         key = tuple(rule.id for rule in rules)
@@ -104,6 +97,7 @@ class Plan:
             forbidden = [pattern for rule in rules for pattern in rule.forbid]
             found = (
                 Prefilter.for_patterns(forbidden),
+                # Uses matter only below an imported module: `torch.cuda.synchronize`, not `pickle`.
                 Prefilter.for_patterns(p for p in forbidden if "." in p.text),
             )
             self._prefilters[key] = found
