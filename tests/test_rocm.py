@@ -406,3 +406,10 @@ def test_suppression_holds_when_only_the_chain_rule_runs(project: Project) -> No
     project.write("vllm/layers/mhc.py", MHC.replace("_has_tilelang_mhc()\n", "_has_tilelang_mhc()  # import-policy: ignore[heavy-import-reachable]\n"))
     assert findings(project, "--select", "heavy-import-reachable") == []
     assert findings(project, "--select", "heavy-import-reachable", "--no-cache") == []
+
+
+def test_a_relative_import_spelled_without_a_space_is_an_edge(project: Project) -> None:
+    """`from.dspark import Spark` is valid Python: the pass must read the file for its edge."""
+    chain_51151(project)
+    project.write("vllm/quant/dsv4/__init__.py", "from.dspark import Spark\n")
+    assert REACHABLE_LINE in findings(project, "--no-cache")

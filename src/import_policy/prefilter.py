@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from import_policy.patterns import DottedPattern
 
 _GAP = rb"(?:[ \t]|\\\r?\n)"  # white space inside a statement, continuation lines included
-_RELATIVE = re.compile(rb"\bfrom" + _GAP + rb"*\.")
+# A relative import: `from .m`, `from.m`, or `from` and its dots across a continuation line.
+RELATIVE_IMPORT = re.compile(rb"\bfrom" + _GAP + rb"*\.")
 
 
 class _ImportShape:
@@ -97,7 +98,7 @@ class Prefilter:
             inside = top in group.heads
             if not all(needle in source or (inside and needle in path) for needle in group.needles):
                 continue
-            if inside and _RELATIVE.search(source):
+            if inside and RELATIVE_IMPORT.search(source):
                 return True
             if any(head in source for head in group.heads) and group.shape.search(source):
                 return True

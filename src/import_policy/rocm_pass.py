@@ -12,7 +12,6 @@ site and no function that reaches one.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 
@@ -33,11 +32,11 @@ from import_policy.discovery import Locator, SourceFile, discover, module_name
 from import_policy.facts.fast import graph_facts
 from import_policy.facts.model import FileFacts
 from import_policy.graph import Chain, HeavySite, Project
+from import_policy.prefilter import RELATIVE_IMPORT
 
 Reader = Callable[[SourceFile], bytes]
 # The cache mode of a file's graph facts (facts.fast), shared with the engine.
 GRAPH_MODE = "graph"
-_RELATIVE_IMPORT = re.compile(rb"\bfrom\s+\.")
 
 
 @dataclass(frozen=True)
@@ -78,7 +77,7 @@ class RocmPlan:
             return False  # stubs never run
         if self.tokens is None:
             return True
-        return any(token in source for token in self.tokens) or _RELATIVE_IMPORT.search(source) is not None
+        return any(token in source for token in self.tokens) or RELATIVE_IMPORT.search(source) is not None
 
 
 def make_plan(policy: Policy, wants: Callable[[str], bool]) -> RocmPlan | None:

@@ -39,10 +39,8 @@ from import_policy.facts.model import (
 )
 from import_policy.facts.syntax import cpython_parse
 from import_policy.facts.usegate import UseGate, bound_imports, could_matter
-from import_policy.facts.walkstate import WalkState
+from import_policy.facts.walkstate import DYNAMIC_IMPORTERS, WalkState
 
-# The same set as facts.python (which imports libcst, so it is not imported from there).
-DYNAMIC_IMPORTERS = frozenset({"importlib.import_module", "import_module", "__import__"})
 
 _COMPOUND = (
     ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try,

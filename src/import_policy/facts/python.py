@@ -43,12 +43,11 @@ from import_policy.facts.model import (
 )
 from import_policy.facts.syntax import cpython_check
 from import_policy.facts.usegate import UseGate, bound_imports, could_matter
-from import_policy.facts.walkstate import WalkState
+from import_policy.facts.walkstate import DYNAMIC_IMPORTERS, WalkState
 
 # A possible use: the chain, its root name, span, statement line, context.
 _Chain = tuple["cst.Name | cst.Attribute", cst.Name, Span, int, Context]
 
-DYNAMIC_IMPORTERS = frozenset({"importlib.import_module", "import_module", "__import__"})
 
 
 

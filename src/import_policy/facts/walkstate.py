@@ -10,6 +10,9 @@ from __future__ import annotations
 from import_policy.facts.model import Branch, Context, ImportFact
 from import_policy.facts.typecheck import is_type_checking_only
 
+# Calls whose first string argument is a module imported by name.
+DYNAMIC_IMPORTERS = frozenset({"importlib.import_module", "import_module", "__import__"})
+
 
 class WalkState:
     def __init__(self) -> None:
