@@ -21,8 +21,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
 from import_policy.config.load import load  # noqa: E402
 from import_policy.diagnostics import Diagnostic  # noqa: E402
-from import_policy.discovery import discover  # noqa: E402
-from import_policy.engine import Plan, Selection, run  # noqa: E402
+from import_policy.discovery.files import discover  # noqa: E402
+from import_policy.pipeline.engine import Plan, Selection, run  # noqa: E402
 
 
 def _key(d: Diagnostic) -> tuple[object, ...]:

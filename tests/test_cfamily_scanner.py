@@ -7,7 +7,7 @@ import regex  # type: ignore[import-untyped, unused-ignore]
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from import_policy.cfamily.scanner import (
+from import_policy.facts.cfamily_scan import (
     Blanked,
     Include,
     TokenMatch,

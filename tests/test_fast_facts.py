@@ -15,8 +15,8 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from import_policy.facts import fast
-from import_policy.facts.python import extract as libcst_extract
+from import_policy.facts import from_ast as fast
+from import_policy.facts.from_cst import extract as libcst_extract
 
 from fuzz_support import cases, render
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from conftest import Project
 
 from import_policy.diagnostics import Diagnostic
-from import_policy.fixes.payload import ProbeFix
+from import_policy.fix.payload import ProbeFix
 from import_policy.report.text import summary
 
 RULES = """\

@@ -107,7 +107,7 @@ def test_file_vanishing_or_unreadable_after_discovery(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # CI runs as root, where chmod 000 does not stop a read: simulate both at read time.
-    from import_policy import engine
+    from import_policy.pipeline import engine
 
     _project(tmp_path, monkeypatch)
     for name in ("gone.py", "locked.py", "ok.py"):

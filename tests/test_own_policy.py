@@ -24,7 +24,7 @@ def test_the_source_tree_keeps_libcst_lazy(monkeypatch: pytest.MonkeyPatch, caps
     ("module", "line", "rule"),
     [
         ("src/import_policy/report/extra.py", "import libcst as cst\n", "lazy-libcst"),
-        ("src/import_policy/engine_extra.py", "from import_policy.fixer import fix_bytes\n", "lazy-parser-modules"),
+        ("src/import_policy/engine_extra.py", "from import_policy.fix.apply import fix_bytes\n", "lazy-parser-modules"),
     ],
 )
 def test_a_module_level_libcst_import_is_caught(

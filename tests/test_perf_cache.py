@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 
 from conftest import Project
-from import_policy import engine, parallel
-from import_policy.cache import FOLDER
-from import_policy.facts import python as python_facts
-from import_policy.facts.python import extract
+from import_policy.pipeline import engine
+from import_policy.pipeline import parallel
+from import_policy.cache.facts import FOLDER
+from import_policy.facts import from_cst as python_facts
+from import_policy.facts.from_cst import extract
 from import_policy.facts.serial import from_json, to_json
 
 CONFIG = """\

@@ -9,8 +9,8 @@ from libcst.metadata import MetadataWrapper, ScopeProvider
 
 from import_policy.config.load import load
 from import_policy.config.model import ImportRule
-from import_policy.engine import use_gate
-from import_policy.facts.python import extract
+from import_policy.pipeline.engine import use_gate
+from import_policy.facts.from_cst import extract
 
 RULES = """\
 version: 1

@@ -9,7 +9,7 @@ import pytest
 
 from conftest import Project
 from import_policy import cli
-from import_policy.cache import FOLDER
+from import_policy.cache.facts import FOLDER
 
 CONFIG = """\
 version: 1

@@ -16,9 +16,9 @@ from fuzz_support import cases, render
 
 from import_policy.config.load import load
 from import_policy.config.model import ImportRule, Policy
-from import_policy.discovery import SourceFile
-from import_policy.engine import Plan, Selection, run
-from import_policy.selftest import sample_path
+from import_policy.discovery.files import SourceFile
+from import_policy.pipeline.engine import Plan, Selection, run
+from import_policy.commands.test_rules import sample_path
 from test_fast_facts import TRICKY
 
 REPO = Path(__file__).resolve().parent.parent

@@ -8,7 +8,7 @@ import pytest
 
 from conftest import Project
 from import_policy.config.load import load
-from import_policy.selftest import sample_path
+from import_policy.commands.test_rules import sample_path
 
 REPO = Path(__file__).resolve().parents[1]
 

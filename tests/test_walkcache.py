@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from import_policy.cache import FOLDER
-from import_policy.discovery import discover
+from import_policy.cache.facts import FOLDER
+from import_policy.discovery.files import discover
 from import_policy.patterns import PathGlob
 
 

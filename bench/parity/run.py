@@ -35,7 +35,7 @@ import regex  # noqa: E402
 
 from import_policy.config.load import load  # noqa: E402
 from import_policy.config.model import ImportRule  # noqa: E402
-from import_policy.discovery import discover  # noqa: E402
+from import_policy.discovery.files import discover  # noqa: E402
 
 import scripts  # noqa: E402
 from classify import REGEX_FN, REGEX_FP, UNEXPLAINED, Classifier, Verdict  # noqa: E402

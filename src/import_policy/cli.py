@@ -16,16 +16,16 @@ from pathlib import Path
 
 from import_policy import __version__
 from import_policy.config.load import DEFAULT_PRESET, ConfigErrors, Loaded, load
-from import_policy.describe import describe_rule, rule_rows
+from import_policy.kinds.describe import describe_rule, rule_rows
 from import_policy.diagnostics import Diagnostic
 from import_policy.config.model import Policy
-from import_policy.discovery import PathError, SourceFile, discover
-from import_policy.cache import FOLDER as CACHE_FOLDER, FactsCache
-from import_policy.engine import Plan, Reader, Result, Selection, read_file, run
-from import_policy.parallel import default_jobs
-from import_policy.runcache import Outcome, RunCache
-from import_policy.fixes.payload import applies
-from import_policy.stale import ExceptTracker, find_stale, whole_tree
+from import_policy.discovery.files import PathError, SourceFile, discover
+from import_policy.cache.facts import FOLDER as CACHE_FOLDER, FactsCache
+from import_policy.pipeline.engine import Plan, Reader, Result, Selection, read_file, run
+from import_policy.pipeline.parallel import default_jobs
+from import_policy.cache.run import Outcome, RunCache
+from import_policy.fix.payload import applies
+from import_policy.adoption.stale import ExceptTracker, find_stale, whole_tree
 from import_policy.report import text as text_report
 
 EXIT_OK, EXIT_VIOLATIONS, EXIT_ERROR = 0, 1, 2
@@ -136,7 +136,7 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "why":
         return _why(loaded, args)
     if args.command == "test-rules":
-        from import_policy.selftest import run_all as run_examples
+        from import_policy.commands.test_rules import run_all as run_examples
 
         report, passed = run_examples(loaded.policy)
         sys.stdout.write(report)
@@ -160,7 +160,7 @@ def _check(loaded: Loaded, args: argparse.Namespace) -> int:
     read: Reader = read_file
     stdin_bytes: bytes | None = None
     if args.stdin_filename is not None:
-        from import_policy.stdin import read_stdin, stdin_file
+        from import_policy.commands.check_stdin import read_stdin, stdin_file
 
         if [str(p) for p in args.paths] not in ([], ["-"]):
             raise UsageError("--stdin-filename reads the source from stdin: give '-' or no PATH")
@@ -197,7 +197,7 @@ def _check(loaded: Loaded, args: argparse.Namespace) -> int:
             runs.put(run_key, files, snapshot, Outcome(list(result.diagnostics), result.files, result.unreadable, stale_lines))
     fixing = None
     if args.fix or args.diff:
-        from import_policy.fixes.run import fix_files, note_failures, recheck  # the fixer needs libcst
+        from import_policy.fix.run import fix_files, note_failures, recheck  # the fixer needs libcst
 
         if stdin_bytes is not None and not args.diff:
             return _fix_stdin(args, policy, selection, files, stdin_bytes, result.diagnostics)
@@ -217,7 +217,7 @@ def _check(loaded: Loaded, args: argparse.Namespace) -> int:
     overrides = {file.relative: stdin_bytes for file in files if stdin_bytes is not None}
     kept = list(result.diagnostics)
     if args.write_baseline is not None or args.baseline is not None:
-        from import_policy.adoption import AdoptionError, source_reader, use_baseline
+        from import_policy.adoption.steps import AdoptionError, source_reader, use_baseline
 
         try:
             kept = use_baseline(
@@ -268,7 +268,7 @@ def _fix_stdin(
     diagnostics: list[Diagnostic],
 ) -> int:
     """The fixed source to stdout, for an editor's buffer; what remains to stderr."""
-    from import_policy.stdin import fix_stdin
+    from import_policy.commands.check_stdin import fix_stdin
 
     new, remaining = fix_stdin(Plan(policy, selection), files, source, diagnostics, args.unsafe_fixes)
     sys.stdout.flush()
@@ -290,7 +290,7 @@ def _stdin_reader(source: bytes) -> Reader:
 
 
 def _why(loaded: Loaded, args: argparse.Namespace) -> int:
-    from import_policy.why import WhyError, why
+    from import_policy.commands.why import WhyError, why
 
     try:
         text, warnings = why(loaded.policy, args.module, args.format, Path.cwd())

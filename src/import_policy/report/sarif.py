@@ -14,7 +14,7 @@ from typing import Any
 
 from import_policy import __version__
 from import_policy.config.model import Policy
-from import_policy.describe import describe_rule, rule_rows
+from import_policy.kinds.describe import describe_rule, rule_rows
 from import_policy.diagnostics import Diagnostic
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"

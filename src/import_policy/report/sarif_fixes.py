@@ -18,8 +18,8 @@ from import_policy.report.sarif import Fix, FixFor, Replacement, replacements_be
 def fix_hook(base: Path, overrides: Mapping[str, bytes]) -> FixFor:
     """`base`: the folder the shown paths are relative to; `overrides`: shown path -> bytes (stdin)."""
     try:
-        from import_policy.fixer import fix_bytes
-        from import_policy.fixes.payload import applies
+        from import_policy.fix.apply import fix_bytes
+        from import_policy.fix.payload import applies
     except ImportError:  # pragma: no cover - a build without the fixer still renders SARIF
         return lambda _d: None
     cache: dict[str, bytes | None] = {}

@@ -1,0 +1,1 @@
+"""Adopting a policy on a legacy tree: baselines, stale allowlist entries, and their check steps."""

@@ -1,0 +1,167 @@
+"""Stale allowlists: `allow_in` globs and `except` patterns that no longer excuse anything.
+
+Reported only when the whole tree is checked, since a partial run cannot know.
+
+- `except` (import rules): an entry is live when, in some file the rule
+  applies to, it decided the verdict on an imported or used name. The engine
+  hands each file's facts to `ExceptTracker.observe`, which re-judges the
+  names the check judged: as cheap as the check itself, and no second parse.
+- `allow_in` (every rule kind): a glob is live when at least one file it
+  covers would have a finding of the rule without it. Only the exempted files
+  are checked again, with the rule's `allow_in` cleared.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from import_policy.cache.facts import FactsCache
+from import_policy.config.load import preset_text
+from import_policy.config.model import ImportRule, Origin, Policy, Rule
+from import_policy.config.yamltree import Map, Node, Seq, YamlError, parse
+from import_policy.discovery.files import SourceFile
+from import_policy.pipeline.engine import Plan, Reader, Selection, read_file, run
+from import_policy.facts.model import FileFacts
+from import_policy.patterns import judge
+
+
+@dataclass
+class ExceptTracker:
+    """Which (rule id, except pattern) pairs decided a verdict somewhere."""
+
+    used: set[tuple[str, str]] = field(default_factory=set)
+
+    def observe(self, facts: FileFacts, rules: Sequence[ImportRule]) -> None:
+        for rule in rules:
+            if not rule.except_:
+                continue
+            names = {fact.name for fact in facts.imports} | {fact.module for fact in facts.imports if fact.module}
+            for use in facts.uses:
+                names.update(use.qualified_names)
+            for name in names:
+                verdict = judge(name, rule.forbid, rule.except_)
+                if not verdict.forbidden and verdict.pattern is not None:
+                    self.used.add((rule.id, verdict.pattern.text))
+
+
+@dataclass(frozen=True)
+class Stale:
+    rule: Rule
+    key: str  # "allow_in" or "except"
+    pattern: str
+    why: str
+    line: int  # of the entry in its YAML, or of the rule when it cannot be found
+
+    def __str__(self) -> str:
+        return (
+            f"{self.rule.origin.source}:{self.line}: warning: {self.key} entry {self.pattern!r} of rule "
+            f"{self.rule.id!r} {self.why}; remove it"
+        )
+
+
+def _editable(rule: Rule) -> bool:
+    """A built-in preset is written for trees this one may not be, and no user can edit it."""
+    return not rule.origin.source.startswith("preset:")
+
+
+def stale_excepts(policy: Policy, selection: Selection, tracker: ExceptTracker) -> list[tuple[Rule, str, str]]:
+    out: list[tuple[Rule, str, str]] = []
+    for rule in policy.rules:
+        if isinstance(rule, ImportRule) and selection.wants(rule.id) and _editable(rule):
+            for pattern in rule.except_:
+                if (rule.id, pattern.text) not in tracker.used:
+                    out.append((rule, pattern.text, "matched no imported or used name"))
+    return out
+
+
+def stale_allow_in(
+    policy: Policy, selection: Selection, files: Sequence[SourceFile], read: Reader = read_file,
+    cache: FactsCache | None = None, jobs: int = 1,
+) -> list[tuple[Rule, str, str]]:
+    candidates = [r for r in policy.rules if r.allow_in and selection.wants(r.id) and _editable(r)]
+    if not candidates:
+        return []
+    # Which files each glob exempts, per rule.
+    exempted: dict[str, dict[str, list[str]]] = {}
+    for rule in candidates:
+        per_glob: dict[str, list[str]] = {glob.text: [] for glob in rule.allow_in}
+        for file in files:
+            if rule.files and not any(g.matches(file.relative) for g in rule.files):
+                continue
+            for glob in rule.allow_in:
+                if glob.matches(file.relative):
+                    per_glob[glob.text].append(file.relative)
+        exempted[rule.id] = per_glob
+    wanted = {path for per_glob in exempted.values() for paths in per_glob.values() for path in paths}
+    again = [file for file in files if file.relative in wanted]
+    cleared = tuple(replace(rule, allow_in=()) for rule in candidates)
+    plan = Plan(replace(policy, rules=cleared, rocm_safety=None), Selection(), cache=cache)
+    findings = {(d.rule, d.path) for d in run(plan, again, read, jobs).diagnostics}
+    out: list[tuple[Rule, str, str]] = []
+    for rule in candidates:
+        for text, paths in exempted[rule.id].items():
+            if not paths:
+                out.append((rule, text, "matched no checked file"))
+            elif not any((rule.id, path) in findings for path in paths):
+                out.append((rule, text, "exempts nothing: no file it covers has a finding of this rule"))
+    return out
+
+
+def find_stale(
+    policy: Policy, selection: Selection, files: Sequence[SourceFile], tracker: ExceptTracker, read: Reader = read_file,
+    cache: FactsCache | None = None, jobs: int = 1,
+) -> list[Stale]:
+    found = [(r, "allow_in", p, why) for r, p, why in stale_allow_in(policy, selection, files, read, cache, jobs)]
+    found += [(r, "except", p, why) for r, p, why in stale_excepts(policy, selection, tracker)]
+    return [Stale(rule, key, pattern, why, entry_line(rule.origin, key, pattern)) for rule, key, pattern, why in found]
+
+
+@functools.lru_cache(maxsize=4)
+def _parse_once(text: str) -> Node | None:
+    """Thousands of stale entries in one file must not parse it thousands of times."""
+    return parse(text)
+
+
+def entry_line(origin: Origin, key: str, pattern: str) -> int:
+    """The line of `pattern` in the rule's `key` list; the rule's own line if it cannot be found.
+
+    The model keeps a line per rule, not per glob: the YAML is read again only
+    when something is stale.
+    """
+    if origin.source.startswith("preset:"):
+        text = preset_text(origin.source[len("preset:"):])
+    else:
+        try:
+            text = Path(origin.source).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            text = None
+    if text is None:
+        return origin.line
+    try:
+        tree = _parse_once(text)
+    except YamlError:
+        return origin.line
+    rules = tree.items.get("rules") if isinstance(tree, Map) else None
+    if rules is None or not isinstance(rules[1], Seq):
+        return origin.line
+    for node in rules[1].items:
+        if isinstance(node, Map) and node.line == origin.line and key in node.items:
+            return _line_of(node.items[key][1], pattern) or origin.line
+    return origin.line
+
+
+def _line_of(node: Node, pattern: str) -> int | None:
+    items = node.items if isinstance(node, Seq) else [node]
+    for item in items:
+        if not isinstance(item, (Seq, Map)) and item.value == pattern:
+            return item.line
+    return None
+
+
+def whole_tree(paths: Sequence[Path], root: Path) -> bool:
+    """A run covers the whole tree when one of its paths is the project root itself."""
+    resolved = root.resolve()
+    return any(path.is_dir() and path.resolve() == resolved for path in paths)

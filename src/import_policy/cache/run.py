@@ -1,0 +1,192 @@
+"""A whole-tree run answered from the last one when nothing it read has changed (issue 7, T2).
+
+The entry is keyed by the tool's version, the policy (its full, resolved form), the rule
+selection and the list of files the walk found; it records each file's stat data and the
+hash of its bytes. A file whose stat data changed is confirmed by its bytes: same hash,
+still a hit. Only whole-tree checks use it: then the ROCm pass reads no file outside those
+checked (a module it looks up that the walk did not find cannot appear without changing the
+list), so the files checked are everything the result depends on. A new, removed or changed
+file, another policy, selection or set of paths: a miss, and the run goes the usual way, the
+per-file cache included.
+
+Entries are JSON, like the per-file facts: a cache folder someone else wrote is never code.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from import_policy import __version__
+from import_policy.cache.facts import FOLDER, write_entry
+from import_policy.config.model import Policy
+from import_policy.diagnostics import Diagnostic
+from import_policy.discovery.files import SourceFile
+from import_policy.fix.payload import AliasEdit, ImportFix, ProbeFix
+
+_FORMAT = 1
+KEEP = 8  # entries kept: a few selections or configs used in turn each stay warm
+Stat = tuple[int, int, int]  # mtime_ns, size, inode
+Snapshot = dict[str, tuple[Stat, str]]  # relative path -> (stat data, BLAKE2 hex digest of the bytes)
+
+
+@dataclass
+class Outcome:
+    """What a whole-tree run found: its diagnostics, unreadable files and stale-allowlist lines."""
+
+    diagnostics: list[Diagnostic]
+    files: int
+    unreadable: list[tuple[str, str]]
+    stale: list[str]
+
+
+def _stat(path: Path) -> Stat | None:
+    try:
+        data = os.stat(path)
+    except OSError:
+        return None
+    return (data.st_mtime_ns, data.st_size, data.st_ino)
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+class RunCache:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.folder = root / FOLDER / "runs"
+
+    @staticmethod
+    def key(policy: Policy, selection: object, files: Sequence[SourceFile]) -> str | None:
+        described = repr((policy, selection))
+        if " at 0x" in described:
+            return None  # something without a stable repr: never risk a false hit
+        digest = hashlib.blake2b(digest_size=20)
+        digest.update(f"{_FORMAT}\0{__version__}\0".encode())
+        digest.update(described.encode())
+        for file in files:
+            digest.update(f"\0{file.relative}\0{file.language}".encode())
+        return digest.hexdigest()
+
+    @staticmethod
+    def snapshot(files: Sequence[SourceFile]) -> Snapshot | None:
+        """Each file's stat data (taken before its bytes) and hash; None if one cannot be read."""
+        taken: Snapshot = {}
+        for file in files:
+            stat = _stat(file.path)
+            try:
+                data = file.path.read_bytes()
+            except OSError:
+                return None
+            if stat is None:
+                return None
+            taken[file.relative] = (stat, _digest(data))
+        return taken
+
+    @staticmethod
+    def unchanged(files: Sequence[SourceFile], snapshot: Snapshot) -> bool:
+        """Whether every file still matches the snapshot: same stat data, or else same bytes."""
+        for file in files:
+            recorded = snapshot.get(file.relative)
+            if recorded is None:
+                return False
+            if _stat(file.path) == recorded[0]:
+                continue
+            try:
+                if _digest(file.path.read_bytes()) != recorded[1]:
+                    return False
+            except OSError:
+                return False
+        return True
+
+    def get(self, key: str, files: Sequence[SourceFile]) -> Outcome | None:
+        try:
+            data = json.loads((self.folder / f"{key}.json").read_bytes())
+            if not isinstance(data, dict) or data.get("key") != key:
+                return None
+            snapshot: Snapshot = {
+                path: ((int(stat[0]), int(stat[1]), int(stat[2])), str(digest))
+                for path, (stat, digest) in data["files"].items()
+            }
+            if not self.unchanged(files, snapshot):
+                return None
+            return Outcome(
+                [_diagnostic(d) for d in data["diagnostics"]],
+                int(data["files_checked"]),
+                [(str(path), str(reason)) for path, reason in data["unreadable"]],
+                [str(line) for line in data["stale"]],
+            )
+        except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError, RecursionError):
+            return None
+
+    def put(self, key: str, files: Sequence[SourceFile], snapshot: Snapshot, outcome: Outcome) -> None:
+        """Best effort; skipped when a file's stat data moved while the run read it (its bytes
+        may then not be the ones the result came from)."""
+        if any(_stat(f.path) != snapshot[f.relative][0] for f in files):
+            return
+        entry = {
+            "key": key,
+            "files": {path: [list(stat), digest] for path, (stat, digest) in snapshot.items()},
+            "diagnostics": [_encode(d) for d in outcome.diagnostics],
+            "files_checked": outcome.files,
+            "unreadable": [list(pair) for pair in outcome.unreadable],
+            "stale": outcome.stale,
+        }
+        try:
+            text = json.dumps(entry, separators=(",", ":"))
+            if self.folder.is_dir():
+                _prune(self.folder, keep=KEEP - 1)
+        except (OSError, ValueError, RecursionError):
+            return
+        write_entry(self.root / FOLDER, self.folder / f"{key}.json", text)
+
+
+def _prune(folder: Path, keep: int) -> None:
+    """Drop all but the `keep` newest entries."""
+    entries = sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
+    for old in entries[keep:]:
+        old.unlink(missing_ok=True)
+
+
+def _encode(d: Diagnostic) -> dict[str, Any]:
+    fix: dict[str, Any] | None = None
+    if isinstance(d.fix, ImportFix):
+        fix = {"type": "import", "kind": d.fix.kind, "safe": d.fix.safe,
+               "edits": [[e.written, e.aliased, e.bound, e.target, e.gateway] for e in d.fix.edits]}
+    elif isinstance(d.fix, ProbeFix):
+        fix = {"type": "probe", "probe": d.fix.probe, "replacement": d.fix.replacement, "safe": d.fix.safe}
+    elif d.fix is not None:
+        raise ValueError(f"a fix payload the run cache cannot store: {type(d.fix).__name__}")
+    return {
+        "rule": d.rule, "severity": d.severity, "path": d.path, "span": [d.line, d.column, d.end_line, d.end_column],
+        "message": d.message, "suppress": list(d.suppress_lines), "fixable": d.fixable,
+        "chain": list(d.chain) if d.chain is not None else None, "fix": fix,
+    }
+
+
+def _diagnostic(data: dict[str, Any]) -> Diagnostic:
+    raw = data["fix"]
+    fix: ImportFix | ProbeFix | None = None
+    if raw is not None and raw["type"] == "import":
+        edits = tuple(AliasEdit(str(w), bool(a), str(b), str(t), None if g is None else str(g)) for w, a, b, t, g in raw["edits"])
+        fix = ImportFix(raw["kind"], edits, bool(raw["safe"]))
+    elif raw is not None and raw["type"] == "probe":
+        fix = ProbeFix(str(raw["probe"]), str(raw["replacement"]), bool(raw["safe"]))
+    elif raw is not None:
+        raise ValueError("an unknown fix payload")
+    severity = data["severity"]
+    if severity not in ("error", "warning"):
+        raise ValueError("an unknown severity")
+    line, column, end_line, end_column = (int(n) for n in data["span"])
+    return Diagnostic(
+        rule=str(data["rule"]), severity=severity, path=str(data["path"]), line=line, column=column,
+        end_line=end_line, end_column=end_column, message=str(data["message"]),
+        suppress_lines=tuple(int(n) for n in data["suppress"]), fixable=bool(data["fixable"]),
+        chain=None if data["chain"] is None else tuple(str(m) for m in data["chain"]), fix=fix,
+    )

@@ -1,1 +1,0 @@
-"""Scanning helpers for C-family sources (C, C++, CUDA, Objective-C)."""

@@ -1,1 +1,0 @@
-"""Checks: pure functions of (facts, policy) -> diagnostics, one module per rule kind."""

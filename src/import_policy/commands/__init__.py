@@ -1,0 +1,1 @@
+"""One module per subcommand: the use cases the command line dispatches to."""

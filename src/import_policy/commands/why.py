@@ -1,0 +1,40 @@
+"""`import-policy why MODULE`: the shortest eager chain from each entry module to MODULE."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from import_policy.rocm import run as rocm_pass
+from import_policy.cache.facts import FactsCache
+from import_policy.config.model import Policy
+from import_policy.pipeline.engine import read_file
+from import_policy.rocm.graph import Chain
+from import_policy.report.why import RENDERERS
+
+
+class WhyError(Exception):
+    """The policy cannot answer: no `rocm_safety` section, or no entry modules."""
+
+
+def why(policy: Policy, target: str, fmt: str, cwd: Path) -> tuple[str, list[str]]:
+    """The rendered chains, and warnings for stderr."""
+    rocm = policy.rocm_safety
+    if rocm is None:
+        raise WhyError("the policy has no rocm_safety section, so no entry modules to start from")
+    if not rocm.entry_modules:
+        raise WhyError(f"rocm_safety has no entry_modules (declared at {rocm.origin})")
+    plan = rocm_pass.make_plan(policy, lambda rule: True)
+    assert plan is not None
+    graph = rocm_pass.project(plan, {}, read_file, FactsCache(policy.root))
+    warnings = [
+        f"entry module {entry!r} is not a module of this project"
+        for entry in rocm.entry_modules
+        if entry not in graph.module_path
+    ]
+    chains: list[tuple[str, Chain | None]] = [(entry, graph.why(entry, target)) for entry in rocm.entry_modules]
+
+    def shown(path: str) -> str:
+        return Path(os.path.relpath(policy.root / path, cwd)).as_posix()
+
+    return RENDERERS[fmt](target, chains, shown), warnings

@@ -1,0 +1,1 @@
+"""Paths on the command line -> the files to check."""

@@ -1,0 +1,486 @@
+"""The same facts as `facts.python.extract`, uses aside, from CPython's own parser.
+
+Every file gets CPython's parse anyway (its syntax check); walking that tree costs
+about as much again, where libcst's parse, positions and visit cost some thirty times
+that (docs/performance.md). Issue 7 allows a faster parse as long as both agree:
+tests/test_fast_facts.py holds this module to libcst's facts on every fixture, and
+tests/test_soundness.py the diagnostics. The ROCm pass reads these facts
+(`graph_facts`), and so do the import rules (`rule_facts`) unless a use could be
+judged, which only libcst's scope analysis resolves.
+
+Where `ast` does not carry a position libcst reports (a dotted name spelled with
+inner spaces, `from` and its module on different lines, a decorator off its `@`
+line, a call misplaced inside an f-string), the file goes to libcst instead.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tokenize
+from collections.abc import Iterable, Sequence
+from typing import Literal
+
+from import_policy.facts import comments
+from import_policy.facts.model import (
+    BoolOp,
+    Branch,
+    CallFact,
+    DecoratorFact,
+    FileFacts,
+    FunctionFact,
+    ImportFact,
+    Leaf,
+    Not,
+    Opaque,
+    Span,
+    Test,
+)
+from import_policy.facts.syntax import cpython_parse
+from import_policy.facts.usegate import UseGate, bound_imports, could_matter
+from import_policy.facts.walkstate import DYNAMIC_IMPORTERS, WalkState
+
+
+_COMPOUND = (
+    ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try,
+    ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Match,
+    *((ast.TryStar,) if hasattr(ast, "TryStar") else ()),
+)
+_FROM_MODULE = re.compile(r"from[ \t]+(\.*)((?:[^\W\d]\w*)(?:\.[^\W\d]\w*)*)?", re.UNICODE)
+_NEWLINES = re.compile(r"\r\n|\r|\n")
+
+
+class Unsupported(Exception):
+    """A spelling whose libcst position `ast` does not give; libcst must parse the file."""
+
+
+def extract(source: bytes, path: str, module: str | None, is_package: bool) -> FileFacts | None:
+    """The file's facts without uses; None when only libcst can give them exactly."""
+    done = _collect(source, path, module, is_package, chains=False)
+    return None if done is None else done[0]
+
+
+def rule_facts(
+    source: bytes, path: str, module: str | None, is_package: bool, use_gate: UseGate | None
+) -> FileFacts | None:
+    """The facts the import rules read, when they are exactly libcst's: `ast` places every
+    fact and, with a `use_gate`, no chain rooted at an imported name could pass it (libcst
+    would record no use either). None: the file needs libcst's scope analysis."""
+    done = _collect(source, path, module, is_package, chains=use_gate is not None)
+    if done is None:
+        return None
+    facts, chains = done
+    if use_gate is not None and chains and _uses_could_matter(facts.imports, chains, use_gate):
+        return None
+    return facts
+
+
+def _uses_could_matter(imports: Sequence[ImportFact], chains: dict[str, set[str]], gate: UseGate) -> bool:
+    imported = bound_imports(imports)
+    for root, texts in chains.items():
+        facts = imported.get(root)
+        # `root` alone stands for the names libcst visits where `ast` has none (parameters,
+        # keywords, `as` targets): their chain is the bare name.
+        if facts and any(could_matter(text, root, facts, gate) for text in {root, *texts}):
+            return True
+    return False
+
+
+def _collect(
+    source: bytes, path: str, module: str | None, is_package: bool, chains: bool
+) -> tuple[FileFacts, dict[str, set[str]] | None] | None:
+    suppressions = comments.suppressions(source)
+    parsed = cpython_parse(source, path)
+    if not isinstance(parsed, ast.Module):
+        return FileFacts(path, module, is_package, suppressions=suppressions, syntax_error=parsed), None
+    try:
+        text = source.decode(tokenize.detect_encoding(io.BytesIO(source).readline)[0])
+    except (SyntaxError, LookupError, UnicodeDecodeError):
+        return None  # CPython compiled it, so this is an encoding corner libcst decides
+    package = module if is_package else (module.rpartition(".")[0] if module else None)
+    collector = _Collector(package, _NEWLINES.split(text), chains)
+    try:
+        collector.body(parsed.body)
+    except (Unsupported, RecursionError):
+        return None
+    position = lambda fact: (fact.span.line, fact.span.column)  # noqa: E731 - stable source order
+    facts = FileFacts(
+        path=path,
+        module=module,
+        is_package=is_package,
+        imports=tuple(sorted(collector.imports, key=position)),
+        calls=tuple(sorted(collector.calls, key=position)),
+        decorators=tuple(sorted(collector.decorators, key=position)),
+        functions=tuple(collector.functions),
+        suppressions=suppressions,
+    )
+    return facts, collector.chains
+
+
+def graph_facts(source: bytes, path: str, module: str | None, is_package: bool) -> FileFacts:
+    """The facts the ROCm pass reads: from `ast` when it places everything, else from libcst."""
+    facts = extract(source, path, module, is_package)
+    if facts is not None:
+        return facts
+    from import_policy.facts.from_cst import extract as libcst_extract  # libcst only when needed
+
+    return libcst_extract(source, path, module, is_package)
+
+
+def full_name(node: ast.AST) -> str | None:
+    """libcst's `get_full_name_for_node`, on `ast`: calls and subscripts take their callee's
+    and value's name, and an attribute of anything else is spelled `None.attr`, as there."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return f"{full_name(node.value)}.{node.attr}"
+    if isinstance(node, ast.Call):
+        return full_name(node.func)
+    if isinstance(node, ast.Subscript):
+        return full_name(node.value)
+    if isinstance(node, ast.Constant) and _is_keyword_name(node):
+        return str(node.value)  # libcst parses `True`, `False` and `None` as names
+    return None
+
+
+def absolute_module(package: str | None, module: str | None, level: int) -> str | None:
+    """importlib's resolution of a relative import, as libcst's helper does it."""
+    if level == 0:
+        return module
+    if not package:
+        return None
+    bits = package.rsplit(".", level - 1)
+    if len(bits) < level:
+        return None
+    return f"{bits[0]}.{module}" if module else bits[0]
+
+
+class _Collector(WalkState):
+    def __init__(self, package: str | None, lines: list[str], chains: bool = False) -> None:
+        super().__init__()
+        self.package = package
+        self.lines = lines
+        # root name -> the texts of the `root.a.b` chains under it, when asked for (`uses_could_matter`)
+        self.chains: dict[str, set[str]] | None = {} if chains else None
+        self.calls: list[CallFact] = []
+        self.decorators: list[DecoratorFact] = []
+        self.functions: list[FunctionFact] = []
+        self._statement_line = 1
+        self._statement_index = 0
+        self._in_fstring = 0
+
+    # --- positions ----------------------------------------------------------------
+
+    def column(self, line: int, offset: int) -> int:
+        """1-based code-point column of a UTF-8 byte offset (what `ast` gives)."""
+        text = self.lines[line - 1]
+        if text.isascii():
+            return offset + 1
+        return len(text.encode("utf-8")[:offset].decode("utf-8", "replace")) + 1
+
+    def span(self, node: ast.expr) -> Span:
+        end_line = node.end_lineno or node.lineno
+        end = node.end_col_offset if node.end_col_offset is not None else node.col_offset
+        return Span(node.lineno, self.column(node.lineno, node.col_offset), end_line, self.column(end_line, end))
+
+    def spelled(self, line: int, column: int, text: str) -> Span:
+        """The span of `text` at a 1-based column, which must spell it exactly."""
+        if self.lines[line - 1][column - 1 : column - 1 + len(text)] != text:
+            raise Unsupported(text)
+        return Span(line, column, line, column + len(text))
+
+    def before(self, line: int, offset: int) -> str:
+        """What stands on the line before a byte offset."""
+        return self.lines[line - 1][: self.column(line, offset) - 1]
+
+    # --- where we are -------------------------------------------------------------
+
+
+    def _enter(self, name: str | None = None, function: bool = False, branch: Branch | None = None) -> None:
+        if name is not None:
+            self.names.append(name)
+        self.function_depth += function
+        if branch is not None:
+            self.branches.append(branch)
+        self.changed()
+
+    def _leave(self, name: str | None = None, function: bool = False, branch: Branch | None = None) -> None:
+        if name is not None:
+            self.names.pop()
+        self.function_depth -= function
+        if branch is not None:
+            self.branches.pop()
+        self.changed()
+
+    # --- statements ---------------------------------------------------------------
+
+    def body(self, statements: Sequence[ast.stmt]) -> None:
+        """A block, grouped as libcst groups it: one statement line per `;`-joined line, none
+        for a one-line suite (`if x: import a`), whose facts take the header's line."""
+        if not statements:
+            return
+        first = statements[0]
+        if self.before(first.lineno, first.col_offset).strip():
+            for statement in statements:  # a suite: `else: a; b`
+                self.statement(statement)
+            return
+        outer = self._statement_line
+        previous: ast.stmt | None = None  # the simple statement before, which a `;` may join
+        for statement in statements:
+            compound = isinstance(statement, _COMPOUND)
+            if compound or previous is None or not self.joined(previous):
+                self._statement_index += 1
+                self._statement_line = statement.lineno
+            self.statement(statement)
+            previous = None if compound else statement
+        self._statement_line = outer
+
+    def joined(self, previous: ast.stmt) -> bool:
+        """Whether a `;` follows the statement: the next one is on its logical line."""
+        line = previous.end_lineno or previous.lineno
+        end = previous.end_col_offset if previous.end_col_offset is not None else previous.col_offset
+        rest = self.lines[line - 1][self.column(line, end) - 1 :]
+        return rest.lstrip(" \t\f").startswith(";")
+
+    def statement(self, node: ast.stmt) -> None:
+        if isinstance(node, ast.Import):
+            self.import_(node)
+        elif isinstance(node, ast.ImportFrom):
+            self.import_from(node)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            self.function(node)
+        elif isinstance(node, ast.ClassDef):
+            self.class_(node)
+        elif isinstance(node, ast.If):
+            self.expression(node.test)
+            test = self.test_of(node.test)
+            self._block(node.body, Branch(test, orelse=False))
+            self._block(node.orelse, Branch(test, orelse=True))
+        else:
+            self.generic(node)
+
+    def _block(self, statements: list[ast.stmt], branch: Branch) -> None:
+        if not statements:
+            return
+        self._enter(branch=branch)
+        self.body(statements)
+        self._leave(branch=branch)
+
+    def function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        line = self.lines[node.lineno - 1]
+        if line.find(node.name, line.find("def") + 3) < 0 or "def" not in line:
+            raise Unsupported("`def` and its name on different lines")
+        self.functions.append(FunctionFact(".".join([*self.names, node.name]), node.lineno, self.context()))
+        self.decorators_of(node.decorator_list)
+        self.arguments(node.args)
+        if node.returns is not None:
+            self.expression(node.returns)
+        self._enter(node.name, function=True)
+        self.body(node.body)
+        self._leave(node.name, function=True)
+
+    def class_(self, node: ast.ClassDef) -> None:
+        self.decorators_of(node.decorator_list)
+        for child in [*node.bases, *node.keywords]:
+            self.generic(child)
+        self._enter(node.name)
+        self.body(node.body)
+        self._leave(node.name)
+
+    def arguments(self, node: ast.arguments) -> None:
+        self.generic(node)
+
+    def decorators_of(self, decorators: Iterable[ast.expr]) -> None:
+        for decorator in decorators:
+            target = decorator.func if isinstance(decorator, ast.Call) else decorator
+            dotted = full_name(target) if _named(target) else None
+            if dotted is not None:
+                if self.before(decorator.lineno, decorator.col_offset).strip() != "@":
+                    raise Unsupported("a decorator not on its `@` line")
+                self.decorators.append(
+                    DecoratorFact((self.qualify(dotted),), self.span(target), decorator.lineno, self.context())
+                )
+            self.expression(decorator)
+
+    # --- imports ------------------------------------------------------------------
+
+    def import_(self, node: ast.Import) -> None:
+        context = self.context()
+        for alias in node.names:
+            name = alias.name
+            span = self.spelled(alias.lineno, self.column(alias.lineno, alias.col_offset), name)
+            fact = ImportFact(
+                kind="import", name=name, module=name, member=None, bound=alias.asname or name.split(".")[0],
+                span=span, module_span=span, statement=self._statement_index,
+                statement_line=self._statement_line, context=context,
+            )
+            self.record(fact, name if alias.asname else name.split(".")[0])
+
+    def import_from(self, node: ast.ImportFrom) -> None:
+        level = node.level or 0
+        module = absolute_module(self.package, node.module, level)
+        if module is None:
+            return
+        start = self.column(node.lineno, node.col_offset)
+        found = _FROM_MODULE.match(self.lines[node.lineno - 1], start - 1)
+        if found is None or len(found.group(1)) != level or (found.group(2) or None) != node.module:
+            raise Unsupported("`from` and its module not spelled on one line")
+        begin, end = (found.start(1), found.end()) if level else found.span(2)
+        module_span = Span(node.lineno, begin + 1, node.lineno, end + 1)
+        context = self.context()
+
+        def fact(name: str, member: str, bound: str | None, span: Span) -> ImportFact:
+            return ImportFact(
+                kind="from", name=name, module=module or "", member=member, bound=bound, span=span,
+                module_span=module_span, statement=self._statement_index, statement_line=self._statement_line,
+                context=context, level=level,
+            )
+
+        for alias in node.names:
+            if alias.name == "*":
+                self.imports.append(fact(module, "*", None, module_span))
+                return
+            name = f"{module}.{alias.name}"
+            span = self.spelled(alias.lineno, self.column(alias.lineno, alias.col_offset), alias.name)
+            self.record(fact(name, alias.name, alias.asname or alias.name, span), name)
+
+    # --- expressions --------------------------------------------------------------
+
+    def test_of(self, expression: ast.expr) -> Test:
+        if isinstance(expression, ast.BoolOp):
+            op: Literal["and", "or"] = "and" if isinstance(expression.op, ast.And) else "or"
+            # libcst nests `a and b and c` as `(a and b) and c`.
+            folded = self.test_of(expression.values[0])
+            for operand in expression.values[1:]:
+                folded = BoolOp(op, (folded, self.test_of(operand)))
+            return folded
+        if isinstance(expression, ast.UnaryOp) and isinstance(expression.op, ast.Not):
+            return Not(self.test_of(expression.operand))
+        target = expression.func if isinstance(expression, ast.Call) else expression
+        dotted = full_name(target) if _named(target) else None
+        if dotted is None:
+            return Opaque()
+        return Leaf(dotted.rpartition(".")[2], self.qualify(dotted))
+
+    def expression(self, node: ast.AST) -> None:
+        kind = type(node)
+        if kind is ast.Constant:
+            return
+        if kind is ast.Name:
+            if self.chains is not None:
+                self.chains.setdefault(node.id, set()).add(node.id)  # type: ignore[attr-defined]
+            return
+        if kind is ast.Attribute:
+            root = node
+            while type(root) is ast.Attribute:
+                root = root.value
+            if type(root) is ast.Name:  # a plain `a.b.c` holds no call or import
+                if self.chains is not None:
+                    self.chains.setdefault(root.id, set()).add(f"{full_name(node)}")
+                return
+        elif kind is ast.Call:
+            self.call(node)  # type: ignore[arg-type]
+        elif kind is ast.Lambda:
+            self.arguments(node.args)  # type: ignore[attr-defined]
+            self._enter("<lambda>", function=True)
+            self.expression(node.body)  # type: ignore[attr-defined]
+            self._leave("<lambda>", function=True)
+            return
+        elif kind is ast.JoinedStr:
+            # CPython 3.11 and older place nodes inside f-strings loosely; those calls are checked.
+            self._in_fstring += 1
+            self.generic(node)
+            self._in_fstring -= 1
+            return
+        self.generic(node)
+
+    def generic(self, node: ast.AST) -> None:
+        for field in _fields_of(type(node)):
+            value = getattr(node, field, None)
+            if type(value) is list:
+                if value and isinstance(value[0], ast.stmt):
+                    self.body(value)
+                    continue
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        self.child(item)
+            elif isinstance(value, ast.AST):
+                self.child(value)
+
+    def child(self, node: ast.AST) -> None:
+        if isinstance(node, ast.expr):
+            self.expression(node)
+        elif isinstance(node, ast.stmt):
+            self.statement(node)
+        elif isinstance(node, ast.match_case):
+            if node.guard is not None:
+                self.expression(node.guard)
+            self.generic(node.pattern)
+            self.body(node.body)
+        elif not isinstance(node, ast.expr_context):
+            self.generic(node)  # arguments, keywords, comprehensions, handlers, with items, patterns
+
+    def _placed(self, func: ast.expr, span: Span) -> bool:
+        """Whether the source at the span starts with the callee's leftmost name."""
+        root = _leftmost(func)
+        return not isinstance(root, ast.Name) or self.lines[span.line - 1][span.column - 1 :].startswith(root.id)
+
+    def call(self, node: ast.Call) -> None:
+        dotted = full_name(node.func) if _named(node.func) else None
+        if dotted is None:
+            return
+        callee = self.qualify(dotted)
+        first = _first_string(node)
+        context = self.context()
+        line = self._statement_line
+        span = self.span(node)
+        if self._in_fstring and not self._placed(node.func, span):
+            raise Unsupported("a call misplaced inside an f-string")
+        self.calls.append(CallFact(callee, dotted.rpartition(".")[2], first, span, line, context))
+        if (callee in DYNAMIC_IMPORTERS or dotted in DYNAMIC_IMPORTERS) and first and not first.startswith("."):
+            arg_span = self.span(node.args[0])
+            self.imports.append(
+                ImportFact(
+                    kind="dynamic", name=first, module=first, member=None, bound=None, span=arg_span,
+                    module_span=arg_span, statement=self._statement_index, statement_line=line, context=context,
+                )
+            )
+
+
+_SKIPPED_FIELDS = frozenset({"ctx", "type_comment", "kind"})
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _fields_of(kind: type) -> tuple[str, ...]:
+    """The fields of a node type that can hold nodes worth a visit."""
+    fields = _FIELDS.get(kind)
+    if fields is None:
+        fields = _FIELDS[kind] = tuple(f for f in getattr(kind, "_fields", ()) if f not in _SKIPPED_FIELDS)
+    return fields
+
+
+def _is_keyword_name(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and (node.value is True or node.value is False or node.value is None)
+
+
+def _named(node: ast.AST) -> bool:
+    """What libcst would parse as a `Name` or an `Attribute`."""
+    return isinstance(node, (ast.Name, ast.Attribute)) or _is_keyword_name(node)
+
+
+def _leftmost(node: ast.expr) -> ast.expr:
+    while isinstance(node, (ast.Attribute, ast.Call, ast.Subscript)):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return node
+
+
+def _first_string(node: ast.Call) -> str | None:
+    """The first argument when it is a plain string literal given by position (CPython
+    refuses a positional argument after a keyword one, so `args[0]` is first in the source)."""
+    if not node.args:
+        return None
+    first = node.args[0]
+    if isinstance(first, ast.Constant) and isinstance(first.value, str):
+        return first.value
+    return None

@@ -1,0 +1,1 @@
+"""Autofixes (contract section 6): payloads, rewriting import statements, applying, writing."""

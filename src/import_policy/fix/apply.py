@@ -1,0 +1,383 @@
+"""Applying fixes: one parse per file, one transformer, verified, written atomically.
+
+`fix_bytes(source, diagnostics, unsafe)` takes the findings a check produced
+for one file and returns the new bytes with what was applied and what was not
+(and why). `fix_source(source, path, policy, unsafe)` is the library entry
+point for editors and tests: check, fix, and check again.
+
+How it stays safe:
+- Findings are located again in the fixer's own parse by their line and
+  column (the node's start), never by text search.
+- Every edit of one statement is worked out together from the statement's
+  original node; two findings on one name (two rules) keep the first edit.
+- The transformer replaces whole statement lines ({node: replacement}, as
+  Fixit does), so nothing outside the rewritten import lines changes, except
+  probe callees renamed in place.
+- The result must parse again (libcst) or nothing is written.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import stat
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Union
+
+import libcst as cst
+from libcst.helpers import get_full_name_for_node
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from import_policy.config.model import Policy
+from import_policy.diagnostics import Diagnostic
+from import_policy.fix.imports import Out, Refused, rewrite_from, rewrite_import
+from import_policy.fix.payload import AliasEdit, ImportFix, ProbeFix, applies
+from import_policy.rocm.probe_fix import ProbeImport, ProbeIndex, plan_call, update_import
+
+Replacement = Union[cst.CSTNode, cst.FlattenSentinel[cst.CSTNode], cst.RemovalSentinel]
+Rewriter = Callable[[cst.CSTNode], Replacement]
+Line = Union[cst.SimpleStatementLine, cst.SimpleStatementSuite]
+
+
+@dataclass
+class FileFix:
+    new: bytes
+    applied: list[Diagnostic] = field(default_factory=list)
+    failed: list[tuple[Diagnostic, str]] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.applied)
+
+
+def fix_bytes(source: bytes, diagnostics: Sequence[Diagnostic], unsafe: bool = False) -> FileFix:
+    wanted = [d for d in diagnostics if applies(d, unsafe)]
+    if not wanted:
+        return FileFix(source)
+    try:
+        tree = cst.parse_module(source)
+    except Exception as error:  # a file the fixer cannot parse is left alone, whatever the reason
+        return FileFix(source, failed=[(d, f"the file does not parse: {error}") for d in wanted])
+    job = _Job(tree, source)
+    for d in wanted:
+        try:
+            job.add(d)
+        except Refused as why:
+            job.failed.append((d, str(why)))
+    if not job.applied:
+        return FileFix(source, failed=job.failed)
+    try:
+        new = tree.visit(_Apply(job.rewriters())).bytes
+        cst.parse_module(new)
+    except Exception as error:
+        reason = f"the fixed file would not parse ({str(error).splitlines()[0] if str(error) else type(error).__name__}); left alone"
+        return FileFix(source, failed=job.failed + [(d, reason) for d in job.applied])
+    return FileFix(new, job.applied, job.failed)
+
+
+def fix_source(
+    source: bytes, path: str, policy: Policy, unsafe: bool = False
+) -> tuple[bytes, list[Diagnostic]]:
+    """Check `source` as the file at `path` (relative to the project root), apply the fixes
+    that apply with the flags given, and return the new bytes with what remains."""
+    from import_policy.discovery.files import SourceFile
+    from import_policy.pipeline.engine import Plan, Selection, run
+
+    file = SourceFile(policy.root / path, path, "python")
+    plan = Plan(policy, Selection())
+    before = run(plan, [file], read=lambda _: source).diagnostics
+    fixed = fix_bytes(source, before, unsafe)
+    if not fixed.changed:
+        return source, annotate(before, fixed.failed)
+    after = run(plan, [file], read=lambda _: fixed.new).diagnostics
+    return fixed.new, after
+
+
+def annotate(diagnostics: Sequence[Diagnostic], failed: Sequence[tuple[Diagnostic, str]]) -> list[Diagnostic]:
+    """Say on each finding whose fix was not applied why not."""
+    reasons = {id(d): why for d, why in failed}
+    return [
+        replace(d, message=f"{d.message} (fix not applied: {reasons[id(d)]})") if id(d) in reasons else d
+        for d in diagnostics
+    ]
+
+
+# --- writing ------------------------------------------------------------------------------
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write through a temporary file in the same folder and a rename, keeping the mode."""
+    target = path.resolve()  # through a symlink: replace the file it points to, not the link
+    mode = stat.S_IMODE(target.stat().st_mode)
+    fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".import-policy")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temporary, mode)
+        os.replace(temporary, target)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
+
+
+def unified_diff(shown: str, old: bytes, new: bytes, encoding: str = "utf-8") -> str:
+    """ruff/black-style: `--- a` / `+++ b` headers with the path as shown."""
+    old_text = old.decode(encoding, "replace")
+    new_text = new.decode(encoding, "replace")
+    lines = difflib.unified_diff(
+        old_text.splitlines(keepends=True), new_text.splitlines(keepends=True), fromfile=shown, tofile=shown
+    )
+    out = []
+    for line in lines:
+        out.append(line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n")
+    return "".join(out)
+
+
+# --- locating findings and planning the edits -----------------------------------------------
+
+
+class _Job:
+    def __init__(self, tree: cst.Module, source: bytes) -> None:
+        self.tree = tree
+        self.source = source
+        self.applied: list[Diagnostic] = []
+        self.failed: list[tuple[Diagnostic, str]] = []
+        wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
+        positions = wrapper.resolve(PositionProvider)
+        # (line, 1-based column) of a node's start -> the nodes a finding there may mean
+        self.at: dict[tuple[int, int], list[tuple[cst.CSTNode, cst.CSTNode | None]]] = {}
+        self.probes = ProbeIndex()
+        for node, where in positions.items():
+            key = (where.start.line, where.start.column + 1)
+            if isinstance(node, cst.Import):
+                for item in node.names:
+                    start = positions[item.name].start
+                    self.at.setdefault((start.line, start.column + 1), []).append((node, item))
+            elif isinstance(node, cst.ImportFrom):
+                head = node.module if node.module is not None else (node.relative[0] if node.relative else None)
+                if head is not None:
+                    start = positions[head].start
+                    self.at.setdefault((start.line, start.column + 1), []).append((node, None))
+                if not isinstance(node.names, cst.ImportStar):
+                    for item in node.names:
+                        start = positions[item.name].start
+                        self.at.setdefault((start.line, start.column + 1), []).append((node, item))
+            elif isinstance(node, cst.Call):
+                self.at.setdefault(key, []).append((node, None))
+            self.probes.note(node, where.start.line)
+        # statement -> written name -> edit; statement -> probe import updates; callee renames
+        self.edits: dict[cst.CSTNode, dict[str, AliasEdit]] = {}
+        self.probe_imports: dict[cst.ImportFrom, list[ProbeImport]] = {}
+        self.renames: dict[cst.Name, str] = {}
+
+    def add(self, d: Diagnostic) -> None:
+        candidates = self.at.get((d.line, d.column), [])
+        if isinstance(d.fix, ImportFix):
+            self._add_import(d, d.fix, candidates)
+        elif isinstance(d.fix, ProbeFix):
+            tail = d.fix.probe.rpartition(".")[2]
+            calls = [node for node, _ in candidates if isinstance(node, cst.Call)]
+            if not calls:
+                raise Refused("the probe call was not found where the finding points")
+            # `f(x)(y)` and `f(x)` start at one place: take the call of the probe itself.
+            calls.sort(key=lambda call: _callee_is(call, tail))
+            name = plan_call(calls[-1], d.line, d.fix.probe, d.fix.replacement, self.probes, self.probe_imports)
+            self.renames[name] = d.fix.replacement
+        else:
+            raise Refused("no fix this version knows how to apply")
+        self.applied.append(d)
+
+    def _add_import(self, d: Diagnostic, fix: ImportFix, candidates: list[tuple[cst.CSTNode, cst.CSTNode | None]]) -> None:
+        wanted = cst.Import if fix.kind == "import" else cst.ImportFrom
+        statements = [node for node, _ in candidates if isinstance(node, wanted)]
+        if not statements:
+            raise Refused("the import was not found where the finding points")
+        statement = statements[0]
+        written = {
+            get_full_name_for_node(item.name)
+            for item in getattr(statement, "names", ())
+            if isinstance(item, cst.ImportAlias)
+        }
+        edits = self.edits.setdefault(statement, {})
+        for edit in fix.edits:
+            if edit.written not in written:
+                raise Refused(f"`{edit.written}` is not in the statement the finding points at")
+        for edit in fix.edits:
+            # A second rule on the same name: the first edit stands, the name is fixed once.
+            edits.setdefault(edit.written, edit)
+
+    # --- from plans to rewriters ---
+
+    def rewriters(self) -> dict[cst.CSTNode, Rewriter]:
+        out: dict[cst.CSTNode, Rewriter] = {}
+        for name, replacement in self.renames.items():
+            out[name] = lambda node, new=replacement: node.with_changes(value=new)  # type: ignore[misc]
+        for lines in _blocks(self.tree):
+            _plan_block(lines, self, out)
+        return out
+
+    def touched(self, small: cst.BaseSmallStatement) -> bool:
+        return small in self.edits or small in self.probe_imports
+
+    def outputs(self, small: cst.BaseSmallStatement) -> list[Out]:
+        node: cst.CSTNode = small
+        if isinstance(small, cst.ImportFrom) and small in self.probe_imports:
+            node = update_import(small, self.probe_imports[small], self.probes, self.source)
+        edits = self.edits.get(small)
+        if not edits:
+            assert isinstance(node, cst.BaseSmallStatement)
+            return [Out(node=node)]
+        if isinstance(node, cst.Import):
+            return rewrite_import(node, edits)
+        assert isinstance(node, cst.ImportFrom)
+        return rewrite_from(node, edits)
+
+
+def _callee_is(call: cst.Call, tail: str) -> bool:
+    func = call.func
+    name = func.attr if isinstance(func, cst.Attribute) else func
+    return isinstance(name, cst.Name) and name.value == tail
+
+
+def _blocks(tree: cst.Module) -> Iterator[Sequence[cst.CSTNode]]:
+    """Every statement block: the module body, indented blocks, one-line suites (as one-line blocks)."""
+    pending: list[cst.CSTNode] = [tree]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (cst.Module, cst.IndentedBlock)):
+            yield node.body
+        elif isinstance(node, cst.SimpleStatementSuite):
+            yield [node]
+        if isinstance(node, (cst.SimpleStatementLine, cst.SimpleStatementSuite, cst.BaseExpression)):
+            continue
+        for child in node.children:
+            if isinstance(child, (cst.BaseStatement, cst.BaseSuite, cst.Else, cst.ExceptHandler,
+                                  cst.ExceptStarHandler, cst.Finally, cst.MatchCase)):
+                pending.append(child)
+
+
+def _existing_gateway(line: cst.CSTNode) -> tuple[str, cst.ImportFrom] | None:
+    if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1:
+        return None
+    small = line.body[0]
+    if not isinstance(small, cst.ImportFrom) or small.relative or small.module is None:
+        return None
+    if isinstance(small.names, cst.ImportStar):
+        return None
+    module = get_full_name_for_node(small.module)
+    return (module, small) if module else None
+
+
+def _clean(line: cst.CSTNode) -> bool:
+    """A line that can disappear into another without losing a comment or blank line."""
+    if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1 or line.leading_lines:
+        return False
+    return "#" not in cst.Module(body=[]).code_for_node(line)
+
+
+def _pairs(node: cst.ImportFrom) -> list[tuple[str, str]]:
+    pairs = []
+    for item in node.names:  # type: ignore[union-attr]
+        name = get_full_name_for_node(item.name) or ""
+        bound = item.asname.name if item.asname is not None else None
+        pairs.append((name, bound.value if isinstance(bound, cst.Name) else name))
+    return pairs
+
+
+def _plan_block(lines: Sequence[cst.CSTNode], job: _Job, out: dict[cst.CSTNode, Rewriter]) -> None:
+    """Plan the rewritten lines of one block, merging gateway imports into the first one per gateway."""
+    gateways = {e.gateway for edits in job.edits.values() for e in edits.values() if e.gateway}
+    targets: dict[str, Out] = {}
+    extended: list[tuple[cst.CSTNode, Out]] = []
+    for line in lines:
+        if not isinstance(line, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            continue
+        if not any(job.touched(small) for small in line.body):
+            existing = _existing_gateway(line)
+            if existing is not None and existing[0] in gateways and existing[0] not in targets:
+                target = Out(gateway=existing[0], base=existing[1], pairs=_pairs(existing[1]))
+                targets[existing[0]] = target
+                extended.append((line, target))
+            continue
+        per_small: list[list[Out]] = []
+        for small in line.body:
+            outs = job.outputs(small) if job.touched(small) else [Out(unchanged=True)]
+            per_small.append(outs)
+        if not isinstance(line, cst.SimpleStatementSuite):
+            _merge(per_small, targets, whole_line=_clean(line))
+        out[line] = _line_rewriter(per_small)
+    for line, target in extended:
+        if target.extra:
+            out[line] = _line_rewriter([[target]])
+
+
+def _merge(per_small: list[list[Out]], targets: dict[str, Out], whole_line: bool) -> None:
+    """Fold gateway imports into the block's first import from the same gateway.
+
+    A statement is folded away only when that loses nothing: it was built here
+    (no comment of its own), or the whole line is a plain one-statement line; and
+    the line keeps a statement unless it may vanish whole.
+    """
+    left = sum(len(outs) for outs in per_small)
+    for outs in per_small:
+        for out in list(outs):
+            if out.gateway is None:
+                continue
+            target = targets.get(out.gateway)
+            if target is None:
+                targets[out.gateway] = out
+                continue
+            if not (whole_line and left == 1) and (out.base is not None or left == 1):
+                continue
+            known = set(target.bound_pairs())
+            target.extra.extend(p for p in out.pairs if p not in known)
+            outs.remove(out)
+            left -= 1
+
+
+def _line_rewriter(per_small: list[list[Out]]) -> Rewriter:
+    def rewrite(updated: cst.CSTNode) -> Replacement:
+        assert isinstance(updated, (cst.SimpleStatementLine, cst.SimpleStatementSuite))
+        smalls: list[cst.BaseSmallStatement] = []
+        for index, outs in enumerate(per_small):
+            smalls.extend(updated.body[index] if o.unchanged else o.render() for o in outs)
+        if not smalls:
+            return cst.RemoveFromParent()
+        if isinstance(updated, cst.SimpleStatementLine) and len(per_small) == 1:
+            first = updated.with_changes(body=[smalls[0]])
+            if len(smalls) == 1:
+                return first
+            rest = [cst.SimpleStatementLine(body=[s.with_changes(semicolon=cst.MaybeSentinel.DEFAULT)]) for s in smalls[1:]]
+            return cst.FlattenSentinel([first, *rest])
+        return updated.with_changes(body=_semicolons(smalls))
+
+    return rewrite
+
+
+def _semicolons(smalls: list[cst.BaseSmallStatement]) -> list[cst.BaseSmallStatement]:
+    joined = []
+    for index, small in enumerate(smalls):
+        if index < len(smalls) - 1 and not isinstance(small.semicolon, cst.Semicolon):
+            small = small.with_changes(
+                semicolon=cst.Semicolon(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(" "))
+            )
+        joined.append(small)
+    return joined
+
+
+class _Apply(cst.CSTTransformer):
+    def __init__(self, rewriters: dict[cst.CSTNode, Rewriter]) -> None:
+        super().__init__()
+        self.rewriters = rewriters
+
+    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> Replacement:  # type: ignore[override]
+        rewrite = self.rewriters.get(original_node)
+        return updated_node if rewrite is None else rewrite(updated_node)

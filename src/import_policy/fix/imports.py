@@ -1,0 +1,196 @@
+"""Rewriting one import statement (libcst nodes in, nodes out), keeping every byte it can.
+
+`rewrite_import` / `rewrite_from` split a statement's names into: the names
+kept as they are (or renamed in place by a module fix), and groups that move
+to another module (a gateway, or a module fix of some names of a `from`). The
+statement's own node is reused for the first output, so its comments,
+parentheses and spacing stay; a group that has to become a new statement
+copies the original's formatting where it can.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+from libcst.helpers import get_full_name_for_node
+
+from import_policy.fix.payload import AliasEdit
+
+
+class Refused(Exception):
+    """The node does not look like what the finding described; leave it alone."""
+
+
+@dataclass
+class Out:
+    """One small statement a rewrite produces.
+
+    `node`: a finished statement (None for a gateway import still being built).
+    A gateway import is built from `base` (an existing `from` node whose aliases
+    are already renamed, formatting kept) or from scratch, plus `extra` names
+    merged into it from later statements of the same block.
+    """
+
+    node: cst.BaseSmallStatement | None = None
+    gateway: str | None = None
+    base: cst.ImportFrom | None = None
+    pairs: list[tuple[str, str]] = field(default_factory=list)  # (exported name, bound name)
+    extra: list[tuple[str, str]] = field(default_factory=list)
+    unchanged: bool = False  # take the statement as the transformer hands it over
+
+    def bound_pairs(self) -> list[tuple[str, str]]:
+        return self.pairs + self.extra
+
+    def render(self) -> cst.BaseSmallStatement:
+        if self.gateway is None:
+            assert self.node is not None
+            return self.node
+        module = dotted(self.gateway)
+        if self.base is not None:
+            node = self.base.with_changes(module=module, relative=())
+            return append_names(node, self.extra) if self.extra else node
+        aliases = [alias(export, bound) for export, bound in self.bound_pairs()]
+        return cst.ImportFrom(module=module, names=_with_commas(aliases))
+
+
+def dotted(name: str) -> cst.Attribute | cst.Name:
+    expression = cst.parse_expression(name)
+    assert isinstance(expression, (cst.Attribute, cst.Name))
+    return expression
+
+
+def alias(export: str, bound: str) -> cst.ImportAlias:
+    asname = None if export == bound else cst.AsName(name=cst.Name(bound))
+    return cst.ImportAlias(name=cst.Name(export), asname=asname)
+
+
+def _with_commas(aliases: list[cst.ImportAlias]) -> list[cst.ImportAlias]:
+    comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    return [a.with_changes(comma=comma) for a in aliases[:-1]] + [
+        aliases[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    ]
+
+
+def _plain(comma: cst.Comma | cst.MaybeSentinel) -> cst.Comma:
+    """A comma like `comma` without the comment it may carry (so copying it never copies a comment)."""
+    if not isinstance(comma, cst.Comma):
+        return cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    after = comma.whitespace_after
+    if isinstance(after, cst.ParenthesizedWhitespace):
+        after = after.with_changes(first_line=cst.TrailingWhitespace(), empty_lines=())
+    return comma.with_changes(whitespace_after=after)
+
+
+def append_names(node: cst.ImportFrom, pairs: list[tuple[str, str]]) -> cst.ImportFrom:
+    """`from m import a` + [(b, b)] -> `from m import a, b`, in the statement's own layout."""
+    assert not isinstance(node.names, cst.ImportStar)
+    names = list(node.names)
+    last = names[-1]
+    between = _plain(names[-2].comma) if len(names) > 1 else _plain(cst.MaybeSentinel.DEFAULT)
+    new = [alias(export, bound) for export, bound in pairs]
+    if isinstance(last.comma, cst.Comma) and node.lpar is not None:
+        # A trailing comma in parentheses: every new name gets one, the last keeps the original's.
+        tail = last.comma
+        names[-1] = last.with_changes(comma=between)
+        new = [a.with_changes(comma=between) for a in new[:-1]] + [new[-1].with_changes(comma=tail)]
+    else:
+        names[-1] = last.with_changes(comma=between)
+        new = [a.with_changes(comma=between) for a in new[:-1]] + [new[-1].with_changes(comma=last.comma)]
+    return node.with_changes(names=names + new)
+
+
+def _close(node_names: list[cst.ImportAlias]) -> list[cst.ImportAlias]:
+    """Outside parentheses the last name may not keep a comma."""
+    return node_names[:-1] + [node_names[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)]
+
+
+def rewrite_import(node: cst.Import, edits: dict[str, AliasEdit]) -> list[Out]:
+    kept: list[cst.ImportAlias] = []
+    groups: dict[str, Out] = {}
+    for item in node.names:
+        written = get_full_name_for_node(item.name) or ""
+        edit = edits.get(written)
+        if edit is None:
+            kept.append(item)
+            continue
+        if "." in written and (item.asname is not None) != edit.aliased:
+            raise Refused(f"`import {written}` does not bind what the finding expected")
+        if edit.gateway is None:
+            asname = item.asname
+            if asname is None and edit.target != edit.bound:
+                asname = cst.AsName(name=cst.Name(edit.bound))
+            kept.append(item.with_changes(name=dotted(edit.target), asname=asname))
+        else:
+            groups.setdefault(edit.gateway, Out(gateway=edit.gateway)).pairs.append((edit.target, edit.bound))
+    outs = [Out(node=node.with_changes(names=_close(kept)))] if kept else []
+    return outs + list(groups.values())
+
+
+def _module_name(node: cst.ImportFrom) -> str:
+    return get_full_name_for_node(node.module) if node.module is not None else ""  # type: ignore[return-value]
+
+
+def _subset(node: cst.ImportFrom, picked: list[tuple[int, cst.ImportAlias]]) -> cst.ImportFrom:
+    """The statement with only `picked` (original index, alias) names, its layout kept.
+
+    Outside parentheses the last name loses its comma. Inside, a name that was
+    not last takes over the line break before `)`, so no blank line is left and
+    its comment (which lives on its comma) stays.
+    """
+    names = [item for _, item in picked]
+    original = list(node.names)  # type: ignore[arg-type]
+    last_index, last = picked[-1]
+    if node.lpar is None:
+        return node.with_changes(names=names[:-1] + [last.with_changes(comma=cst.MaybeSentinel.DEFAULT)])
+    if last_index == len(original) - 1 or not isinstance(last.comma, cst.Comma):
+        return node.with_changes(names=names)
+    rpar = node.rpar
+    after = last.comma.whitespace_after
+    tail = original[-1].comma
+    if isinstance(tail, cst.Comma) and isinstance(tail.whitespace_after, cst.ParenthesizedWhitespace):
+        closing: cst.BaseParenthesizableWhitespace = tail.whitespace_after
+    else:
+        assert rpar is not None
+        closing = rpar.whitespace_before
+        rpar = rpar.with_changes(whitespace_before=cst.SimpleWhitespace(""))
+    if isinstance(after, cst.ParenthesizedWhitespace) and isinstance(closing, cst.ParenthesizedWhitespace):
+        after = after.with_changes(indent=closing.indent, last_line=closing.last_line)
+        names[-1] = last.with_changes(comma=last.comma.with_changes(whitespace_after=after))
+        return node.with_changes(names=names, rpar=rpar)
+    names[-1] = last.with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    return node.with_changes(names=names)
+
+
+def rewrite_from(node: cst.ImportFrom, edits: dict[str, AliasEdit]) -> list[Out]:
+    if isinstance(node.names, cst.ImportStar):
+        raise Refused("a star import is not rewritten")
+    kept: list[tuple[int, cst.ImportAlias]] = []
+    # (is gateway, target module or gateway) -> (aliases as they will read, (export, bound) pairs)
+    groups: dict[tuple[bool, str], tuple[list[tuple[int, cst.ImportAlias]], list[tuple[str, str]]]] = {}
+    for index, item in enumerate(node.names):
+        written = get_full_name_for_node(item.name) or ""
+        edit = edits.get(written)
+        if edit is None:
+            kept.append((index, item))
+            continue
+        if edit.gateway is None:
+            aliases, _ = groups.setdefault((False, edit.target), ([], []))
+            aliases.append((index, item))
+            continue
+        aliases, pairs = groups.setdefault((True, edit.gateway), ([], []))
+        asname: cst.AsName | None = None
+        if edit.target != edit.bound:
+            asname = item.asname if item.asname is not None else cst.AsName(name=cst.Name(edit.bound))
+        aliases.append((index, item.with_changes(name=cst.Name(edit.target), asname=asname)))
+        pairs.append((edit.target, edit.bound))
+    outs: list[Out] = []
+    if kept:
+        outs.append(Out(node=_subset(node, kept)))
+    for (is_gateway, target), (aliases, pairs) in groups.items():
+        moved = _subset(node, aliases).with_changes(module=dotted(target), relative=())
+        if is_gateway:
+            outs.append(Out(gateway=target, base=moved, pairs=pairs))
+        else:
+            outs.append(Out(node=moved))
+    return outs

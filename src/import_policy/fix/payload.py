@@ -1,0 +1,145 @@
+"""What a `Diagnostic.fix` holds: plain frozen records, no libcst.
+
+Checks build these (they are pure); the fixer (`import_policy.fix.apply`) finds the
+node again by the diagnostic's line and column in its own parse and applies
+them. The engine never looks inside.
+
+Safety: a payload's `safe` decides whether `--fix` applies it (True) or only
+`--fix --unsafe-fixes` does (False). `Diagnostic.fixable` says a fix exists;
+`applies(d, unsafe)` says whether it would be applied with the flags given.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, Union
+
+from import_policy.config.model import GatewayFix, ModuleFix
+from import_policy.diagnostics import Diagnostic
+from import_policy.facts.model import ImportFact
+from import_policy.patterns import DottedPattern, prefixes
+
+
+@dataclass(frozen=True)
+class AliasEdit:
+    """How one imported name of an import statement is rewritten.
+
+    `written`: the name as the statement spells it (`a.b` in `import a.b`, `x`
+    in `from m import x`). `aliased`: whether it has `as` (for `import`, the
+    fixer checks the node agrees). `bound`: the name the statement binds, which
+    the rewrite keeps.
+    gateway set: becomes `from <gateway> import <target> [as <bound>]`.
+    gateway None: a module fix; for `import`, `target` is the new dotted name
+    (`import <target> as <bound>`); for `from`, the new module (`from <target> import x`).
+    """
+
+    written: str
+    aliased: bool
+    bound: str
+    target: str
+    gateway: str | None = None
+
+
+@dataclass(frozen=True)
+class ImportFix:
+    """Payload of an import-rule finding: the edits of the statement at the finding's position.
+
+    The position is an imported name's (or, for a forbidden `from` module, the
+    module's) start, as `ImportFact.span` / `module_span` give it.
+    """
+
+    kind: Literal["import", "from"]
+    edits: tuple[AliasEdit, ...]
+    safe: bool = True
+
+
+@dataclass(frozen=True)
+class ProbeFix:
+    """Payload for the ROCm pass's `trial-import-probe` finding (unsafe).
+
+    To plug in: build `Diagnostic(..., fixable=True, fix=ProbeFix(probe, replacement))`
+    where the diagnostic's line/column are the probe *call's* start (the
+    `CallFact.span` of `_has_module("x")`), `probe` is the probe as configured
+    (`_has_module`, plain or dotted: only its last segment is used) and
+    `replacement` the configured spec-only alternative (`_has_module_spec`).
+    Leave the finding unfixable when the probe maps to null.
+
+    The fixer renames the callee (`_has_module(...)` or `mod._has_module(...)`)
+    and, for a bare name, updates the `from m import _has_module` that bound it:
+    it adds `_has_module_spec`, or renames the imported name when nothing else in
+    the file still refers to `_has_module`. A probe the file does not import
+    (and whose replacement it neither imports nor defines) is left alone, with a
+    note on the finding.
+    """
+
+    probe: str
+    replacement: str
+    safe: bool = False
+
+
+Payload = Union[ImportFix, ProbeFix]
+
+
+def is_safe(d: Diagnostic) -> bool:
+    return bool(getattr(d.fix, "safe", True))
+
+
+def applies(d: Diagnostic, unsafe: bool) -> bool:
+    """Would `--fix` (with `--unsafe-fixes` when `unsafe`) apply this finding's fix?"""
+    return d.fixable and d.fix is not None and (unsafe or is_safe(d))
+
+
+# --- planning an import fix (pure; used by checks/imports.py) ----------------------------
+
+
+def _matched_prefix(name: str, forbid: tuple[DottedPattern, ...]) -> str | None:
+    """The longest prefix of `name` a forbid pattern matches: the part a module fix replaces."""
+    for prefix in prefixes(name):
+        if any(pattern.matches(prefix) for pattern in forbid):
+            return prefix
+    return None
+
+
+def plan_edit(
+    fix: GatewayFix | ModuleFix, fact: ImportFact, forbid: tuple[DottedPattern, ...]
+) -> AliasEdit | str:
+    """The edit for one forbidden imported name, or why there is none."""
+    if fact.kind == "dynamic":
+        return "a dynamic import is not rewritten"
+    if fact.member == "*":
+        return "a star import is not rewritten"
+    if fact.kind == "import":
+        root = fact.name.split(".")[0]
+        aliased = fact.bound != root
+        bound = fact.bound or root
+        if isinstance(fix, GatewayFix):
+            exports = dict(fix.exports)
+            # `import m.sub` binds `m`: what the gateway must export is `m` itself.
+            key = fact.name if aliased else root
+            export = exports.get(key)
+            if export is None:
+                why = f"`{fix.gateway}` does not export `{key}`"
+                if key != fact.name:
+                    why += f" (`import {fact.name}` binds `{root}`)"
+                return why
+            return AliasEdit(fact.name, aliased, bound, export, fix.gateway)
+        if "." in fact.name and not aliased:
+            return f"`import {fact.name}` binds `{root}`; write it with `as` to let it be rewritten"
+        prefix = _matched_prefix(fact.name, forbid)
+        if prefix is None:
+            return "no forbidden prefix"
+        return AliasEdit(fact.name, aliased, bound, fix.replace_module + fact.name[len(prefix):])
+    member = fact.member or ""
+    bound = fact.bound or member
+    aliased = bound != member
+    if isinstance(fix, GatewayFix):
+        export = dict(fix.exports).get(fact.name)
+        if export is None:
+            return f"`{fix.gateway}` does not export `{fact.name}`"
+        return AliasEdit(member, aliased, bound, export, fix.gateway)
+    if fact.level:
+        return "a relative import is not rewritten to another module"
+    prefix = _matched_prefix(fact.name, forbid)
+    if prefix is None or len(prefix) > len(fact.module):
+        return f"`{fact.name}` is not a module under `{fact.module}`'s forbidden prefix"
+    return AliasEdit(member, aliased, bound, fix.replace_module + fact.module[len(prefix):])

@@ -1,0 +1,1 @@
+"""Rule kinds: the registry of `kind:` values and one module per kind; pure checks over facts."""
