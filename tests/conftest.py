@@ -13,11 +13,14 @@ SNAPSHOTS = Path(__file__).parent / "snapshots"
 
 
 def snapshot(name: str, actual: str) -> None:
-    """Compare with tests/snapshots/NAME; UPDATE_SNAPSHOTS=1 (or a missing file) writes it."""
+    """Compare with tests/snapshots/NAME; UPDATE_SNAPSHOTS=1 writes it. A missing snapshot
+    fails: a test that writes its own expectation asserts nothing."""
     path = SNAPSHOTS / name
-    if os.environ.get("UPDATE_SNAPSHOTS") == "1" or not path.exists():
+    if os.environ.get("UPDATE_SNAPSHOTS") == "1":
         path.parent.mkdir(exist_ok=True)
         path.write_text(actual, encoding="utf-8")
+    if not path.exists():
+        pytest.fail(f"snapshot {name} is missing: run with UPDATE_SNAPSHOTS=1 to write it, then review it")
     assert actual == path.read_text(encoding="utf-8")
 
 

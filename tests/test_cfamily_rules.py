@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from import_policy.kinds.cfamily import check_file
+from import_policy.pipeline.engine import check_c as check_file
 from import_policy.cli import main
 from import_policy.config.load import load
 

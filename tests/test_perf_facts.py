@@ -8,8 +8,8 @@ import pytest
 from libcst.metadata import MetadataWrapper, ScopeProvider
 
 from import_policy.config.load import load
-from import_policy.config.model import ImportRule
-from import_policy.pipeline.engine import use_gate
+from import_policy.kinds.imports import ImportRule
+from import_policy.kinds.imports import use_gate
 from import_policy.facts.from_cst import extract
 
 RULES = """\

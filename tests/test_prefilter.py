@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from import_policy.patterns import DottedPattern
-from import_policy.pipeline.prefilter import Prefilter
+from import_policy.facts.prefilter import Prefilter
 
 
 def prefilter(*patterns: str) -> Prefilter:

@@ -15,7 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from fuzz_support import cases, render
 
 from import_policy.config.load import load
-from import_policy.config.model import ImportRule, Policy
+from import_policy.config.model import Policy
+from import_policy.kinds.imports import ImportRule
 from import_policy.discovery.files import SourceFile
 from import_policy.pipeline.engine import Plan, Selection, run
 from import_policy.commands.test_rules import sample_path

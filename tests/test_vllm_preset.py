@@ -11,7 +11,7 @@ import pytest
 
 from conftest import Project
 from import_policy.config.load import load
-from import_policy.config.model import ImportRule
+from import_policy.kinds.imports import ImportRule
 
 REPO = Path(__file__).resolve().parents[1]
 VLLM_RULES = (

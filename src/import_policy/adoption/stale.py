@@ -20,12 +20,12 @@ from pathlib import Path
 
 from import_policy.cache.facts import FactsCache
 from import_policy.config.load import preset_text
-from import_policy.config.model import ImportRule, Origin, Policy, Rule
+from import_policy.config.model import Origin, Policy, Rule
+from import_policy.kinds.registry import kind_of, python_kind
 from import_policy.config.yamltree import Map, Node, Seq, YamlError, parse
 from import_policy.discovery.files import SourceFile
 from import_policy.pipeline.engine import Plan, Reader, Selection, read_file, run
 from import_policy.facts.model import FileFacts
-from import_policy.patterns import judge
 
 
 @dataclass
@@ -34,15 +34,16 @@ class ExceptTracker:
 
     used: set[tuple[str, str]] = field(default_factory=set)
 
-    def observe(self, facts: FileFacts, rules: Sequence[ImportRule]) -> None:
+    def observe(self, facts: FileFacts, rules: Sequence[Rule]) -> None:
         for rule in rules:
-            if not rule.except_:
+            if not kind_of(rule).name_excepts(rule):
                 continue
+            kind = python_kind(rule.kind)
             names = {fact.name for fact in facts.imports} | {fact.module for fact in facts.imports if fact.module}
             for use in facts.uses:
                 names.update(use.qualified_names)
             for name in names:
-                verdict = judge(name, rule.forbid, rule.except_)
+                verdict = kind.verdict(rule, name)
                 if not verdict.forbidden and verdict.pattern is not None:
                     self.used.add((rule.id, verdict.pattern.text))
 
@@ -70,8 +71,8 @@ def _editable(rule: Rule) -> bool:
 def stale_excepts(policy: Policy, selection: Selection, tracker: ExceptTracker) -> list[tuple[Rule, str, str]]:
     out: list[tuple[Rule, str, str]] = []
     for rule in policy.rules:
-        if isinstance(rule, ImportRule) and selection.wants(rule.id) and _editable(rule):
-            for pattern in rule.except_:
+        if selection.wants(rule.id) and _editable(rule):
+            for pattern in kind_of(rule).name_excepts(rule):
                 if (rule.id, pattern.text) not in tracker.used:
                     out.append((rule, pattern.text, "matched no imported or used name"))
     return out

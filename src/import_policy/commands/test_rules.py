@@ -12,9 +12,10 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
-from import_policy.config.model import ImportRule, Policy, Rule
+from import_policy.config.model import Policy, Rule
 from import_policy.diagnostics import SYNTAX_ERROR
 from import_policy.discovery.files import Language, SourceFile, language_of
+from import_policy.kinds.registry import kind_of
 from import_policy.pipeline.engine import Plan, Reader, Selection, run
 
 _FILLERS = ("example", "sample", "other_module")
@@ -37,7 +38,7 @@ class Failure:
 
 
 def _suffix(rule: Rule) -> str:
-    return ".py" if isinstance(rule, ImportRule) else ".cpp"
+    return ".py" if kind_of(rule).language == "python" else ".cpp"
 
 
 def _fill(glob: str, filler: str) -> str:
@@ -62,7 +63,7 @@ def _candidates(rule: Rule) -> Iterator[str]:
 
 def sample_path(rule: Rule) -> str | None:
     """A root-relative path of the rule's language where the rule applies."""
-    language = "python" if isinstance(rule, ImportRule) else "c"
+    language = kind_of(rule).language
     for path in _candidates(rule):
         if language_of(path) == language and rule.applies_to(path):
             return path
@@ -87,7 +88,7 @@ def check_rule(policy: Policy, rule: Rule) -> tuple[int, list[Failure]]:
         return len(cases), [Failure(rule, w, i + 1, line_of(w, i), s, why_not) for w, i, s in cases]
     alone = replace(policy, rules=(rule,), rocm_safety=None)
     plan = Plan(alone, Selection())
-    language: Language = "python" if isinstance(rule, ImportRule) else "c"
+    language: Language = kind_of(rule).language
     failures = []
     for which, index, snippet in cases:
         source = (snippet if snippet.endswith("\n") else snippet + "\n").encode()

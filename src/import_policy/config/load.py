@@ -14,6 +14,7 @@ from pathlib import Path
 from import_policy.config.model import Origin, Policy, RocmSafety, Rule
 from import_policy.config.validate import ConfigError, Document, Validator
 from import_policy.config.yamltree import YamlError, parse
+from import_policy.kinds.registry import BUILTIN_IDS, KINDS
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -129,7 +130,7 @@ def _collect(
             return
     else:
         text = preset_text(source.preset or "") or ""
-    validator = Validator(source.shown)
+    validator = Validator(source.shown, KINDS, BUILTIN_IDS)
     try:
         tree = parse(text)
     except YamlError as error:

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, Union
+from typing import Union
 
+from import_policy.diagnostics import Severity
 from import_policy.patterns import DottedPattern, PathGlob, any_match
-
-Severity = Literal["error", "warning"]
 
 
 @dataclass(frozen=True)
@@ -53,6 +52,8 @@ class RuleBase:
     severity: Severity
     examples: Examples
     origin: Origin
+    # The `kind:` value; each kind's rule type sets its own.
+    kind: str = field(default="", kw_only=True)
 
     def applies_to(self, path: str) -> bool:
         """`path` is relative to the project root."""
@@ -61,30 +62,8 @@ class RuleBase:
         return any_match(self.allow_in, path) is None
 
 
-@dataclass(frozen=True)
-class ImportRule(RuleBase):
-    forbid: tuple[DottedPattern, ...]
-    except_: tuple[DottedPattern, ...]
-    scope: Literal["module", "anywhere"] = "anywhere"
-    type_checking: Literal["ignore", "check"] = "ignore"
-    fix: Fix | None = None
-    kind: Literal["import"] = "import"
-
-
-@dataclass(frozen=True)
-class IncludeRule(RuleBase):
-    forbid: tuple[PathGlob, ...]
-    except_: tuple[PathGlob, ...]
-    kind: Literal["include"] = "include"
-
-
-@dataclass(frozen=True)
-class TokenRule(RuleBase):
-    forbid: tuple[str, ...]  # regex sources, compiled by the token check
-    kind: Literal["token"] = "token"
-
-
-Rule = Union[ImportRule, IncludeRule, TokenRule]
+# Every kind's rule type derives from `RuleBase` (they live in `kinds/`, one module per kind).
+Rule = RuleBase
 
 
 @dataclass(frozen=True)

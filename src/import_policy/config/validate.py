@@ -6,42 +6,21 @@ Nothing here reads files; `load.py` walks `extends` and merges what this returns
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Callable, TypeVar
+from typing import Callable, Protocol, TypedDict, TypeVar
 
-import regex
-
-from import_policy.config.model import (
-    Examples,
-    Fix,
-    GatewayFix,
-    ImportRule,
-    IncludeRule,
-    ModuleFix,
-    Origin,
-    Rule,
-    TokenRule,
-)
+from import_policy.config.model import Examples, Origin, Rule, RuleBase
 from import_policy.config.yamltree import Map, Node, Scalar, Seq
+from import_policy.diagnostics import Severity
 from import_policy.patterns import DottedPattern, PathGlob, PatternError
 
 RULE_ID = re.compile(r"[a-z0-9][a-z0-9-]*")
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
-BUILTIN_RULE_IDS = (
-    "syntax-error",
-    "trial-import-probe",
-    "eager-heavy-import",
-    "import-time-jit",
-    "heavy-import-reachable",
-)
 TOP_KEYS = ("version", "extends", "exclude", "roots", "rules", "rocm_safety")
 COMMON_RULE_KEYS = ("id", "kind", "message", "files", "allow_in", "severity", "examples")
-RULE_KEYS = {
-    "import": COMMON_RULE_KEYS + ("forbid", "except", "scope", "type_checking", "fix"),
-    "include": COMMON_RULE_KEYS + ("forbid", "except"),
-    "token": COMMON_RULE_KEYS + ("forbid",),
-}
+DEFAULT_KIND = "import"
 ROCM_KEYS = ("heavy_modules", "probes", "guards", "files", "entry_modules")
 
 
@@ -69,11 +48,38 @@ class Document:
 
 T = TypeVar("T")
 
+Items = dict[str, tuple[int, Node]]
+
+
+class RuleFields(TypedDict):
+    """The keys every rule has, parsed; a kind adds its own."""
+
+    id: str
+    message: str
+    files: tuple[PathGlob, ...]
+    allow_in: tuple[PathGlob, ...]
+    severity: Severity
+    examples: Examples
+    origin: Origin
+
+
+class RuleSchema(Protocol):
+    """What parsing needs of a rule kind (the registry in `kinds` provides them)."""
+
+    @property
+    def keys(self) -> tuple[str, ...]: ...
+
+    def parse(self, v: Validator, items: Items, common: RuleFields) -> RuleBase | None: ...
+
 
 class Validator:
-    def __init__(self, source: str) -> None:
+    def __init__(
+        self, source: str, kinds: Mapping[str, RuleSchema] | None = None, reserved: tuple[str, ...] = ()
+    ) -> None:
         self.source = source
         self.errors: list[ConfigError] = []
+        self.kinds: Mapping[str, RuleSchema] = kinds or {}
+        self.reserved = reserved  # ids of the built-in rules
 
     def error(self, line: int, message: str) -> None:
         self.errors.append(ConfigError(self.source, line, message))
@@ -86,14 +92,14 @@ class Validator:
     def string(self, node: Node, what: str) -> str | None:
         if isinstance(node, Scalar) and isinstance(node.value, str):
             return node.value
-        self.error(node.line, f"{what} must be a string, got {_describe(node)}")
+        self.error(node.line, f"{what} must be a string, got {describe_node(node)}")
         return None
 
     def strings(self, node: Node, what: str) -> list[tuple[str, int]]:
         if isinstance(node, Scalar) and isinstance(node.value, str):
             return [(node.value, node.line)]  # a lone string stands for a list of one
         if not isinstance(node, Seq):
-            self.error(node.line, f"{what} must be a list of strings, got {_describe(node)}")
+            self.error(node.line, f"{what} must be a list of strings, got {describe_node(node)}")
             return []
         out = []
         for item in node.items:
@@ -133,14 +139,14 @@ class Validator:
         if root is None:
             return doc
         if not isinstance(root, Map):
-            self.error(root.line, f"the configuration must be a map of settings, got {_describe(root)}")
+            self.error(root.line, f"the configuration must be a map of settings, got {describe_node(root)}")
             return doc
         self.keys(root, TOP_KEYS, "the configuration")
         items = root.items
         if "version" in items:
             line, node = items["version"]
             if not (isinstance(node, Scalar) and node.value == 1 and not isinstance(node.value, bool)):
-                self.error(node.line, f"version must be 1, got {_describe(node)}")
+                self.error(node.line, f"version must be 1, got {describe_node(node)}")
         if "extends" in items:
             doc.extends = self.strings(items["extends"][1], "extends")
         if "exclude" in items:
@@ -162,7 +168,7 @@ class Validator:
 
     def rules(self, node: Node) -> list[Rule]:
         if not isinstance(node, Seq):
-            self.error(node.line, f"rules must be a list of rules, got {_describe(node)}")
+            self.error(node.line, f"rules must be a list of rules, got {describe_node(node)}")
             return []
         out: list[Rule] = []
         seen: dict[str, int] = {}
@@ -179,13 +185,13 @@ class Validator:
 
     def rule(self, node: Node) -> Rule | None:
         if not isinstance(node, Map):
-            self.error(node.line, f"each rule must be a map, got {_describe(node)}")
+            self.error(node.line, f"each rule must be a map, got {describe_node(node)}")
             return None
         before = len(self.errors)
         items = node.items
-        kind = "import"
+        kind = DEFAULT_KIND
         if "kind" in items:
-            kind = self.choice(items["kind"][1], "kind", tuple(RULE_KEYS)) or "import"
+            kind = self.choice(items["kind"][1], "kind", tuple(self.kinds)) or DEFAULT_KIND
         rule_id = ""
         if "id" not in items:
             self.error(node.line, "a rule needs an id (lowercase letters, digits and '-')")
@@ -193,62 +199,28 @@ class Validator:
             rule_id = self.string(items["id"][1], "id") or ""
             if rule_id and not RULE_ID.fullmatch(rule_id):
                 self.error(items["id"][1].line, f"bad rule id {rule_id!r}: use lowercase letters, digits and '-', starting with a letter or digit")
-            elif rule_id in BUILTIN_RULE_IDS:
-                self.error(items["id"][1].line, f"rule id {rule_id!r} is reserved for a built-in rule; reserved: {', '.join(BUILTIN_RULE_IDS)}")
-        self.keys(node, RULE_KEYS[kind], f"a rule of kind {kind!r}")
-        if "forbid" not in items:
+            elif rule_id in self.reserved:
+                self.error(items["id"][1].line, f"rule id {rule_id!r} is reserved for a built-in rule; reserved: {', '.join(self.reserved)}")
+        schema = self.kinds[kind]
+        self.keys(node, COMMON_RULE_KEYS + schema.keys, f"a rule of kind {kind!r}")
+        if "forbid" in schema.keys and "forbid" not in items:
             self.error(node.line, f"rule {rule_id!r} needs a forbid list")
         message = self.string(items["message"][1], "message") or "" if "message" in items else ""
         files = self.globs(items["files"][1], "files") if "files" in items else []
         allow_in = self.globs(items["allow_in"][1], "allow_in") if "allow_in" in items else []
         severity = self.choice(items["severity"][1], "severity", ("error", "warning")) if "severity" in items else "error"
         examples = self.examples(items["examples"][1]) if "examples" in items else Examples()
-        origin = Origin(self.source, node.line)
-        forbid_node = items["forbid"][1] if "forbid" in items else Seq([], node.line)
-        except_node = items["except"][1] if "except" in items else Seq([], node.line)
-        common = dict(
+        common = RuleFields(
             id=rule_id, message=message, files=tuple(files), allow_in=tuple(allow_in),
-            severity=severity or "error", examples=examples, origin=origin,
+            severity="warning" if severity == "warning" else "error", examples=examples,
+            origin=Origin(self.source, node.line),
         )
-        rule: Rule
-        if kind == "include":
-            rule = IncludeRule(
-                forbid=tuple(self.globs(forbid_node, "forbid")),
-                except_=tuple(self.globs(except_node, "except")),
-                **common,  # type: ignore[arg-type]
-            )
-        elif kind == "token":
-            rule = TokenRule(forbid=tuple(self.regexes(forbid_node)), **common)  # type: ignore[arg-type]
-        else:
-            scope = self.choice(items["scope"][1], "scope", ("module", "anywhere")) if "scope" in items else "anywhere"
-            type_checking = (
-                self.choice(items["type_checking"][1], "type_checking", ("ignore", "check"))
-                if "type_checking" in items else "ignore"
-            )
-            rule = ImportRule(
-                forbid=tuple(self.dotted_patterns(forbid_node, "forbid")),
-                except_=tuple(self.dotted_patterns(except_node, "except")),
-                scope=scope or "anywhere",  # type: ignore[arg-type]
-                type_checking=type_checking or "ignore",  # type: ignore[arg-type]
-                fix=self.fix(items["fix"][1]) if "fix" in items else None,
-                **common,  # type: ignore[arg-type]
-            )
+        rule = schema.parse(self, items, common)
         return rule if len(self.errors) == before else None
-
-    def regexes(self, node: Node) -> list[str]:
-        out = []
-        for text, line in self.strings(node, "forbid"):
-            try:
-                regex.compile(text, regex.MULTILINE)
-            except regex.error as error:
-                self.error(line, f"bad regular expression {text!r}: {error}")
-                continue
-            out.append(text)
-        return out
 
     def examples(self, node: Node) -> Examples:
         if not isinstance(node, Map):
-            self.error(node.line, f"examples must be a map with flag and allow lists, got {_describe(node)}")
+            self.error(node.line, f"examples must be a map with flag and allow lists, got {describe_node(node)}")
             return Examples()
         self.keys(node, ("flag", "allow"), "examples")
         flag = self.strings(node.items["flag"][1], "examples.flag") if "flag" in node.items else []
@@ -257,38 +229,6 @@ class Validator:
             tuple(t for t, _ in flag), tuple(t for t, _ in allow),
             tuple(line for _, line in flag), tuple(line for _, line in allow),
         )
-
-    def fix(self, node: Node) -> Fix | None:
-        if not isinstance(node, Map):
-            self.error(node.line, f"fix must be a map with gateway/exports or replace_module, got {_describe(node)}")
-            return None
-        self.keys(node, ("gateway", "exports", "replace_module"), "fix")
-        items = node.items
-        if "replace_module" in items:
-            if "gateway" in items or "exports" in items:
-                self.error(node.line, "fix takes either replace_module, or gateway with exports, not both")
-                return None
-            target = self.dotted(items["replace_module"][1], "fix.replace_module")
-            return ModuleFix(target) if target else None
-        if "gateway" not in items:
-            self.error(node.line, "fix needs gateway (with exports) or replace_module")
-            return None
-        gateway = self.dotted(items["gateway"][1], "fix.gateway")
-        exports: list[tuple[str, str]] = []
-        if "exports" in items:
-            exports_node = items["exports"][1]
-            if not isinstance(exports_node, Map):
-                self.error(exports_node.line, f"fix.exports must map forbidden dotted names to exported names, got {_describe(exports_node)}")
-            else:
-                for key, (line, value) in exports_node.items.items():
-                    name = self.string(value, f"fix.exports[{key!r}]")
-                    if not DOTTED.fullmatch(key):
-                        self.error(line, f"fix.exports key {key!r} must be a dotted module name")
-                    elif name is not None and not IDENTIFIER.fullmatch(name):
-                        self.error(value.line, f"fix.exports[{key!r}] must be an identifier, got {name!r}")
-                    elif name is not None:
-                        exports.append((key, name))
-        return GatewayFix(gateway, tuple(exports)) if gateway else None
 
     def dotted(self, node: Node, what: str) -> str | None:
         value = self.string(node, what)
@@ -300,7 +240,7 @@ class Validator:
     def rocm_safety(self, node: Node) -> dict[str, tuple[object, int]]:
         """Checked values by key, merged key by key over what `extends` gave."""
         if not isinstance(node, Map):
-            self.error(node.line, f"rocm_safety must be a map, got {_describe(node)}")
+            self.error(node.line, f"rocm_safety must be a map, got {describe_node(node)}")
             return {}
         self.keys(node, ROCM_KEYS, "rocm_safety")
         out: dict[str, tuple[object, int]] = {}
@@ -344,7 +284,7 @@ class Validator:
                 for text, line in self.strings(probes_node, "probes"):
                     probes.append((text, None))
             else:
-                self.error(probes_node.line, f"probes must map probe names to spec-only alternatives (or null), got {_describe(probes_node)}")
+                self.error(probes_node.line, f"probes must map probe names to spec-only alternatives (or null), got {describe_node(probes_node)}")
             out["probes"] = (tuple(probes), items["probes"][0])
         return out
 
@@ -354,7 +294,7 @@ def _is_relative_folder(text: str) -> bool:
     return not text.startswith("/") and "\\" not in text and all(p not in ("", "..") for p in parts)
 
 
-def _describe(node: Node) -> str:
+def describe_node(node: Node) -> str:
     if isinstance(node, Map):
         return "a map"
     if isinstance(node, Seq):

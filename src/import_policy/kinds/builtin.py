@@ -1,10 +1,17 @@
-"""Rules that are not declared in YAML: `syntax-error`, and the ROCm-safety pass's four."""
+"""Rules no YAML declares (`syntax-error`, the ROCm-safety pass's rules): what `rules` lists
+of them and what `explain` prints, which each registers in `kinds.registry`."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from importlib import resources
 
 from import_policy.config.model import Policy
+
+
+def _no_settings(policy: Policy) -> list[str]:
+    return []
 
 
 @dataclass(frozen=True)
@@ -12,39 +19,20 @@ class BuiltinRule:
     id: str
     kind: str
     summary: str
-    fixable: str
-    needs_rocm: bool
-    doc: str
+    fixable: str  # "yes", "unsafe" or "no"
+    needs_rocm: bool  # in force only with a `rocm_safety` section
+    # What it does / Why / Example / Use instead / Options, as docs/rules.md has it: read when
+    # `explain` asks, never at start-up.
+    doc: Callable[[], str]
+    # The settings in force that decide what it reports, as `explain` shows them.
+    settings: Callable[[Policy], list[str]] = _no_settings
+    # Off unless `enable:`d or `--select`ed.
+    opt_in: bool = False
+
+    def in_force(self, policy: Policy) -> bool:
+        return not self.needs_rocm or policy.rocm_safety is not None
 
 
-BUILTIN = (
-    BuiltinRule(
-        "syntax-error", "builtin", "A file that does not parse.", "no", False,
-        """
-What it does: reports a Python file that does not parse, at the parser's line and column.
-Why: a file that does not parse cannot be checked, so it is never passed silently.
-Options: none; it cannot be ignored with --ignore, only excluded or suppressed with
-`# import-policy: ignore-file`.
-""",
-    ),
-    BuiltinRule(
-        "trial-import-probe", "rocm-safety", "A probe that imports a heavy module to see if it exists.",
-        "unsafe", True, "See docs/rules.md#trial-import-probe.",
-    ),
-    BuiltinRule(
-        "eager-heavy-import", "rocm-safety", "A heavy module imported at import time, unguarded.",
-        "no", True, "See docs/rules.md#eager-heavy-import.",
-    ),
-    BuiltinRule(
-        "import-time-jit", "rocm-safety", "A decorator from a heavy module applied at import time.",
-        "no", True, "See docs/rules.md#import-time-jit.",
-    ),
-    BuiltinRule(
-        "heavy-import-reachable", "rocm-safety", "A heavy module reached from an entry module by eager imports.",
-        "no", True, "See docs/rules.md#heavy-import-reachable.",
-    ),
-)
-
-
-def builtins_in_force(policy: Policy) -> list[BuiltinRule]:
-    return [b for b in BUILTIN if not b.needs_rocm or policy.rocm_safety is not None]
+def shipped_doc(package: str, rule_id: str) -> Callable[[], str]:
+    """A rule's documentation, shipped in the wheel beside the code that implements it."""
+    return lambda: (resources.files(package) / "docs" / f"{rule_id}.md").read_text(encoding="utf-8")

@@ -10,18 +10,33 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from typing import Union
+from dataclasses import dataclass, field
+from typing import Literal
 
 import regex  # type: ignore[import-untyped, unused-ignore]
 
-from import_policy.facts.cfamily_scan import Blanked, Include, TokenTimeout, blank, find_includes, find_tokens
-from import_policy.config.model import IncludeRule, TokenRule
+from import_policy.config.model import RuleBase
+from import_policy.config.validate import Items, RuleFields, Validator
+from import_policy.config.yamltree import Seq
 from import_policy.diagnostics import Diagnostic
+from import_policy.facts.cfamily_scan import Blanked, Include, TokenTimeout, blank, find_includes, find_tokens
 from import_policy.facts.comments import FILE_DIRECTIVE_LINES, parse_directive
 from import_policy.facts.model import Suppressions
-from import_policy.patterns import any_match
+from import_policy.kinds.base import CScan
+from import_policy.patterns import DottedPattern, PathGlob, any_match
 
-CRule = Union[IncludeRule, TokenRule]
+
+@dataclass(frozen=True)
+class IncludeRule(RuleBase):
+    forbid: tuple[PathGlob, ...]
+    except_: tuple[PathGlob, ...]
+    kind: str = field(default="include", kw_only=True)
+
+
+@dataclass(frozen=True)
+class TokenRule(RuleBase):
+    forbid: tuple[str, ...]  # regex sources, compiled by the token check
+    kind: str = field(default="token", kw_only=True)
 
 # Bounds one pattern's search over one file; a pattern that needs more is
 # backtracking catastrophically, and one slow rule must not stall a run.
@@ -134,23 +149,96 @@ def suppressions(text: str, blanked: Blanked) -> Suppressions:
     return Suppressions(whole_file, tuple(sorted(lines.items())))
 
 
-def check_file(rules: Sequence[CRule], relative_path: str, source: bytes) -> list[Diagnostic]:
-    """Every include and token rule in `rules` over one C-family file, suppressions applied.
+class Scan:
+    """One C-family file, decoded and blanked once for every rule that reads it."""
 
-    The caller passes only the rules that apply to `relative_path` and are selected.
-    """
-    if not rules:
+    def __init__(self, source: bytes) -> None:
+        self.text = decode(source)
+        self.blanked = blank(self.text)
+        self._includes: list[Include] | None = None
+
+    @property
+    def code(self) -> str:
+        return self.blanked.code
+
+    @property
+    def includes(self) -> list[Include]:
+        if self._includes is None:
+            self._includes = find_includes(self.blanked.no_comments)
+        return self._includes
+
+    def unsuppressed(self, found: list[Diagnostic]) -> list[Diagnostic]:
+        if not found:
+            return found
+        quiet = suppressions(self.text, self.blanked)
+        return [d for d in found if not quiet.covers(d.rule, d.suppress_lines)]
+
+
+def _texts(items: Sequence[PathGlob]) -> str:
+    return ", ".join(g.text for g in items) if items else "(none)"
+
+
+class IncludeKind:
+    """`kind: include`: `#include` directives whose header path a `forbid` glob matches."""
+
+    name = "include"
+    language: Literal["c"] = "c"
+    keys = ("forbid", "except")
+
+    def parse(self, v: Validator, items: Items, common: RuleFields) -> IncludeRule:
+        empty = Seq([], common["origin"].line)
+        return IncludeRule(
+            forbid=tuple(v.globs(items["forbid"][1] if "forbid" in items else empty, "forbid")),
+            except_=tuple(v.globs(items["except"][1] if "except" in items else empty, "except")),
+            **common,
+        )
+
+    def fixable(self, rule: IncludeRule) -> str:
+        return "no"
+
+    def explain_patterns(self, rule: IncludeRule) -> list[str]:
+        return [f"  forbid:        {_texts(rule.forbid)}", f"  except:        {_texts(rule.except_)}"]
+
+    def explain_options(self, rule: IncludeRule) -> list[str]:
         return []
-    text = decode(source)
-    blanked = blank(text)
-    includes = find_includes(blanked.no_comments) if any(isinstance(r, IncludeRule) for r in rules) else []
-    found: list[Diagnostic] = []
-    for rule in rules:
-        if isinstance(rule, IncludeRule):
-            found.extend(check_include(rule, includes, relative_path))
-        else:
-            found.extend(check_token(rule, blanked.code, relative_path))
-    if not found:
-        return found
-    quiet = suppressions(text, blanked)
-    return [d for d in found if not quiet.covers(d.rule, d.suppress_lines)]
+
+    def name_excepts(self, rule: IncludeRule) -> Sequence[DottedPattern]:
+        return ()
+
+    def check(self, rule: IncludeRule, scan: CScan, path: str) -> list[Diagnostic]:
+        return check_include(rule, scan.includes, path)
+
+
+class TokenKind:
+    """`kind: token`: regexes over C-family code with comments and string literals blanked."""
+
+    name = "token"
+    language: Literal["c"] = "c"
+    keys = ("forbid",)
+
+    def parse(self, v: Validator, items: Items, common: RuleFields) -> TokenRule:
+        forbid = items["forbid"][1] if "forbid" in items else Seq([], common["origin"].line)
+        out = []
+        for text, line in v.strings(forbid, "forbid"):
+            try:
+                regex.compile(text, regex.MULTILINE)
+            except regex.error as error:
+                v.error(line, f"bad regular expression {text!r}: {error}")
+                continue
+            out.append(text)
+        return TokenRule(forbid=tuple(out), **common)
+
+    def fixable(self, rule: TokenRule) -> str:
+        return "no"
+
+    def explain_patterns(self, rule: TokenRule) -> list[str]:
+        return [f"  forbid:        {', '.join(rule.forbid) if rule.forbid else '(none)'}"]
+
+    def explain_options(self, rule: TokenRule) -> list[str]:
+        return []
+
+    def name_excepts(self, rule: TokenRule) -> Sequence[DottedPattern]:
+        return ()
+
+    def check(self, rule: TokenRule, scan: CScan, path: str) -> list[Diagnostic]:
+        return check_token(rule, scan.code, path)

@@ -4,12 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from import_policy.kinds.builtin import BUILTIN, BuiltinRule, builtins_in_force
-from import_policy.config.model import GatewayFix, ImportRule, IncludeRule, ModuleFix, Policy, Rule, TokenRule
+from import_policy.config.model import Policy, Rule
+from import_policy.kinds.builtin import BuiltinRule
+from import_policy.kinds.registry import BUILTIN, kind_of
+from import_policy.patterns import PathGlob
+
+
+def builtins_in_force(policy: Policy) -> list[BuiltinRule]:
+    return [b for b in BUILTIN if b.in_force(policy)]
 
 
 def _fixable(rule: Rule) -> str:
-    return "yes" if isinstance(rule, ImportRule) and rule.fix is not None else "no"
+    return kind_of(rule).fixable(rule)
 
 
 def _source(source: str) -> str:
@@ -40,43 +46,30 @@ def describe_rule(policy: Policy, rule_id: str) -> str | None:
         return _describe(rule)
     for builtin in builtins_in_force(policy):
         if builtin.id == rule_id:
-            return _describe_builtin(builtin)
+            return _describe_builtin(builtin, policy)
     return None
 
 
-def _list(items: object) -> str:
-    values = [getattr(i, "text", i) for i in items]  # type: ignore[attr-defined]
-    return ", ".join(str(v) for v in values) if values else "(none)"
-
-
 def _describe(rule: Rule) -> str:
+    kind = kind_of(rule)
     lines = [
         f"{rule.id}",
         f"  kind:          {rule.kind}",
         f"  declared in:   {_source(rule.origin.source)}:{rule.origin.line}",
         f"  severity:      {rule.severity}",
         f"  message:       {rule.message or '(default)'}",
-        f"  forbid:        {_list(rule.forbid)}",
+        *kind.explain_patterns(rule),
+        f"  files:         {_globs(rule.files) if rule.files else '(everywhere)'}",
+        f"  allow_in:      {_globs(rule.allow_in)}",
+        *kind.explain_options(rule),
     ]
-    if isinstance(rule, (ImportRule, IncludeRule)):
-        lines.append(f"  except:        {_list(rule.except_)}")
-    lines.append(f"  files:         {_list(rule.files) if rule.files else '(everywhere)'}")
-    lines.append(f"  allow_in:      {_list(rule.allow_in)}")
-    if isinstance(rule, ImportRule):
-        lines.append(f"  scope:         {rule.scope}")
-        lines.append(f"  type_checking: {rule.type_checking}")
-        if isinstance(rule.fix, GatewayFix):
-            exports = ", ".join(f"{k} -> {v}" for k, v in rule.fix.exports) or "(none)"
-            lines.append(f"  fix:           through gateway {rule.fix.gateway} (exports: {exports})")
-        elif isinstance(rule.fix, ModuleFix):
-            lines.append(f"  fix:           replace the module with {rule.fix.replace_module}")
-        else:
-            lines.append("  fix:           (none)")
-    if isinstance(rule, TokenRule):
-        pass
     lines.extend(_examples("flag", rule.examples.flag))
     lines.extend(_examples("allow", rule.examples.allow))
     return "\n".join(lines) + "\n"
+
+
+def _globs(globs: tuple[PathGlob, ...]) -> str:
+    return ", ".join(g.text for g in globs) if globs else "(none)"
 
 
 def _examples(title: str, snippets: tuple[str, ...]) -> list[str]:
@@ -90,8 +83,12 @@ def _examples(title: str, snippets: tuple[str, ...]) -> list[str]:
     return out
 
 
-def _describe_builtin(builtin: BuiltinRule) -> str:
-    return f"{builtin.id}\n  kind:          {builtin.kind}\n  fixable:       {builtin.fixable}\n\n{builtin.doc.strip()}\n"
+def _describe_builtin(builtin: BuiltinRule, policy: Policy) -> str:
+    head = [builtin.id, f"  kind:          {builtin.kind}", f"  fixable:       {builtin.fixable}"]
+    if builtin.opt_in:
+        head.append("  in force:      only with `enable:` or --select")
+    head.extend(builtin.settings(policy))
+    return "\n".join(head) + f"\n\n{builtin.doc().strip()}\n"
 
 
 __all__ = ["BUILTIN", "describe_rule", "rule_rows"]

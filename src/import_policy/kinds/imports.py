@@ -2,13 +2,31 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import hashlib
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
 
-from import_policy.config.model import ImportRule
+from import_policy.config.model import Fix, GatewayFix, ModuleFix, RuleBase
+from import_policy.config.validate import DOTTED, IDENTIFIER, Items, RuleFields, Validator, describe_node
+from import_policy.config.yamltree import Map, Node, Seq
 from import_policy.diagnostics import Diagnostic
-from import_policy.fix.payload import AliasEdit, ImportFix, plan_edit
 from import_policy.facts.model import Context, FileFacts, ImportFact, Span
-from import_policy.patterns import Verdict, judge
+from import_policy.facts.usegate import UseGate
+from import_policy.fix.payload import AliasEdit, ImportFix, plan_edit
+from import_policy.kinds.base import Candidates, EVERY_FILE
+from import_policy.patterns import DottedPattern, Verdict, judge
+from import_policy.facts.prefilter import Prefilter
+
+
+@dataclass(frozen=True)
+class ImportRule(RuleBase):
+    forbid: tuple[DottedPattern, ...]
+    except_: tuple[DottedPattern, ...]
+    scope: Literal["module", "anywhere"] = "anywhere"
+    type_checking: Literal["ignore", "check"] = "ignore"
+    fix: Fix | None = None
+    kind: str = field(default="import", kw_only=True)
 
 
 def counts(rule: ImportRule, context: Context) -> bool:
@@ -89,3 +107,133 @@ def _uses(rule: ImportRule, facts: FileFacts) -> Iterator[Diagnostic]:
             if verdict(rule, name).forbidden:
                 yield _diagnostic(rule, facts, use.span, use.statement_line, name)
                 break
+
+
+class ImportKind:
+    """`kind: import` (the default): forbidden modules and names, and uses of them."""
+
+    name = "import"
+    language: Literal["python"] = "python"
+    keys = ("forbid", "except", "scope", "type_checking", "fix")
+
+    def parse(self, v: Validator, items: Items, common: RuleFields) -> ImportRule:
+        line = common["origin"].line
+        scope = v.choice(items["scope"][1], "scope", ("module", "anywhere")) if "scope" in items else "anywhere"
+        type_checking = (
+            v.choice(items["type_checking"][1], "type_checking", ("ignore", "check"))
+            if "type_checking" in items else "ignore"
+        )
+        return ImportRule(
+            forbid=tuple(v.dotted_patterns(items["forbid"][1] if "forbid" in items else Seq([], line), "forbid")),
+            except_=tuple(v.dotted_patterns(items["except"][1] if "except" in items else Seq([], line), "except")),
+            scope="module" if scope == "module" else "anywhere",
+            type_checking="check" if type_checking == "check" else "ignore",
+            fix=_fix(v, items["fix"][1]) if "fix" in items else None,
+            **common,
+        )
+
+    def fixable(self, rule: ImportRule) -> str:
+        return "yes" if rule.fix is not None else "no"
+
+    def explain_patterns(self, rule: ImportRule) -> list[str]:
+        return [f"  forbid:        {_texts(rule.forbid)}", f"  except:        {_texts(rule.except_)}"]
+
+    def explain_options(self, rule: ImportRule) -> list[str]:
+        lines = [f"  scope:         {rule.scope}", f"  type_checking: {rule.type_checking}"]
+        if isinstance(rule.fix, GatewayFix):
+            exports = ", ".join(f"{k} -> {v}" for k, v in rule.fix.exports) or "(none)"
+            lines.append(f"  fix:           through gateway {rule.fix.gateway} (exports: {exports})")
+        elif isinstance(rule.fix, ModuleFix):
+            lines.append(f"  fix:           replace the module with {rule.fix.replace_module}")
+        else:
+            lines.append("  fix:           (none)")
+        return lines
+
+    def name_excepts(self, rule: ImportRule) -> Sequence[DottedPattern]:
+        return rule.except_
+
+    def candidates(self, rules: Sequence[ImportRule]) -> Candidates:
+        return Prefilter.for_patterns(p for rule in rules for p in rule.forbid) or EVERY_FILE
+
+    def uses(self, rules: Sequence[ImportRule]) -> tuple[Candidates, UseGate, str] | None:
+        # Uses matter only below an imported module: `torch.cuda.synchronize`, not `pickle`.
+        dotted = Prefilter.for_patterns(p for rule in rules for p in rule.forbid if "." in p.text)
+        return dotted or EVERY_FILE, use_gate(rules), _fingerprint(rules)
+
+    def check(self, rule: ImportRule, facts: FileFacts) -> list[Diagnostic]:
+        return check(rule, facts)
+
+    def verdict(self, rule: ImportRule, name: str) -> Verdict:
+        return verdict(rule, name)
+
+
+def gateways(rules: Iterable[RuleBase]) -> dict[str, str]:
+    """`vllm.tilelang_utils.tilelang` -> `tilelang`: what the gateways of these rules' fixes export."""
+    out: dict[str, str] = {}
+    for rule in rules:
+        # Only this kind's rules carry a gateway fix.
+        if isinstance(rule, ImportRule) and isinstance(rule.fix, GatewayFix):
+            for original, exported in rule.fix.exports:
+                out[f"{rule.fix.gateway}.{exported}"] = original
+    return out
+
+
+def _texts(patterns: Sequence[DottedPattern]) -> str:
+    return ", ".join(p.text for p in patterns) if patterns else "(none)"
+
+
+def _fingerprint(rules: Sequence[ImportRule]) -> str:
+    text = repr([(r.id, [p.text for p in r.forbid], [p.text for p in r.except_]) for r in rules])
+    return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
+
+
+def use_gate(rules: Sequence[ImportRule]) -> UseGate:
+    """Whether a use resolving to `name` could be judged by one of `rules`: some forbid
+    pattern matches it or a prefix, and its root is not bound by an import the rule already
+    forbids (the check judges that at the import); or an `except` entry matches it, so the
+    stale-allowlist tracker sees every name an entry could decide."""
+
+    def gate(name: str, imported: Sequence[str]) -> bool:
+        for rule in rules:
+            if rule.except_ and judge(name, (), rule.except_).pattern is not None:
+                return True
+            if judge(name, rule.forbid, ()).forbidden and not any(
+                judge(n, rule.forbid, rule.except_).forbidden for n in imported
+            ):
+                return True
+        return False
+
+    return gate
+
+
+def _fix(v: Validator, node: Node) -> Fix | None:
+    if not isinstance(node, Map):
+        v.error(node.line, f"fix must be a map with gateway/exports or replace_module, got {describe_node(node)}")
+        return None
+    v.keys(node, ("gateway", "exports", "replace_module"), "fix")
+    items = node.items
+    if "replace_module" in items:
+        if "gateway" in items or "exports" in items:
+            v.error(node.line, "fix takes either replace_module, or gateway with exports, not both")
+            return None
+        target = v.dotted(items["replace_module"][1], "fix.replace_module")
+        return ModuleFix(target) if target else None
+    if "gateway" not in items:
+        v.error(node.line, "fix needs gateway (with exports) or replace_module")
+        return None
+    gateway = v.dotted(items["gateway"][1], "fix.gateway")
+    exports: list[tuple[str, str]] = []
+    if "exports" in items:
+        exports_node = items["exports"][1]
+        if not isinstance(exports_node, Map):
+            v.error(exports_node.line, f"fix.exports must map forbidden dotted names to exported names, got {describe_node(exports_node)}")
+        else:
+            for key, (line, value) in exports_node.items.items():
+                name = v.string(value, f"fix.exports[{key!r}]")
+                if not DOTTED.fullmatch(key):
+                    v.error(line, f"fix.exports key {key!r} must be a dotted module name")
+                elif name is not None and not IDENTIFIER.fullmatch(name):
+                    v.error(value.line, f"fix.exports[{key!r}] must be an identifier, got {name!r}")
+                elif name is not None:
+                    exports.append((key, name))
+    return GatewayFix(gateway, tuple(exports)) if gateway else None

@@ -9,15 +9,11 @@ force runs as a pure function over the facts; suppressions last.
 from __future__ import annotations
 
 import gc
-import hashlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
 
 from import_policy.cache.facts import FactsCache
-from import_policy.kinds import cfamily as cfamily_checks
-from import_policy.kinds import imports as import_checks
-from import_policy.config.model import ImportRule, IncludeRule, Policy, TokenRule
+from import_policy.config.model import Policy, RuleBase
 from import_policy.diagnostics import SYNTAX_ERROR, Diagnostic
 from import_policy.discovery.files import SourceFile, module_name
 from import_policy.facts.comments import suppressions
@@ -25,13 +21,13 @@ from import_policy.facts.from_ast import graph_facts, rule_facts
 from import_policy.facts.model import FileFacts
 # CPython's own parser, for files that need no facts: a broken file is still reported.
 from import_policy.facts.syntax import cpython_check as syntax_check
-from import_policy.patterns import judge
-from import_policy.pipeline.prefilter import Prefilter
+from import_policy.facts.usegate import UseGate
+from import_policy.kinds import cfamily
+from import_policy.kinds.base import EVERY_FILE, Candidates
+from import_policy.kinds.registry import c_kind, kind_of, python_kind
+from import_policy.kinds.syntax import syntax_error
 from import_policy.pipeline import parallel
 from import_policy.rocm import run as rocm_pass
-
-if TYPE_CHECKING:
-    from import_policy.facts.usegate import UseGate
 
 # The cache mode of facts gathered for the ROCm pass alone (rocm_pass reads the same entries).
 GRAPH_MODE = rocm_pass.GRAPH_MODE
@@ -52,22 +48,43 @@ class Selection:
         return rule_id not in self.ignore
 
 
+@dataclass(frozen=True)
+class Needs:
+    """What the Python rules applying to one path ask of a file, from its bytes: whether any
+    of them could report in it, and whether (and which) uses of names must be resolved."""
+
+    candidates: tuple[Candidates, ...]
+    use_candidates: tuple[Candidates, ...]
+    gates: tuple[UseGate, ...]
+    fingerprint: str  # what decides the use facts, for the facts cache
+
+    def could_report(self, source: bytes, module: str | None) -> bool:
+        return any(c.wants(source, module) for c in self.candidates)
+
+    def uses_matter(self, source: bytes, module: str | None) -> bool:
+        return any(c.wants(source, module) for c in self.use_candidates)
+
+    def gate(self) -> UseGate:
+        gates = self.gates
+        if len(gates) == 1:
+            return gates[0]
+        return lambda name, imported: any(g(name, imported) for g in gates)
+
+
 @dataclass
 class Plan:
     """What the policy asks of each file, worked out once per run."""
 
     policy: Policy
     selection: Selection
-    import_rules: tuple[ImportRule, ...] = field(init=False)
-    c_rules: tuple[IncludeRule | TokenRule, ...] = field(init=False)
-    # Per set of rules applying to a path (`prefilters`), built when first asked for.
-    _prefilters: dict[tuple[str, ...], tuple[Prefilter | None, Prefilter | None]] = field(
-        init=False, default_factory=dict
-    )
+    python_rules: tuple[RuleBase, ...] = field(init=False)
+    c_rules: tuple[RuleBase, ...] = field(init=False)
+    # Per set of rules applying to a path, built when first asked for.
+    _needs: dict[tuple[str, ...], Needs] = field(init=False, default_factory=dict)
     # The ROCm-safety pass, when the policy has one and any of its rules is selected.
     rocm: rocm_pass.RocmPlan | None = field(init=False)
     # Sees each Python file's facts and the rules judged on it (stale-allowlist tracking).
-    observe: Callable[[FileFacts, Sequence[ImportRule]], None] | None = field(default=None, kw_only=True)
+    observe: Callable[[FileFacts, Sequence[RuleBase]], None] | None = field(default=None, kw_only=True)
     # Facts of unchanged files from earlier runs (`--no-cache`: None).
     cache: FactsCache | None = field(default=None, kw_only=True)
     # Both on in every run; the tests turn them off to show they change no result.
@@ -75,34 +92,39 @@ class Plan:
     fast_facts: bool = field(default=True, kw_only=True)
 
     def __post_init__(self) -> None:
-        self.import_rules = tuple(
-            r for r in self.policy.rules if isinstance(r, ImportRule) and self.selection.wants(r.id)
-        )
-        self.c_rules = tuple(
-            r for r in self.policy.rules if isinstance(r, (IncludeRule, TokenRule)) and self.selection.wants(r.id)
-        )
+        selected = [r for r in self.policy.rules if self.selection.wants(r.id)]
+        # Every rule's kind is looked up here, so a rule whose kind is not registered fails
+        # the run at once instead of silently never being checked.
+        self.python_rules = tuple(r for r in selected if kind_of(r).language == "python")
+        self.c_rules = tuple(r for r in selected if kind_of(r).language == "c")
         self.rocm = rocm_pass.make_plan(self.policy, self.selection.wants)
 
-    def rules_for(self, path: str) -> list[ImportRule]:
-        return [rule for rule in self.import_rules if rule.applies_to(path)]
+    def rules_for(self, path: str) -> list[RuleBase]:
+        return [rule for rule in self.python_rules if rule.applies_to(path)]
 
-    def prefilters(self, rules: Sequence[ImportRule]) -> tuple[Prefilter | None, Prefilter | None]:
-        """(could a rule fire, could a use matter) for a file these rules apply to: a rule kept
-        to `vllm/ir/` must not make every file importing `vllm` a candidate elsewhere. None:
-        every file (a pattern starts with a wildcard)."""
-        if not self.prefilter:
-            return None, None
+    def needs(self, rules: Sequence[RuleBase]) -> Needs:
+        """What `rules` (all applying to one path) ask of a file: a rule kept to `vllm/ir/` must
+        not make every file importing `vllm` a candidate elsewhere."""
         key = tuple(rule.id for rule in rules)
-        found = self._prefilters.get(key)
+        found = self._needs.get(key)
         if found is None:
-            forbidden = [pattern for rule in rules for pattern in rule.forbid]
-            found = (
-                Prefilter.for_patterns(forbidden),
-                # Uses matter only below an imported module: `torch.cuda.synchronize`, not `pickle`.
-                Prefilter.for_patterns(p for p in forbidden if "." in p.text),
-            )
-            self._prefilters[key] = found
+            found = self._needs[key] = self._work_out(rules)
         return found
+
+    def _work_out(self, rules: Sequence[RuleBase]) -> Needs:
+        by_kind: dict[str, list[RuleBase]] = {}
+        for rule in rules:
+            by_kind.setdefault(rule.kind, []).append(rule)
+        candidates, use_candidates, gates, prints = [], [], [], []
+        for name, group in by_kind.items():
+            kind = python_kind(name)
+            candidates.append(kind.candidates(group) if self.prefilter else EVERY_FILE)
+            uses = kind.uses(group)
+            if uses is not None:
+                use_candidates.append(uses[0] if self.prefilter else EVERY_FILE)
+                gates.append(uses[1])
+                prints.append(f"{name}:{uses[2]}")
+        return Needs(tuple(candidates), tuple(use_candidates), tuple(gates), ",".join(prints))
 
     def kept(self, facts: FileFacts) -> FileFacts:
         """What a run holds of a file's facts once extracted (in the cache they stay whole): the
@@ -114,28 +136,24 @@ class Plan:
             return replace(facts, calls=(), decorators=(), functions=())
         return facts
 
-    def c_rules_for(self, path: str) -> list[IncludeRule | TokenRule]:
+    def c_rules_for(self, path: str) -> list[RuleBase]:
         return [rule for rule in self.c_rules if rule.applies_to(path)]
 
 
-def _wants(prefilter: Prefilter | None, source: bytes, module: str | None) -> bool:
-    return prefilter is None or prefilter.wants(source, module)
-
-
 def python_facts(
-    plan: Plan, file: SourceFile, source: bytes, rules: Sequence[ImportRule], cached_only: bool = False
+    plan: Plan, file: SourceFile, source: bytes, rules: Sequence[RuleBase], cached_only: bool = False
 ) -> FileFacts | None:
     """The file's facts: from the cache, else a syntax check or a parse (None if `cached_only`)."""
     module, is_package = module_name(file.relative, plan.policy.roots)
-    candidates, use_candidates = plan.prefilters(rules)
-    for_rules = bool(rules) and _wants(candidates, source, module)
+    needs = plan.needs(rules)
+    for_rules = bool(rules) and needs.could_report(source, module)
     # Only the ROCm pass reads the file: CPython's parse gives its facts (facts.fast).
     rocm = plan.rocm
     for_graph = not for_rules and rocm is not None and rocm.reads_every_file and rocm.wants_parse(source, file.relative)
-    want_uses = for_rules and _wants(use_candidates, source, module)
+    want_uses = for_rules and needs.uses_matter(source, module)
     # The facts depend on the bytes, where the file sits and what was asked (the use gate's rules).
     if for_rules:
-        mode = "uses:" + _fingerprint(rules) if want_uses else "facts"
+        mode = "uses:" + needs.fingerprint if want_uses else "facts"
     else:
         mode = GRAPH_MODE if for_graph else "syntax"
     cache = plan.cache
@@ -146,7 +164,7 @@ def python_facts(
             return cached
     if cached_only:
         return None
-    gate = use_gate(rules) if want_uses else None
+    gate = needs.gate() if want_uses else None
     facts: FileFacts | None = None
     if for_graph and plan.fast_facts:
         facts = graph_facts(source, file.relative, module, is_package)
@@ -170,44 +188,22 @@ def python_facts(
     return facts
 
 
-def _fingerprint(rules: Sequence[ImportRule]) -> str:
-    text = repr([(r.id, [p.text for p in r.forbid], [p.text for p in r.except_]) for r in rules])
-    return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
-
-
-def use_gate(rules: Sequence[ImportRule]) -> UseGate:
-    """Whether a use resolving to `name` could be judged by one of `rules`: some forbid
-    pattern matches it or a prefix, and its root is not bound by an import the rule already
-    forbids (the check judges that at the import); or an `except` entry matches it, so the
-    stale-allowlist tracker sees every name an entry could decide."""
-
-    def gate(name: str, imported: Sequence[str]) -> bool:
-        for rule in rules:
-            if rule.except_ and judge(name, (), rule.except_).pattern is not None:
-                return True
-            if judge(name, rule.forbid, ()).forbidden and not any(
-                judge(n, rule.forbid, rule.except_).forbidden for n in imported
-            ):
-                return True
-        return False
-
-    return gate
-
-
-def check_python(plan: Plan, facts: FileFacts, rules: Iterable[ImportRule]) -> list[Diagnostic]:
+def check_python(plan: Plan, facts: FileFacts, rules: Iterable[RuleBase]) -> list[Diagnostic]:
     if facts.syntax_error is not None:
-        error = facts.syntax_error
-        return [
-            Diagnostic(
-                rule=SYNTAX_ERROR, severity="error", path=facts.path, line=error.line,
-                column=error.column, end_line=error.line, end_column=error.column,
-                message=f"the file does not parse: {error.message}", suppress_lines=(),
-            )
-        ]
+        return [syntax_error(facts.path, facts.syntax_error)]
     found: list[Diagnostic] = []
     for rule in rules:
-        found.extend(import_checks.check(rule, facts))
+        found.extend(python_kind(rule.kind).check(rule, facts))
     return [d for d in found if not facts.suppressions.covers(d.rule, d.suppress_lines)]
+
+
+def check_c(rules: Sequence[RuleBase], path: str, source: bytes) -> list[Diagnostic]:
+    """Every C-family rule in `rules` (selected, applying to `path`), suppressions applied."""
+    if not rules:
+        return []
+    scan = cfamily.Scan(source)
+    found = [d for rule in rules for d in c_kind(rule.kind).check(rule, scan, path)]
+    return scan.unsuppressed(found)
 
 
 Reader = Callable[[SourceFile], bytes]
@@ -274,7 +270,7 @@ def _run(plan: Plan, files: Sequence[SourceFile], read: Reader, jobs: int) -> Re
                 outcome = error.strerror or str(error)
             else:
                 if file.language == "c":
-                    diagnostics.extend(cfamily_checks.check_file(plan.c_rules_for(file.relative), file.relative, source))
+                    diagnostics.extend(check_c(plan.c_rules_for(file.relative), file.relative, source))
                     continue
                 if file.language != "python":
                     continue

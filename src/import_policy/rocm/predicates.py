@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
 
-from import_policy.config.model import GatewayFix, ImportRule, Policy, RocmSafety
+from import_policy.config.model import Policy, RocmSafety
+from import_policy.kinds.imports import gateways
 from import_policy.diagnostics import Diagnostic
 from import_policy.facts.model import BoolOp, CallFact, Context, FileFacts, ImportFact, Leaf, Not, Span, Test
 from import_policy.fix.payload import ProbeFix
@@ -103,12 +104,7 @@ def trial_import_probes(rocm: RocmSafety, facts: FileFacts) -> Iterator[Diagnost
 
 def gateway_exports(policy: Policy) -> dict[str, str]:
     """`vllm.tilelang_utils.tilelang` -> `tilelang`: names a gateway re-exports, from every rule's fix."""
-    out: dict[str, str] = {}
-    for rule in policy.rules:
-        if isinstance(rule, ImportRule) and isinstance(rule.fix, GatewayFix):
-            for original, exported in rule.fix.exports:
-                out[f"{rule.fix.gateway}.{exported}"] = original
-    return out
+    return gateways(policy.rules)
 
 
 def through_gateway(name: str, exports: dict[str, str]) -> str:

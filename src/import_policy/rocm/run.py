@@ -32,7 +32,7 @@ from import_policy.discovery.files import Locator, SourceFile, discover, module_
 from import_policy.facts.from_ast import graph_facts
 from import_policy.facts.model import FileFacts
 from import_policy.rocm.graph import Chain, HeavySite, Project
-from import_policy.pipeline.prefilter import RELATIVE_IMPORT
+from import_policy.facts.prefilter import RELATIVE_IMPORT
 
 Reader = Callable[[SourceFile], bytes]
 # The cache mode of a file's graph facts (facts.fast), shared with the engine.

@@ -1,0 +1,109 @@
+"""What a rule kind is: the protocol every `kind:` value implements, and what it is handed.
+
+A kind is one unit (pre-commit's languages, import-linter's contract types): its own
+YAML keys and their parsing, which files it reads and the facts it needs, its check,
+and how `explain` shows it. The engine, `rules`, `test-rules` and the stale-entry
+tracker only ever ask a rule's kind, so a new kind is one module and one registry line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal, Protocol
+
+from import_policy.config.validate import Items, RuleFields, Validator
+from import_policy.diagnostics import Diagnostic
+from import_policy.facts.cfamily_scan import Include
+from import_policy.facts.model import FileFacts
+from import_policy.facts.usegate import UseGate
+from import_policy.patterns import DottedPattern, Verdict
+
+Language = Literal["python", "c"]
+
+
+class Candidates(Protocol):
+    """A byte-level test that never misses a finding: could the file matter at all?"""
+
+    def wants(self, source: bytes, module: str | None = None) -> bool: ...
+
+
+class _Every:
+    def wants(self, source: bytes, module: str | None = None) -> bool:
+        return True
+
+
+class _No:
+    def wants(self, source: bytes, module: str | None = None) -> bool:
+        return False
+
+
+EVERY_FILE: Candidates = _Every()
+NO_FILE: Candidates = _No()
+
+
+class Kind(Protocol):
+    """Every kind: its YAML, its language, and how people read its rules."""
+
+    @property
+    def name(self) -> str:
+        """The `kind:` value."""
+        ...
+
+    @property
+    def language(self) -> Language: ...
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        """YAML keys beyond the common ones (`id`, `message`, `files`, ...)."""
+        ...
+
+    def parse(self, v: Validator, items: Items, common: RuleFields) -> Any:
+        """The rule (a frozen `RuleBase`), with every fault reported through `v`."""
+        ...
+
+    def fixable(self, rule: Any) -> str:
+        """'yes', 'unsafe' or 'no', as `rules` shows it."""
+        ...
+
+    def explain_patterns(self, rule: Any) -> list[str]:
+        """The `forbid` (and `except`) lines of `explain`."""
+        ...
+
+    def explain_options(self, rule: Any) -> list[str]:
+        """The kind's own settings, shown after `allow_in`."""
+        ...
+
+    def name_excepts(self, rule: Any) -> Sequence[DottedPattern]:
+        """`except` entries over dotted names, which the stale tracker follows per judged name."""
+        ...
+
+
+class PythonKind(Kind, Protocol):
+    def candidates(self, rules: Sequence[Any]) -> Candidates:
+        """Which files these rules (all of this kind, all applying to the path) could report in."""
+        ...
+
+    def uses(self, rules: Sequence[Any]) -> tuple[Candidates, UseGate, str] | None:
+        """When uses of names must be resolved: (which files, which names, a fingerprint of
+        what decides them, for the facts cache). None: the kind reads no uses."""
+        ...
+
+    def check(self, rule: Any, facts: FileFacts) -> list[Diagnostic]: ...
+
+    def verdict(self, rule: Any, name: str) -> Verdict:
+        """How the rule judges a dotted name (for `except` entries the stale tracker follows)."""
+        ...
+
+
+class CScan(Protocol):
+    """One C-family file, decoded and blanked once for every rule."""
+
+    @property
+    def code(self) -> str: ...
+
+    @property
+    def includes(self) -> Sequence[Include]: ...
+
+
+class CKind(Kind, Protocol):
+    def check(self, rule: Any, scan: CScan, path: str) -> list[Diagnostic]: ...

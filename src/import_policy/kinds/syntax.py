@@ -1,0 +1,26 @@
+"""`syntax-error`: a Python file that a rule needed and that does not parse."""
+
+from __future__ import annotations
+
+from import_policy.diagnostics import SYNTAX_ERROR, Diagnostic
+from import_policy.facts.model import SyntaxErrorFact
+from import_policy.kinds.builtin import BuiltinRule
+
+SYNTAX_ERROR_RULE = BuiltinRule(
+    SYNTAX_ERROR, "builtin", "A file that does not parse.", "no", False, lambda: _DOC,
+)
+
+_DOC = """
+What it does: reports a Python file that does not parse, at the parser's line and column.
+Why: a file that does not parse cannot be checked, so it is never passed silently.
+Options: none; it cannot be ignored with --ignore, only excluded or suppressed with
+`# import-policy: ignore-file`.
+"""
+
+
+def syntax_error(path: str, error: SyntaxErrorFact) -> Diagnostic:
+    return Diagnostic(
+        rule=SYNTAX_ERROR, severity="error", path=path, line=error.line,
+        column=error.column, end_line=error.line, end_column=error.column,
+        message=f"the file does not parse: {error.message}", suppress_lines=(),
+    )

@@ -1,0 +1,46 @@
+"""The ROCm-safety pass's built-in rules as `rules` and `explain` show them."""
+
+from __future__ import annotations
+
+from import_policy.config.model import Policy
+from import_policy.kinds.builtin import BuiltinRule, shipped_doc
+from import_policy.rocm.predicates import (
+    EAGER_HEAVY_IMPORT,
+    HEAVY_IMPORT_REACHABLE,
+    IMPORT_TIME_JIT,
+    TRIAL_IMPORT_PROBE,
+)
+
+
+def settings(policy: Policy) -> list[str]:
+    """The `rocm_safety` settings in force, one line each."""
+    rocm = policy.rocm_safety
+    if rocm is None:
+        return []
+
+    def shown(items: list[str]) -> str:
+        return ", ".join(items) if items else "(none)"
+
+    probes = [f"{probe} -> {alternative or '(no fix)'}" for probe, alternative in rocm.probes]
+    return [
+        f"  declared in:   {str(rocm.origin).replace('preset:', 'preset ')}",
+        f"  heavy modules: {shown([p.text for p in rocm.heavy_modules])}",
+        f"  probes:        {shown(probes)}",
+        f"  guards:        {shown(list(rocm.guards))}",
+        f"  files:         {shown([g.text for g in rocm.files]) if rocm.files else '(everywhere)'}",
+        f"  entry modules: {shown(list(rocm.entry_modules))}",
+    ]
+
+
+def _rule(rule_id: str, summary: str, fixable: str) -> BuiltinRule:
+    return BuiltinRule(
+        rule_id, "rocm-safety", summary, fixable, True, shipped_doc("import_policy.rocm", rule_id), settings
+    )
+
+
+ROCM_RULES = (
+    _rule(TRIAL_IMPORT_PROBE, "A probe that imports a heavy module to see if it exists.", "unsafe"),
+    _rule(EAGER_HEAVY_IMPORT, "A heavy module imported at import time, unguarded.", "no"),
+    _rule(IMPORT_TIME_JIT, "A decorator from a heavy module applied at import time.", "no"),
+    _rule(HEAVY_IMPORT_REACHABLE, "A heavy module reached from an entry module by eager imports.", "no"),
+)
