@@ -21,7 +21,7 @@ from import_policy.facts.serial import from_json, to_json
 
 FOLDER = ".import_policy_cache"
 # Bumped whenever extraction changes what it records for the same bytes, so old entries miss.
-_FORMAT = 4
+_FORMAT = 5
 
 
 class FactsCache:

@@ -110,6 +110,7 @@ def _collect(
         module=module,
         is_package=is_package,
         imports=tuple(sorted(collector.imports, key=position)),
+        escapes=tuple(sorted(collector.escapes, key=position)),
         calls=tuple(sorted(collector.calls, key=position)),
         decorators=tuple(sorted(collector.decorators, key=position)),
         functions=tuple(collector.functions),
@@ -320,7 +321,7 @@ class _Collector(WalkState):
     def import_from(self, node: ast.ImportFrom) -> None:
         level = node.level or 0
         module = absolute_module(self.package, node.module, level)
-        if module is None:
+        if module is None and not level:
             return
         start = self.column(node.lineno, node.col_offset)
         found = _FROM_MODULE.match(self.lines[node.lineno - 1], start - 1)
@@ -329,6 +330,13 @@ class _Collector(WalkState):
         begin, end = (found.start(1), found.end()) if level else found.span(2)
         module_span = Span(node.lineno, begin + 1, node.lineno, end + 1)
         context = self.context()
+        if module is None:
+            self.escapes.append(ImportFact(
+                kind="from", name=node.module or "", module="", member=None, bound=None, span=module_span,
+                module_span=module_span, statement=self._statement_index, statement_line=self._statement_line,
+                context=context, level=level,
+            ))
+            return
 
         def fact(name: str, member: str, bound: str | None, span: Span) -> ImportFact:
             return ImportFact(

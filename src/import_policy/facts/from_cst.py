@@ -104,6 +104,7 @@ def extract(
         module=module,
         is_package=is_package,
         imports=tuple(collector.imports),
+        escapes=tuple(collector.escapes),
         uses=uses,
         calls=tuple(collector.calls),
         decorators=tuple(collector.decorators),
@@ -337,14 +338,22 @@ class _Collector(WalkState, cst.CSTVisitor):
             module = get_full_name_for_node(node.module)
         else:
             module = None
-        if module is None:
-            return False  # a relative import above the top package, or no module at all
+        if module is None and not level:
+            return False  # no module at all
         module_span = self.span_of(node.module if node.module is not None else node.relative[-1])
         if level:
             first = self.span_of(node.relative[0])
             module_span = Span(first.line, first.column, module_span.end_line, module_span.end_column)
         context = self.context()
         line = self._statement_lines[-1]
+        if module is None:  # a relative import above the top package
+            written = get_full_name_for_node(node.module) if node.module is not None else ""
+            self.escapes.append(ImportFact(
+                kind="from", name=written or "", module="", member=None, bound=None, span=module_span,
+                module_span=module_span, statement=self._statement_index, statement_line=line,
+                context=context, level=level,
+            ))
+            return False
 
         def fact(name: str, member: str, bound: str | None, span: Span) -> ImportFact:
             return ImportFact(

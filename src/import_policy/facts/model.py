@@ -182,5 +182,9 @@ class FileFacts:
     calls: tuple[CallFact, ...] = ()
     decorators: tuple[DecoratorFact, ...] = ()
     functions: tuple[FunctionFact, ...] = ()
+    # Relative imports that climb above the top package (`from ....x import y` three levels
+    # down): they import nothing Python could resolve, so only their form is recorded, one per
+    # statement, with `module` "" and `name` the module as written after the dots.
+    escapes: tuple[ImportFact, ...] = ()
     suppressions: Suppressions = field(default_factory=Suppressions)
     syntax_error: SyntaxErrorFact | None = None

@@ -50,16 +50,18 @@ def _context(context: Context) -> Json:
     return [context.import_time, context.type_checking, branches, context.function]
 
 
+def _import(f: ImportFact) -> Json:
+    return [f.kind, f.name, f.module, f.member, f.bound, _span(f.span), _span(f.module_span), f.statement,
+            f.statement_line, _context(f.context), f.level]
+
+
 def to_json(facts: FileFacts) -> Json:
     return {
         "path": facts.path,
         "module": facts.module,
         "is_package": facts.is_package,
-        "imports": [
-            [f.kind, f.name, f.module, f.member, f.bound, _span(f.span), _span(f.module_span), f.statement,
-             f.statement_line, _context(f.context), f.level]
-            for f in facts.imports
-        ],
+        "imports": [_import(f) for f in facts.imports],
+        "escapes": [_import(f) for f in facts.escapes],
         "uses": [
             [list(u.qualified_names), u.root, _span(u.span), u.statement_line, _context(u.context)] for u in facts.uses
         ],
@@ -159,6 +161,7 @@ def from_json(value: Json) -> FileFacts:
         module=_opt_str(value["module"]),
         is_package=_bool(value["is_package"]),
         imports=tuple(_import_of(v) for v in _list(value["imports"])),
+        escapes=tuple(_import_of(v) for v in _list(value["escapes"])),
         uses=tuple(
             UseFact(tuple(_str(q) for q in _list(names)), _str(root), _span_of(span), _int(line), _context_of(ctx))
             for names, root, span, line, ctx in (_list(v, 5) for v in _list(value["uses"]))

@@ -18,6 +18,7 @@ class WalkState:
     def __init__(self) -> None:
         super().__init__()  # the other base of libcst's collector: its visitor
         self.imports: list[ImportFact] = []
+        self.escapes: list[ImportFact] = []
         # bound name -> dotted name, for resolving `if` tests and callees without scope analysis
         self.aliases: dict[str, str] = {}
         self.function_depth = 0

@@ -13,6 +13,7 @@ from import_policy.kinds.base import CKind, PythonKind
 from import_policy.kinds.builtin import BuiltinRule
 from import_policy.kinds.cfamily import IncludeKind, TokenKind
 from import_policy.kinds.imports import ImportKind
+from import_policy.kinds.relative_imports import RelativeImportsKind
 from import_policy.kinds.syntax import SYNTAX_ERROR_RULE
 from import_policy.rocm.rules import ROCM_RULES
 
@@ -22,6 +23,7 @@ KINDS: dict[str, AnyKind] = {
     "import": ImportKind(),
     "include": IncludeKind(),
     "token": TokenKind(),
+    "relative-imports": RelativeImportsKind(),
 }
 
 # Rules no YAML declares; their ids are reserved.
