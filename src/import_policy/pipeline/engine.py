@@ -272,8 +272,6 @@ def _run(plan: Plan, files: Sequence[SourceFile], read: Reader, jobs: int) -> Re
                 if file.language == "c":
                     diagnostics.extend(check_c(plan.c_rules_for(file.relative), file.relative, source))
                     continue
-                if file.language != "python":
-                    continue
                 facts = python_facts(plan, file, source, rules)
                 assert facts is not None
                 outcome = plan.kept(facts)
