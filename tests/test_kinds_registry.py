@@ -11,7 +11,7 @@ import pytest
 from import_policy.config.load import load
 from import_policy.kinds.describe import describe_rule
 from import_policy.kinds.registry import BUILTIN, KINDS, UnknownKind
-from import_policy.pipeline.engine import Plan, Selection
+from import_policy.pipeline.plan import Plan, Selection
 from import_policy.config.model import RuleBase
 
 from conftest import Project

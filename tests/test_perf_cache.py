@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from conftest import Project
-from import_policy.pipeline import engine
+from import_policy.pipeline import extract as pipeline_extract
 from import_policy.pipeline import parallel
 from import_policy.cache.facts import FOLDER
 from import_policy.facts import from_cst as python_facts
@@ -88,9 +88,9 @@ def test_warm_run_parses_nothing(project: Project, monkeypatch: pytest.MonkeyPat
         raise AssertionError("parsed a file the cache holds")
 
     monkeypatch.setattr(python_facts, "extract", refuse)
-    monkeypatch.setattr(engine, "syntax_check", refuse)
-    monkeypatch.setattr(engine, "rule_facts", refuse)
-    monkeypatch.setattr(engine, "graph_facts", refuse)
+    monkeypatch.setattr(pipeline_extract, "syntax_check", refuse)
+    monkeypatch.setattr(pipeline_extract, "rule_facts", refuse)
+    monkeypatch.setattr(pipeline_extract, "graph_facts", refuse)
     shutil.rmtree(project.root / FOLDER / "runs")  # the per-file entries alone answer it
     assert project.run("check") == cold
 

@@ -18,7 +18,8 @@ from import_policy.config.load import load
 from import_policy.config.model import Policy
 from import_policy.kinds.imports import ImportRule
 from import_policy.discovery.files import SourceFile
-from import_policy.pipeline.engine import Plan, Selection, run
+from import_policy.pipeline.plan import Plan, Selection
+from import_policy.pipeline.engine import run
 from import_policy.commands.test_rules import sample_path
 from test_fast_facts import TRICKY
 

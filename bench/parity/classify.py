@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from import_policy.config.model import ImportRule
+from import_policy.kinds.imports import ImportRule
 from import_policy.discovery.files import module_name
 from import_policy.patterns import judge
 

@@ -21,7 +21,9 @@ from import_policy.diagnostics import Diagnostic
 from import_policy.config.model import Policy
 from import_policy.discovery.files import PathError, SourceFile, discover
 from import_policy.cache.facts import FOLDER as CACHE_FOLDER, FactsCache
-from import_policy.pipeline.engine import Plan, Reader, Result, Selection, read_file, run
+from import_policy.pipeline.plan import Plan, Selection
+from import_policy.pipeline.extract import Reader, read_file
+from import_policy.pipeline.engine import Result, run
 from import_policy.pipeline.parallel import default_jobs
 from import_policy.cache.run import Outcome, RunCache
 from import_policy.fix.payload import applies

@@ -24,7 +24,9 @@ from import_policy.config.model import Origin, Policy, Rule
 from import_policy.kinds.registry import kind_of, python_kind
 from import_policy.config.yamltree import Map, Node, Seq, YamlError, parse
 from import_policy.discovery.files import SourceFile
-from import_policy.pipeline.engine import Plan, Reader, Selection, read_file, run
+from import_policy.pipeline.plan import Plan, Selection
+from import_policy.pipeline.extract import Reader, read_file
+from import_policy.pipeline.engine import run
 from import_policy.facts.model import FileFacts
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from import_policy.adoption import baseline
 from import_policy.diagnostics import Diagnostic
 from import_policy.discovery.files import SourceFile
-from import_policy.pipeline.engine import Selection
+from import_policy.pipeline.plan import Selection
 
 
 class AdoptionError(Exception):

@@ -17,7 +17,8 @@ from typing import BinaryIO
 from import_policy.config.model import Policy
 from import_policy.diagnostics import Diagnostic
 from import_policy.discovery.files import SourceFile, language_of, relative_to_root
-from import_policy.pipeline.engine import Plan, run
+from import_policy.pipeline.plan import Plan
+from import_policy.pipeline.engine import run
 from import_policy.patterns import any_match
 
 

@@ -16,7 +16,9 @@ from import_policy.config.model import Policy, Rule
 from import_policy.diagnostics import SYNTAX_ERROR
 from import_policy.discovery.files import Language, SourceFile, language_of
 from import_policy.kinds.registry import kind_of
-from import_policy.pipeline.engine import Plan, Reader, Selection, run
+from import_policy.pipeline.plan import Plan, Selection
+from import_policy.pipeline.extract import Reader
+from import_policy.pipeline.engine import run
 
 _FILLERS = ("example", "sample", "other_module")
 _CLASS = re.compile(r"\[(!|\^)?([^\]]*)\]")

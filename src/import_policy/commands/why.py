@@ -8,7 +8,7 @@ from pathlib import Path
 from import_policy.rocm import run as rocm_pass
 from import_policy.cache.facts import FactsCache
 from import_policy.config.model import Policy
-from import_policy.pipeline.engine import read_file
+from import_policy.pipeline.extract import read_file
 from import_policy.rocm.graph import Chain
 from import_policy.report.why import RENDERERS
 

@@ -84,7 +84,8 @@ def fix_source(
     """Check `source` as the file at `path` (relative to the project root), apply the fixes
     that apply with the flags given, and return the new bytes with what remains."""
     from import_policy.discovery.files import SourceFile
-    from import_policy.pipeline.engine import Plan, Selection, run
+    from import_policy.pipeline.plan import Plan, Selection
+    from import_policy.pipeline.engine import run
 
     file = SourceFile(policy.root / path, path, "python")
     plan = Plan(policy, Selection())

@@ -13,7 +13,8 @@ from pathlib import Path
 from import_policy.config.model import Policy
 from import_policy.diagnostics import Diagnostic
 from import_policy.discovery.files import SourceFile
-from import_policy.pipeline.engine import Plan, Result, Selection, run
+from import_policy.pipeline.plan import Plan, Selection
+from import_policy.pipeline.engine import Result, run
 from import_policy.fix.apply import fix_bytes, unified_diff, write_atomic
 from import_policy.fix.payload import applies
 

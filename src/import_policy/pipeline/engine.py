@@ -1,191 +1,28 @@
-"""The engine: files -> facts -> checks -> diagnostics, knowing nothing of any rule's meaning.
+"""The engine: files -> facts -> each rule's kind checks them -> diagnostics.
 
-Per file: read bytes once; skip the parse when no rule could fire (the
-prefilter); otherwise one parse and one batched visit (CPython's `ast` where its
-facts equal libcst's, libcst where a use must be resolved); then every check in
-force runs as a pure function over the facts; suppressions last.
+Per file: read bytes once; the facts its rules need (`extract`, in a pool for
+many files); then the check of every rule in force, looked up in the kinds
+registry, as a pure function over the facts; suppressions last. Then the
+project-level ROCm pass over the facts of the run.
 """
 
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
-from import_policy.cache.facts import FactsCache
-from import_policy.config.model import Policy, RuleBase
-from import_policy.diagnostics import SYNTAX_ERROR, Diagnostic
-from import_policy.discovery.files import SourceFile, module_name
-from import_policy.facts.comments import suppressions
-from import_policy.facts.from_ast import graph_facts, rule_facts
+from import_policy.config.model import RuleBase
+from import_policy.diagnostics import Diagnostic
+from import_policy.discovery.files import SourceFile
 from import_policy.facts.model import FileFacts
-# CPython's own parser, for files that need no facts: a broken file is still reported.
-from import_policy.facts.syntax import cpython_check as syntax_check
-from import_policy.facts.usegate import UseGate
 from import_policy.kinds import cfamily
-from import_policy.kinds.base import EVERY_FILE, Candidates
-from import_policy.kinds.registry import c_kind, kind_of, python_kind
+from import_policy.kinds.registry import c_kind, python_kind
 from import_policy.kinds.syntax import syntax_error
 from import_policy.pipeline import parallel
+from import_policy.pipeline.extract import Reader, python_facts, read_file
+from import_policy.pipeline.plan import Plan
 from import_policy.rocm import run as rocm_pass
-
-# The cache mode of facts gathered for the ROCm pass alone (rocm_pass reads the same entries).
-GRAPH_MODE = rocm_pass.GRAPH_MODE
-
-
-@dataclass(frozen=True)
-class Selection:
-    """Which rule ids are in force, from --select/--ignore."""
-
-    select: frozenset[str] | None = None
-    ignore: frozenset[str] = frozenset()
-
-    def wants(self, rule_id: str) -> bool:
-        if rule_id == SYNTAX_ERROR:
-            return True  # a file we cannot read is never silently passed
-        if self.select is not None and rule_id not in self.select:
-            return False
-        return rule_id not in self.ignore
-
-
-@dataclass(frozen=True)
-class Needs:
-    """What the Python rules applying to one path ask of a file, from its bytes: whether any
-    of them could report in it, and whether (and which) uses of names must be resolved."""
-
-    candidates: tuple[Candidates, ...]
-    use_candidates: tuple[Candidates, ...]
-    gates: tuple[UseGate, ...]
-    fingerprint: str  # what decides the use facts, for the facts cache
-
-    def could_report(self, source: bytes, module: str | None) -> bool:
-        return any(c.wants(source, module) for c in self.candidates)
-
-    def uses_matter(self, source: bytes, module: str | None) -> bool:
-        return any(c.wants(source, module) for c in self.use_candidates)
-
-    def gate(self) -> UseGate:
-        gates = self.gates
-        if len(gates) == 1:
-            return gates[0]
-        return lambda name, imported: any(g(name, imported) for g in gates)
-
-
-@dataclass
-class Plan:
-    """What the policy asks of each file, worked out once per run."""
-
-    policy: Policy
-    selection: Selection
-    python_rules: tuple[RuleBase, ...] = field(init=False)
-    c_rules: tuple[RuleBase, ...] = field(init=False)
-    # Per set of rules applying to a path, built when first asked for.
-    _needs: dict[tuple[str, ...], Needs] = field(init=False, default_factory=dict)
-    # The ROCm-safety pass, when the policy has one and any of its rules is selected.
-    rocm: rocm_pass.RocmPlan | None = field(init=False)
-    # Sees each Python file's facts and the rules judged on it (stale-allowlist tracking).
-    observe: Callable[[FileFacts, Sequence[RuleBase]], None] | None = field(default=None, kw_only=True)
-    # Facts of unchanged files from earlier runs (`--no-cache`: None).
-    cache: FactsCache | None = field(default=None, kw_only=True)
-    # Both on in every run; the tests turn them off to show they change no result.
-    prefilter: bool = field(default=True, kw_only=True)
-    fast_facts: bool = field(default=True, kw_only=True)
-
-    def __post_init__(self) -> None:
-        selected = [r for r in self.policy.rules if self.selection.wants(r.id)]
-        # Every rule's kind is looked up here, so a rule whose kind is not registered fails
-        # the run at once instead of silently never being checked.
-        self.python_rules = tuple(r for r in selected if kind_of(r).language == "python")
-        self.c_rules = tuple(r for r in selected if kind_of(r).language == "c")
-        self.rocm = rocm_pass.make_plan(self.policy, self.selection.wants)
-
-    def rules_for(self, path: str) -> list[RuleBase]:
-        return [rule for rule in self.python_rules if rule.applies_to(path)]
-
-    def needs(self, rules: Sequence[RuleBase]) -> Needs:
-        """What `rules` (all applying to one path) ask of a file: a rule kept to `vllm/ir/` must
-        not make every file importing `vllm` a candidate elsewhere."""
-        key = tuple(rule.id for rule in rules)
-        found = self._needs.get(key)
-        if found is None:
-            found = self._needs[key] = self._work_out(rules)
-        return found
-
-    def _work_out(self, rules: Sequence[RuleBase]) -> Needs:
-        by_kind: dict[str, list[RuleBase]] = {}
-        for rule in rules:
-            by_kind.setdefault(rule.kind, []).append(rule)
-        candidates, use_candidates, gates, prints = [], [], [], []
-        for name, group in by_kind.items():
-            kind = python_kind(name)
-            candidates.append(kind.candidates(group) if self.prefilter else EVERY_FILE)
-            uses = kind.uses(group)
-            if uses is not None:
-                use_candidates.append(uses[0] if self.prefilter else EVERY_FILE)
-                gates.append(uses[1])
-                prints.append(f"{name}:{uses[2]}")
-        return Needs(tuple(candidates), tuple(use_candidates), tuple(gates), ",".join(prints))
-
-    def kept(self, facts: FileFacts) -> FileFacts:
-        """What a run holds of a file's facts once extracted (in the cache they stay whole): the
-        import checks read imports and uses; calls, decorators and functions matter only to the
-        ROCm pass, and only some calls to it."""
-        if self.rocm is not None:
-            return self.rocm.slim(facts)
-        if facts.calls or facts.decorators or facts.functions:
-            return replace(facts, calls=(), decorators=(), functions=())
-        return facts
-
-    def c_rules_for(self, path: str) -> list[RuleBase]:
-        return [rule for rule in self.c_rules if rule.applies_to(path)]
-
-
-def python_facts(
-    plan: Plan, file: SourceFile, source: bytes, rules: Sequence[RuleBase], cached_only: bool = False
-) -> FileFacts | None:
-    """The file's facts: from the cache, else a syntax check or a parse (None if `cached_only`)."""
-    module, is_package = module_name(file.relative, plan.policy.roots)
-    needs = plan.needs(rules)
-    for_rules = bool(rules) and needs.could_report(source, module)
-    # Only the ROCm pass reads the file: CPython's parse gives its facts (facts.fast).
-    rocm = plan.rocm
-    for_graph = not for_rules and rocm is not None and rocm.reads_every_file and rocm.wants_parse(source, file.relative)
-    want_uses = for_rules and needs.uses_matter(source, module)
-    # The facts depend on the bytes, where the file sits and what was asked (the use gate's rules).
-    if for_rules:
-        mode = "uses:" + needs.fingerprint if want_uses else "facts"
-    else:
-        mode = GRAPH_MODE if for_graph else "syntax"
-    cache = plan.cache
-    key = cache.key(source, file.relative, module, is_package, mode) if cache is not None else ""
-    if cache is not None:
-        cached = cache.get(key)
-        if cached is not None or cached_only:
-            return cached
-    if cached_only:
-        return None
-    gate = needs.gate() if want_uses else None
-    facts: FileFacts | None = None
-    if for_graph and plan.fast_facts:
-        facts = graph_facts(source, file.relative, module, is_package)
-    elif not for_rules and not for_graph:
-        # Suppressions too: the ROCm pass may report a site in it that it loads by itself.
-        facts = FileFacts(
-            file.relative, module, is_package, suppressions=suppressions(source),
-            syntax_error=syntax_check(source, file.relative),
-        )
-    elif plan.fast_facts:
-        # CPython's parse gives libcst's facts exactly (tests/test_fast_facts.py) unless a use
-        # could be judged, which only libcst's scope analysis can resolve.
-        facts = rule_facts(source, file.relative, module, is_package, gate)
-    if facts is None:
-        # libcst costs 0.2 s to import: a run whose files all skip the parse never loads it.
-        from import_policy.facts.from_cst import extract
-
-        facts = extract(source, file.relative, module, is_package, want_uses=want_uses, use_gate=gate)
-    if cache is not None:
-        cache.put(key, facts)
-    return facts
 
 
 def check_python(plan: Plan, facts: FileFacts, rules: Iterable[RuleBase]) -> list[Diagnostic]:
@@ -204,13 +41,6 @@ def check_c(rules: Sequence[RuleBase], path: str, source: bytes) -> list[Diagnos
     scan = cfamily.Scan(source)
     found = [d for rule in rules for d in c_kind(rule.kind).check(rule, scan, path)]
     return scan.unsuppressed(found)
-
-
-Reader = Callable[[SourceFile], bytes]
-
-
-def read_file(file: SourceFile) -> bytes:
-    return file.path.read_bytes()
 
 
 @dataclass

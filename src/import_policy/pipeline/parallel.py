@@ -12,13 +12,12 @@ import gc
 import os
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Union
+from typing import Union
 
 from import_policy.discovery.files import SourceFile
 from import_policy.facts.model import FileFacts
-
-if TYPE_CHECKING:
-    from import_policy.pipeline.engine import Plan
+from import_policy.pipeline.extract import python_facts
+from import_policy.pipeline.plan import Plan
 
 # Below this many files a pool does not pay for its start-up.
 MIN_FILES = 64
@@ -60,8 +59,6 @@ def _start(plan: Plan) -> None:
 
 
 def _chunk(files: list[SourceFile]) -> list[Outcome]:
-    from import_policy.pipeline.engine import python_facts
-
     plan = _plan
     assert plan is not None, "the pool's initializer sets the plan"
     out: list[Outcome] = []

@@ -1,0 +1,129 @@
+"""A run's plan: which rules are in force and what each path's rules ask of a file.
+
+Worked out once per run from the policy and the selection, and shipped to the
+workers of a pool as it is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+
+from import_policy.cache.facts import FactsCache
+from import_policy.config.model import Policy, RuleBase
+from import_policy.diagnostics import SYNTAX_ERROR
+from import_policy.facts.model import FileFacts
+from import_policy.facts.usegate import UseGate
+from import_policy.kinds.base import EVERY_FILE, Candidates
+from import_policy.kinds.registry import kind_of, python_kind
+from import_policy.rocm import run as rocm_pass
+
+# The cache mode of facts gathered for the ROCm pass alone (the pass reads the same entries).
+GRAPH_MODE = rocm_pass.GRAPH_MODE
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which rule ids are in force, from --select/--ignore."""
+
+    select: frozenset[str] | None = None
+    ignore: frozenset[str] = frozenset()
+
+    def wants(self, rule_id: str) -> bool:
+        if rule_id == SYNTAX_ERROR:
+            return True  # a file we cannot read is never silently passed
+        if self.select is not None and rule_id not in self.select:
+            return False
+        return rule_id not in self.ignore
+
+
+@dataclass(frozen=True)
+class Needs:
+    """What the Python rules applying to one path ask of a file, from its bytes: whether any
+    of them could report in it, and whether (and which) uses of names must be resolved."""
+
+    candidates: tuple[Candidates, ...]
+    use_candidates: tuple[Candidates, ...]
+    gates: tuple[UseGate, ...]
+    fingerprint: str  # what decides the use facts, for the facts cache
+
+    def could_report(self, source: bytes, module: str | None) -> bool:
+        return any(c.wants(source, module) for c in self.candidates)
+
+    def uses_matter(self, source: bytes, module: str | None) -> bool:
+        return any(c.wants(source, module) for c in self.use_candidates)
+
+    def gate(self) -> UseGate:
+        gates = self.gates
+        if len(gates) == 1:
+            return gates[0]
+        return lambda name, imported: any(g(name, imported) for g in gates)
+
+
+@dataclass
+class Plan:
+    """What the policy asks of each file, worked out once per run."""
+
+    policy: Policy
+    selection: Selection
+    python_rules: tuple[RuleBase, ...] = field(init=False)
+    c_rules: tuple[RuleBase, ...] = field(init=False)
+    # Per set of rules applying to a path, built when first asked for.
+    _needs: dict[tuple[str, ...], Needs] = field(init=False, default_factory=dict)
+    # The ROCm-safety pass, when the policy has one and any of its rules is selected.
+    rocm: rocm_pass.RocmPlan | None = field(init=False)
+    # Sees each Python file's facts and the rules judged on it (stale-allowlist tracking).
+    observe: Callable[[FileFacts, Sequence[RuleBase]], None] | None = field(default=None, kw_only=True)
+    # Facts of unchanged files from earlier runs (`--no-cache`: None).
+    cache: FactsCache | None = field(default=None, kw_only=True)
+    # Both on in every run; the tests turn them off to show they change no result.
+    prefilter: bool = field(default=True, kw_only=True)
+    fast_facts: bool = field(default=True, kw_only=True)
+
+    def __post_init__(self) -> None:
+        selected = [r for r in self.policy.rules if self.selection.wants(r.id)]
+        # Every rule's kind is looked up here, so a rule whose kind is not registered fails
+        # the run at once instead of silently never being checked.
+        self.python_rules = tuple(r for r in selected if kind_of(r).language == "python")
+        self.c_rules = tuple(r for r in selected if kind_of(r).language == "c")
+        self.rocm = rocm_pass.make_plan(self.policy, self.selection.wants)
+
+    def rules_for(self, path: str) -> list[RuleBase]:
+        return [rule for rule in self.python_rules if rule.applies_to(path)]
+
+    def needs(self, rules: Sequence[RuleBase]) -> Needs:
+        """What `rules` (all applying to one path) ask of a file: a rule kept to `vllm/ir/` must
+        not make every file importing `vllm` a candidate elsewhere."""
+        key = tuple(rule.id for rule in rules)
+        found = self._needs.get(key)
+        if found is None:
+            found = self._needs[key] = self._work_out(rules)
+        return found
+
+    def _work_out(self, rules: Sequence[RuleBase]) -> Needs:
+        by_kind: dict[str, list[RuleBase]] = {}
+        for rule in rules:
+            by_kind.setdefault(rule.kind, []).append(rule)
+        candidates, use_candidates, gates, prints = [], [], [], []
+        for name, group in by_kind.items():
+            kind = python_kind(name)
+            candidates.append(kind.candidates(group) if self.prefilter else EVERY_FILE)
+            uses = kind.uses(group)
+            if uses is not None:
+                use_candidates.append(uses[0] if self.prefilter else EVERY_FILE)
+                gates.append(uses[1])
+                prints.append(f"{name}:{uses[2]}")
+        return Needs(tuple(candidates), tuple(use_candidates), tuple(gates), ",".join(prints))
+
+    def kept(self, facts: FileFacts) -> FileFacts:
+        """What a run holds of a file's facts once extracted (in the cache they stay whole): the
+        import checks read imports and uses; calls, decorators and functions matter only to the
+        ROCm pass, and only some calls to it."""
+        if self.rocm is not None:
+            return self.rocm.slim(facts)
+        if facts.calls or facts.decorators or facts.functions:
+            return replace(facts, calls=(), decorators=(), functions=())
+        return facts
+
+    def c_rules_for(self, path: str) -> list[RuleBase]:
+        return [rule for rule in self.c_rules if rule.applies_to(path)]
