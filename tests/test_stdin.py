@@ -65,10 +65,10 @@ def test_excluded_path_is_not_checked(editor: Project, monkeypatch: pytest.Monke
 
 
 def test_syntax_error_on_stdin(editor: Project, monkeypatch: pytest.MonkeyPatch) -> None:
-    _stdin(monkeypatch, "def f(:\n")
+    _stdin(monkeypatch, "import re\ndef f(:\n")
     code, out, _ = editor.run("check", "--stdin-filename", "pkg/x.py", "-")
     assert code == 1
-    assert out.startswith("pkg/x.py:1:")
+    assert out.startswith("pkg/x.py:2:")
     assert " syntax-error " in out
 
 

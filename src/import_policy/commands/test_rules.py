@@ -15,7 +15,9 @@ from dataclasses import dataclass, replace
 from import_policy.config.model import Policy, Rule
 from import_policy.diagnostics import SYNTAX_ERROR
 from import_policy.discovery.files import Language, SourceFile, language_of
+from import_policy.facts.syntax import cpython_check
 from import_policy.kinds.registry import kind_of
+from import_policy.kinds.syntax import syntax_error
 from import_policy.pipeline.plan import Plan, Selection
 from import_policy.pipeline.extract import Reader
 from import_policy.pipeline.engine import run
@@ -98,6 +100,10 @@ def check_rule(policy: Policy, rule: Rule) -> tuple[int, list[Failure]]:
         found = run(plan, [file], read=_constant(source)).diagnostics
         why: str | None = None
         broken = [d for d in found if d.rule == SYNTAX_ERROR]
+        if not broken and language == "python":
+            # A snippet no rule needs is not parsed by a check; an example must parse all the same.
+            error = cpython_check(source, path)
+            broken = [syntax_error(path, error)] if error is not None else []
         mine = [d for d in found if d.rule == rule.id]
         if broken:
             why = f"does not parse ({broken[0].message}, line {broken[0].line})"

@@ -11,11 +11,8 @@ from collections.abc import Callable, Sequence
 
 from import_policy.config.model import RuleBase
 from import_policy.discovery.files import SourceFile, module_name
-from import_policy.facts.comments import suppressions
 from import_policy.facts.from_ast import graph_facts, rule_facts
 from import_policy.facts.model import FileFacts
-# CPython's own parser, for files that need no facts: a broken file is still reported.
-from import_policy.facts.syntax import cpython_check as syntax_check
 from import_policy.pipeline.plan import GRAPH_MODE, Plan
 
 
@@ -29,19 +26,24 @@ def read_file(file: SourceFile) -> bytes:
 def python_facts(
     plan: Plan, file: SourceFile, source: bytes, rules: Sequence[RuleBase], cached_only: bool = False
 ) -> FileFacts | None:
-    """The file's facts: from the cache, else a syntax check or a parse (None if `cached_only`)."""
+    """The file's facts: from the cache, else a parse (None if `cached_only` and not cached).
+
+    A file whose bytes cannot hold a finding of its rules, nor anything the ROCm pass reads,
+    is not parsed at all, not even syntax-checked: it has no facts (contract section 1)."""
     module, is_package = module_name(file.relative, plan.policy.roots)
     needs = plan.needs(rules)
     for_rules = bool(rules) and needs.could_report(source, module)
-    # Only the ROCm pass reads the file: CPython's parse gives its facts (facts.fast).
+    # Only the ROCm pass reads the file: CPython's parse gives its facts (facts.from_ast).
     rocm = plan.rocm
     for_graph = not for_rules and rocm is not None and rocm.reads_every_file and rocm.wants_parse(source, file.relative)
+    if not for_rules and not for_graph:
+        return FileFacts(file.relative, module, is_package)
     want_uses = for_rules and needs.uses_matter(source, module)
     # The facts depend on the bytes, where the file sits and what was asked (the use gate's rules).
     if for_rules:
         mode = "uses:" + needs.fingerprint if want_uses else "facts"
     else:
-        mode = GRAPH_MODE if for_graph else "syntax"
+        mode = GRAPH_MODE
     cache = plan.cache
     key = cache.key(source, file.relative, module, is_package, mode) if cache is not None else ""
     if cache is not None:
@@ -54,12 +56,6 @@ def python_facts(
     facts: FileFacts | None = None
     if for_graph and plan.fast_facts:
         facts = graph_facts(source, file.relative, module, is_package)
-    elif not for_rules and not for_graph:
-        # Suppressions too: the ROCm pass may report a site in it that it loads by itself.
-        facts = FileFacts(
-            file.relative, module, is_package, suppressions=suppressions(source),
-            syntax_error=syntax_check(source, file.relative),
-        )
     elif plan.fast_facts:
         # CPython's parse gives libcst's facts exactly (tests/test_fast_facts.py) unless a use
         # could be judged, which only libcst's scope analysis can resolve.

@@ -30,7 +30,8 @@ from import_policy.config.model import Policy, RocmSafety
 from import_policy.diagnostics import Diagnostic
 from import_policy.discovery.files import Locator, SourceFile, discover, module_name
 from import_policy.facts.from_ast import graph_facts
-from import_policy.facts.model import FileFacts
+from import_policy.facts.comments import suppressions
+from import_policy.facts.model import FileFacts, Suppressions
 from import_policy.rocm.graph import Chain, HeavySite, Project
 from import_policy.facts.prefilter import RELATIVE_IMPORT
 
@@ -222,7 +223,23 @@ def check(
                 found.extend(_eager(site) for site in graph.sites(path))
         if HEAVY_IMPORT_REACHABLE in plan.rules:
             found.extend(_reachable(graph, rocm.entry_modules, applies))
-    return [d for d in found if not applies[d.path].suppressions.covers(d.rule, d.suppress_lines)]
+    quiet: dict[str, Suppressions] = {}
+
+    def suppressed(d: Diagnostic) -> bool:
+        if d.path not in quiet:
+            # Without `reads_every_file` the engine did not parse the files passed: their
+            # comments are read only where a finding stands.
+            quiet[d.path] = applies[d.path].suppressions if plan.reads_every_file else _comments(plan, d.path, read)
+        return quiet[d.path].covers(d.rule, d.suppress_lines)
+
+    return [d for d in found if not suppressed(d)]
+
+
+def _comments(plan: RocmPlan, path: str, read: Reader) -> Suppressions:
+    try:
+        return suppressions(read(SourceFile(plan.policy.root / path, path, "python")))
+    except OSError:
+        return Suppressions()
 
 
 def _diagnostic(rule: str, site: HeavySite, message: str, chain: tuple[str, ...] | None = None) -> Diagnostic:
