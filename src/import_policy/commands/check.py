@@ -24,9 +24,10 @@ from import_policy.commands import EXIT_ERROR, EXIT_OK, EXIT_VIOLATIONS, UsageEr
 from import_policy.config.load import Loaded
 from import_policy.config.model import Policy
 from import_policy.diagnostics import Diagnostic
-from import_policy.discovery.files import PathError, SourceFile, discover
+from import_policy.discovery.files import PathError, SourceFile, discover, relative_to_root
 from import_policy.fix.payload import applies
 from import_policy.kinds.describe import rule_rows
+from import_policy.patterns import any_match
 from import_policy.pipeline.engine import Plan, Reader, Result, Selection, read_file, run
 from import_policy.pipeline.parallel import default_jobs
 from import_policy.report import text as text_report
@@ -81,7 +82,13 @@ def check(loaded: Loaded, args: argparse.Namespace) -> int:
     hidden = sum(d.fixable and not applies(d, args.unsafe_fixes) for d in kept)
     shown = present(kept, args.unsafe_fixes, policy.root, cwd)
     fixed = fixing.applied if fixing is not None else 0
-    write_report(args, shown, checked.result.files, policy, cwd, overrides, fixed=fixed, hidden=hidden)
+    if inputs.stdin is None and not inputs.files:
+        # As ruff: a warning, and no "All checks passed!" for a run that checked nothing.
+        print("import-policy: warning: no Python or C-family files found under the given paths; nothing was checked", file=sys.stderr)
+        if args.format != "text":
+            write_report(args, shown, checked.result.files, policy, cwd, overrides, fixed=fixed, hidden=hidden)
+    else:
+        write_report(args, shown, checked.result.files, policy, cwd, overrides, fixed=fixed, hidden=hidden)
     for path, reason in checked.result.unreadable:
         print(f"import-policy: cannot read {path}: {reason}", file=sys.stderr)
     for line in checked.stale:
@@ -109,6 +116,8 @@ def read_inputs(policy: Policy, args: argparse.Namespace) -> Inputs:
             files = discover(paths, policy.root, policy.exclude, remember=not args.no_cache)
         except PathError as error:
             raise UsageError(f"no such file or folder: {error}") from None
+        if args.paths:
+            warn_excluded(policy, args.paths)
         return Inputs(paths, files, read_file, None)
     from import_policy.commands.check_stdin import read_stdin, stdin_file
 
@@ -117,6 +126,35 @@ def read_inputs(policy: Policy, args: argparse.Namespace) -> Inputs:
     source = read_stdin(sys.stdin.buffer)
     stdin_source = stdin_file(policy, args.stdin_filename)
     return Inputs(paths, [stdin_source] if stdin_source is not None else [], _constant(source), source)
+
+
+def warn_excluded(policy: Policy, named: Sequence[Path]) -> None:
+    """A path named on the command line that `exclude` covers is skipped, but never silently (ruff's
+    `--force-exclude`): one stderr line per `exclude` entry, with its count and config line."""
+    if not policy.exclude:
+        return
+    by_glob: dict[str, list[str]] = {}
+    for given in named:
+        path = Path(os.path.abspath(given))
+        relative = relative_to_root(path, policy.root)
+        if relative == "." or relative.startswith("../"):
+            continue
+        glob = any_match(policy.exclude, relative)
+        if glob is None and path.is_dir():
+            glob = any_match(policy.exclude, relative + "/")  # `build/**` covers all that is in build
+        if glob is not None:
+            by_glob.setdefault(glob.text, []).append(Path(given).as_posix())
+    for text, paths in by_glob.items():
+        from import_policy.config.where import top_level_entry
+
+        origin = top_level_entry(policy, "exclude", text)
+        where = f"{origin}: " if origin is not None else ""
+        count = "1 path" if len(paths) == 1 else f"{len(paths)} paths"
+        print(
+            f"import-policy: {where}warning: exclude entry {text!r} covers {count} named on the command line, "
+            f"not checked: {', '.join(paths[:3])}{f' and {len(paths) - 3} more' if len(paths) > 3 else ''}",
+            file=sys.stderr,
+        )
 
 
 def _constant(source: bytes) -> Reader:
