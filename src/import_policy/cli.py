@@ -17,7 +17,7 @@ from pathlib import Path
 
 from import_policy import __version__
 from import_policy.cache.facts import FOLDER as CACHE_FOLDER
-from import_policy.commands import EXIT_ERROR, EXIT_OK, EXIT_VIOLATIONS, UsageError
+from import_policy.commands import EXIT_ERROR, EXIT_OK, EXIT_VIOLATIONS, UsageError, discard_stdout
 from import_policy.config.load import DEFAULT_PRESET, ConfigErrors, Loaded, load
 
 __all__ = ["EXIT_ERROR", "EXIT_OK", "EXIT_VIOLATIONS", "UsageError", "main"]
@@ -86,7 +86,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exit_:
         return EXIT_ERROR if exit_.code not in (0, None) else EXIT_OK
     try:
-        return _dispatch(args)
+        code = _dispatch(args)
+        sys.stdout.flush()  # here, where a closed pipe can still be told from a crash
+        return code
+    except BrokenPipeError:
+        # The reader took what it wanted (`| head`): not a failure of the command.
+        discard_stdout()
+        return EXIT_OK
     except ConfigErrors as errors:
         for error in errors.errors:
             print(f"import-policy: {error}", file=sys.stderr)

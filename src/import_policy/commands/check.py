@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from import_policy.adoption.stale import ExceptTracker, find_stale, whole_tree
 from import_policy.cache.facts import FactsCache
 from import_policy.cache.run import Outcome, RunCache
-from import_policy.commands import EXIT_ERROR, EXIT_OK, EXIT_VIOLATIONS, UsageError
+from import_policy.commands import EXIT_ERROR, EXIT_OK, EXIT_VIOLATIONS, UsageError, discard_stdout
 from import_policy.config.load import Loaded
 from import_policy.config.model import Policy
 from import_policy.diagnostics import Diagnostic
@@ -202,7 +202,11 @@ def diff(result: Result, inputs: Inputs, unsafe: bool, root: Path) -> int:
     from import_policy.fix.run import fix_files  # the fixer needs libcst
 
     fixing = fix_files(result.diagnostics, inputs.files, inputs.read, unsafe, write=False, root=root, cwd=Path.cwd())
-    sys.stdout.write("".join(fixing.diffs))
+    try:
+        sys.stdout.write("".join(fixing.diffs))
+        sys.stdout.flush()
+    except BrokenPipeError:
+        discard_stdout()
     print(f"Would fix {fixing.applied} violation{'s' if fixing.applied != 1 else ''}.", file=sys.stderr)
     return EXIT_VIOLATIONS if fixing.applied else EXIT_OK
 
@@ -230,9 +234,12 @@ def fix_stdin(
     from import_policy.commands.check_stdin import fix_stdin as fixed_stdin
 
     new, remaining = fixed_stdin(Plan(policy, selection), files, source, diagnostics, args.unsafe_fixes)
-    sys.stdout.flush()
-    sys.stdout.buffer.write(new)
-    sys.stdout.buffer.flush()
+    try:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(new)
+        sys.stdout.buffer.flush()
+    except BrokenPipeError:
+        discard_stdout()
     shown = present(remaining, args.unsafe_fixes, policy.root, Path.cwd())
     if shown:
         sys.stderr.write(text_report.render(shown, False))
@@ -265,6 +272,19 @@ def present(diagnostics: Sequence[Diagnostic], unsafe: bool, root: Path, cwd: Pa
 
 
 def write_report(
+    args: argparse.Namespace, shown: list[Diagnostic], files: int, policy: Policy, cwd: Path,
+    overrides: dict[str, bytes], *, fixed: int, hidden: int,
+) -> None:
+    """The findings on stdout in the format asked for. A reader that closes the pipe early
+    (`| head`) ends the output quietly; the exit code still says what was found."""
+    try:
+        _write_report(args, shown, files, policy, cwd, overrides, fixed=fixed, hidden=hidden)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        discard_stdout()
+
+
+def _write_report(
     args: argparse.Namespace, shown: list[Diagnostic], files: int, policy: Policy, cwd: Path,
     overrides: dict[str, bytes], *, fixed: int, hidden: int,
 ) -> None:
