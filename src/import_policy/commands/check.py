@@ -63,6 +63,7 @@ class Checked:
 
 
 def check(loaded: Loaded, args: argparse.Namespace) -> int:
+    refuse_conflicts(args)
     policy = loaded.policy
     selection = selection_of(loaded, args)
     inputs = read_inputs(policy, args)
@@ -96,6 +97,12 @@ def check(loaded: Loaded, args: argparse.Namespace) -> int:
     if checked.result.unreadable:
         return EXIT_ERROR
     return exit_code(shown, args.exit_zero)
+
+
+def refuse_conflicts(args: argparse.Namespace) -> None:
+    """Flags that together would write something invalid fail before any file is read."""
+    if args.statistics and args.format in ("sarif", "github"):
+        raise UsageError(f"--statistics prints a table (text or json); it cannot be written as --format {args.format}")
 
 
 def selection_of(loaded: Loaded, args: argparse.Namespace) -> Selection:
