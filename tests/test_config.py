@@ -146,7 +146,7 @@ def test_fault_in_extended_file_names_that_file(project: Project) -> None:
 def test_config_file_given_but_missing(project: Project) -> None:
     code, _, err = project.run("check", "--config", "missing.yaml")
     assert code == 2
-    assert "missing.yaml:0: configuration file not found" in err
+    assert "import-policy: missing.yaml: no such file\n" in err
 
 
 # --- discovery and merging ------------------------------------------------------------------

@@ -7,7 +7,7 @@ import os
 import pytest
 
 from conftest import Project
-from import_policy import cli
+from import_policy.commands import check as cli
 from import_policy.cache.facts import FOLDER
 
 CONFIG = """\

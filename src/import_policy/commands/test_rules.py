@@ -9,9 +9,11 @@ Nothing is written, imported or run.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
+from import_policy.commands import EXIT_OK, EXIT_VIOLATIONS
 from import_policy.config.model import Policy, Rule
 from import_policy.diagnostics import SYNTAX_ERROR
 from import_policy.discovery.files import Language, SourceFile, language_of
@@ -139,3 +141,10 @@ def run_all(policy: Policy) -> tuple[str, bool]:
     else:
         lines.append(f"All {total} examples of {rules_with} rules passed.")
     return "\n".join(lines) + "\n", not failures
+
+
+def command(policy: Policy) -> int:
+    """`test-rules`: the report on stdout; exit 1 when an example failed."""
+    report, passed = run_all(policy)
+    sys.stdout.write(report)
+    return EXIT_OK if passed else EXIT_VIOLATIONS

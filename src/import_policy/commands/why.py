@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 from import_policy.rocm import run as rocm_pass
 from import_policy.cache.facts import FactsCache
+from import_policy.commands import EXIT_OK, UsageError
 from import_policy.config.model import Policy
 from import_policy.pipeline.extract import read_file
 from import_policy.rocm.graph import Chain
@@ -38,3 +40,15 @@ def why(policy: Policy, target: str, fmt: str, cwd: Path) -> tuple[str, list[str
         return Path(os.path.relpath(policy.root / path, cwd)).as_posix()
 
     return RENDERERS[fmt](target, chains, shown), warnings
+
+
+def command(policy: Policy, target: str, fmt: str) -> int:
+    """`why MODULE`: the chains on stdout, warnings on stderr; no chain is an answer, not a failure."""
+    try:
+        text, warnings = why(policy, target, fmt, Path.cwd())
+    except WhyError as error:
+        raise UsageError(str(error)) from None
+    for warning in warnings:
+        print(f"import-policy: {warning}", file=sys.stderr)
+    sys.stdout.write(text)
+    return EXIT_OK

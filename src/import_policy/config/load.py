@@ -6,6 +6,7 @@ fixes a configuration in one round.
 
 from __future__ import annotations
 
+import re
 import sys
 from dataclasses import dataclass
 from importlib import resources
@@ -13,7 +14,7 @@ from pathlib import Path
 
 from import_policy.config.model import Origin, Policy, RocmSafety, Rule
 from import_policy.config.validate import ConfigError, Document, Validator
-from import_policy.config.yamltree import YamlError, parse
+from import_policy.config.yamltree import Scalar, YamlError, parse
 from import_policy.kinds.registry import BUILTIN_IDS, KINDS
 
 if sys.version_info >= (3, 11):
@@ -43,8 +44,9 @@ def preset_text(name: str) -> str | None:
     return (resources.files("import_policy.rules") / f"{name}.yaml").read_text(encoding="utf-8")
 
 
-def find_config(start: Path) -> Path | None:
-    """The first configuration from `start` upward; a pyproject.toml counts only if it names one."""
+def find_config(start: Path, cwd: Path | None = None) -> Path | None:
+    """The first configuration from `start` upward; a pyproject.toml counts only if it has a
+    `[tool.import-policy]` table, and then that table must name one (`ConfigErrors` if not)."""
     for folder in (start, *start.parents):
         for name in CONFIG_NAMES:
             candidate = folder / name
@@ -52,20 +54,49 @@ def find_config(start: Path) -> Path | None:
                 return candidate
         pyproject = folder / "pyproject.toml"
         if pyproject.is_file():
-            named = _named_in_pyproject(pyproject)
+            named = _named_in_pyproject(pyproject, cwd or start)
             if named is not None:
                 return named
     return None
 
 
-def _named_in_pyproject(pyproject: Path) -> Path | None:
+_TABLE_HEADER = re.compile(r"""^[ \t]*\[\s*tool\s*\.\s*(["']?)import-policy\1\s*\]""", re.MULTILINE)
+_TOML_LINE = re.compile(r"at line (\d+)")
+
+
+def _named_in_pyproject(pyproject: Path, cwd: Path) -> Path | None:
+    """The file `[tool.import-policy] config` names; None for a pyproject.toml without the table."""
+    shown = _shown(pyproject, cwd)
     try:
-        data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        text = pyproject.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
         return None
-    table = data.get("tool", {}).get("import-policy")
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        if "import-policy" not in text:
+            return None  # it cannot be configuring us: pass over it as the search always did
+        found = _TOML_LINE.search(str(error))
+        raise ConfigErrors([ConfigError(shown, int(found.group(1)) if found else 0, f"invalid TOML: {error}")]) from None
+    tool = data.get("tool")
+    table = tool.get("import-policy") if isinstance(tool, dict) else None
+    if table is None:
+        return None
+    header = _TABLE_HEADER.search(text)
+    line = text.count("\n", 0, header.start()) + 1 if header else 0
     named = table.get("config") if isinstance(table, dict) else None
-    return pyproject.parent / named if isinstance(named, str) else None
+    if not isinstance(named, str) or not named:
+        got = "has no `config` key" if not isinstance(table, dict) or "config" not in table else f"has config = {named!r}"
+        raise ConfigErrors([ConfigError(
+            shown, line,
+            f"[tool.import-policy] {got}; it checks nothing without one: "
+            'name the policy file, e.g. config = "import-policy.yaml"',
+        )])
+    path = pyproject.parent / named
+    if not path.is_file():
+        what = "is a folder, not a file" if path.is_dir() else "no such file"
+        raise ConfigErrors([ConfigError(shown, line, f"[tool.import-policy] config = {named!r}: {what}")])
+    return path
 
 
 @dataclass
@@ -77,12 +108,14 @@ class Loaded:
 def load(config: Path | None, cwd: Path) -> Loaded:
     """`config` from --config, else discovered from `cwd`; the default preset if there is none."""
     if config is None:
-        config = find_config(cwd)
+        config = find_config(cwd, cwd)
         if config is None:
             return Loaded(_build(cwd, _Source(f"preset:{DEFAULT_PRESET}", None, DEFAULT_PRESET), cwd), None)
     config = config if config.is_absolute() else cwd / config
+    if config.is_dir():
+        raise ConfigErrors([ConfigError(_shown(config, cwd), 0, "is a folder; --config takes a configuration file")])
     if not config.is_file():
-        raise ConfigErrors([ConfigError(_shown(config, cwd), 0, "configuration file not found")])
+        raise ConfigErrors([ConfigError(_shown(config, cwd), 0, "no such file")])
     return Loaded(_build(config.parent, _Source(_shown(config, cwd), config, None), cwd), config)
 
 
@@ -135,6 +168,13 @@ def _collect(
         tree = parse(text)
     except YamlError as error:
         errors.append(ConfigError(source.shown, error.line, error.message))
+        return
+    if (tree is None or isinstance(tree, Scalar) and tree.value is None) and source.path is not None:
+        errors.append(ConfigError(
+            source.shown, 0,
+            "the configuration is empty (or only comments), so it checks nothing; "
+            "declare rules, rocm_safety or extends (e.g. extends: [rocm-safety])",
+        ))
         return
     document = validator.document(tree)
     errors.extend(validator.errors)

@@ -31,7 +31,8 @@ class ConfigError:
     message: str
 
     def __str__(self) -> str:
-        return f"{self.source}:{self.line}: {self.message}"
+        # Line 0: the fault is the file as a whole (missing, empty, unreadable).
+        return f"{self.source}:{self.line}: {self.message}" if self.line else f"{self.source}: {self.message}"
 
 
 @dataclass

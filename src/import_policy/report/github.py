@@ -29,9 +29,11 @@ def annotation(d: Diagnostic) -> str:
             ("col", d.column), ("endColumn", d.end_column), ("title", d.rule),
         )
     )
+    # A chain a message already spells out is not said twice.
     message = d.message
-    if d.chain:
-        message += "\nchain: " + " -> ".join(d.chain)
+    chain = " -> ".join(d.chain) if d.chain else ""
+    if chain and chain not in message:
+        message += "\nchain: " + chain
     return f"::{command} {properties}::{escape_data(message)}"
 
 

@@ -43,8 +43,5 @@ def render(diagnostics: Sequence[Diagnostic], files: int) -> str:
 
 
 def render_statistics(diagnostics: Sequence[Diagnostic]) -> str:
-    rows = [
-        {"rule": rule, "count": n, "fixable": fix, "message": message}
-        for n, rule, fix, message in statistics(diagnostics)
-    ]
+    rows = [{"rule": rule, "count": n, "fixable_count": fixable} for n, rule, fixable in statistics(diagnostics)]
     return json.dumps(rows, indent=2) + "\n"

@@ -13,9 +13,12 @@ _BOLD, _RED, _YELLOW, _CYAN, _RESET = "\033[1m", "\033[31m", "\033[33m", "\033[3
 
 
 def use_colour(stream: TextIO) -> bool:
-    """Colour on a terminal only, and never with NO_COLOR set (https://no-color.org)."""
+    """Colour on a terminal or with FORCE_COLOR set (https://force-color.org, for CI logs that
+    render it), and never with NO_COLOR set (https://no-color.org): NO_COLOR wins."""
     if os.environ.get("NO_COLOR", "") != "":
         return False
+    if os.environ.get("FORCE_COLOR", "") != "":
+        return True
     isatty = getattr(stream, "isatty", None)
     return bool(isatty and isatty())
 
@@ -45,35 +48,32 @@ def render(diagnostics: Sequence[Diagnostic], colour: bool, fixed: int = 0, hidd
     lines = []
     for d in diagnostics:
         mark = " [*]" if d.fixable else ""
+        # A warning says so in words: without colour it must not read as an error.
         if colour:
             rule_colour = _RED if d.severity == "error" else _YELLOW
+            level = "" if d.severity == "error" else f"{_YELLOW}warning:{_RESET} "
             lines.append(
                 f"{_BOLD}{d.path}{_RESET}{_CYAN}:{_RESET}{d.line}{_CYAN}:{_RESET}{d.column}{_CYAN}:{_RESET} "
-                f"{_BOLD}{rule_colour}{d.rule}{_RESET} {d.message}{mark}"
+                f"{_BOLD}{rule_colour}{d.rule}{_RESET} {level}{d.message}{mark}"
             )
         else:
-            lines.append(f"{d.path}:{d.line}:{d.column}: {d.rule} {d.message}{mark}")
+            level = "" if d.severity == "error" else "warning: "
+            lines.append(f"{d.path}:{d.line}:{d.column}: {d.rule} {level}{d.message}{mark}")
     lines.append(summary(diagnostics, fixed, hidden))
     return "\n".join(lines) + "\n"
 
 
-def statistics(diagnostics: Sequence[Diagnostic]) -> list[tuple[int, str, bool, str]]:
-    """(count, rule, all fixable, the rule's first message), most frequent first."""
+def statistics(diagnostics: Sequence[Diagnostic]) -> list[tuple[int, str, int]]:
+    """(count, rule id, how many of them are fixable), most frequent first (ruff's --statistics)."""
     counts = Counter(d.rule for d in diagnostics)
-    first: dict[str, Diagnostic] = {}
-    fixable: dict[str, bool] = {}
-    for d in diagnostics:
-        first.setdefault(d.rule, d)
-        fixable[d.rule] = fixable.get(d.rule, True) and d.fixable
-    return [(n, rule, fixable[rule], first[rule].message) for rule, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
+    fixable = Counter(d.rule for d in diagnostics if d.fixable)
+    return [(n, rule, fixable[rule]) for rule, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
 
 
 def render_statistics(diagnostics: Sequence[Diagnostic]) -> str:
     rows = statistics(diagnostics)
-    width = max((len(str(n)) for n, *_ in rows), default=1)
-    rule_width = max((len(rule) for _, rule, *_ in rows), default=1)
-    lines = [
-        f"{n:>{width}}\t{rule:<{rule_width}}\t{'[*] ' if fix else ''}{message}" for n, rule, fix, message in rows
-    ]
+    width = max((len(str(n)) for n, _, _ in rows), default=1)
+    rule_width = max((len(rule) for _, rule, _ in rows), default=1)
+    lines = [f"{n:>{width}}\t{rule:<{rule_width}}\t{fixable} fixable" for n, rule, fixable in rows]
     lines.append(summary(diagnostics))
     return "\n".join(lines) + "\n"

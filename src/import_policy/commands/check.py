@@ -1,0 +1,336 @@
+"""`import-policy check [PATH ...]`: the steps of a check, in the order `check` runs them.
+
+input (the files, or stdin standing for one) -> cache policy (what may be
+reused) -> run or reuse (the engine, or the last run over the same tree) ->
+stale entries (allowlist entries that matched nothing) -> fix or diff ->
+baseline -> presentation (paths as the user stands, fixability under the
+flags given) -> format dispatch -> exit code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from import_policy.adoption.stale import ExceptTracker, find_stale, whole_tree
+from import_policy.cache.facts import FactsCache
+from import_policy.cache.run import Outcome, RunCache
+from import_policy.commands import EXIT_ERROR, EXIT_OK, EXIT_VIOLATIONS, UsageError, discard_stdout
+from import_policy.config.load import Loaded
+from import_policy.config.model import Policy
+from import_policy.diagnostics import Diagnostic
+from import_policy.discovery.files import PathError, SourceFile, discover, relative_to_root
+from import_policy.fix.payload import applies
+from import_policy.kinds.describe import rule_rows
+from import_policy.patterns import any_match
+from import_policy.pipeline.engine import Result, run
+from import_policy.pipeline.extract import Reader, read_file
+from import_policy.pipeline.plan import Plan, Selection
+from import_policy.pipeline.parallel import default_jobs
+from import_policy.report import text as text_report
+
+if TYPE_CHECKING:
+    from import_policy.fix.run import FixRun
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """What is checked: the files, how their bytes are read, and stdin's bytes when stdin stands for one."""
+
+    paths: list[Path]
+    files: list[SourceFile]
+    read: Reader
+    stdin: bytes | None
+
+
+@dataclass(frozen=True)
+class Caches:
+    """What this run may reuse or record."""
+
+    facts: FactsCache | None
+    runs: RunCache | None  # set only when the last run over the same tree may answer this one
+    run_key: str | None
+    tracker: ExceptTracker | None  # set only when the whole tree is checked, so stale entries can be told
+
+
+@dataclass
+class Checked:
+    result: Result
+    stale: list[str]  # the stale-entry lines for stderr
+
+
+def check(loaded: Loaded, args: argparse.Namespace) -> int:
+    refuse_conflicts(args)
+    policy = loaded.policy
+    selection = selection_of(loaded, args)
+    inputs = read_inputs(policy, args)
+    caches = cache_policy(policy, selection, inputs, args)
+    checked = run_or_reuse(policy, selection, inputs, caches, args.jobs or default_jobs())
+    fixing: FixRun | None = None
+    if args.fix or args.diff:
+        if inputs.stdin is not None and not args.diff:
+            return fix_stdin(args, policy, selection, inputs.files, inputs.stdin, checked.result.diagnostics)
+        if args.diff:
+            return diff(checked.result, inputs, args.unsafe_fixes, policy.root)
+        fixing = fix(checked, inputs, policy, selection, args.unsafe_fixes)
+    overrides = {file.relative: inputs.stdin for file in inputs.files if inputs.stdin is not None}
+    kept = apply_baseline(checked.result.diagnostics, args, policy, inputs.files, selection, overrides)
+    cwd = Path.cwd()
+    # `fixable` means: a fix that would apply with the flags given; the others are "hidden" (ruff).
+    hidden = sum(d.fixable and not applies(d, args.unsafe_fixes) for d in kept)
+    shown = present(kept, args.unsafe_fixes, policy.root, cwd)
+    fixed = fixing.applied if fixing is not None else 0
+    if inputs.stdin is None and not inputs.files:
+        # As ruff: a warning, and no "All checks passed!" for a run that checked nothing.
+        print("import-policy: warning: no Python or C-family files found under the given paths; nothing was checked", file=sys.stderr)
+        if args.format != "text":
+            write_report(args, shown, checked.result.files, policy, cwd, overrides, fixed=fixed, hidden=hidden)
+    else:
+        write_report(args, shown, checked.result.files, policy, cwd, overrides, fixed=fixed, hidden=hidden)
+    for path, reason in checked.result.unreadable:
+        print(f"import-policy: cannot read {path}: {reason}", file=sys.stderr)
+    for line in checked.stale:
+        print(f"import-policy: {line}", file=sys.stderr)
+    if checked.result.unreadable:
+        return EXIT_ERROR
+    return exit_code(shown, args.exit_zero)
+
+
+def refuse_conflicts(args: argparse.Namespace) -> None:
+    """Flags that together would write something invalid fail before any file is read."""
+    if args.statistics and args.format in ("sarif", "github"):
+        raise UsageError(f"--statistics prints a table (text or json); it cannot be written as --format {args.format}")
+
+
+def selection_of(loaded: Loaded, args: argparse.Namespace) -> Selection:
+    """`--select` and `--ignore`, each id checked against the rules in force."""
+    known = {row["id"] for row in rule_rows(loaded.policy)}
+    for flag, ids in (("--select", args.select), ("--ignore", args.ignore)):
+        unknown = sorted(set(ids or ()) - known)
+        if unknown:
+            raise UsageError(f"{flag}: unknown rule {', '.join(map(repr, unknown))}; rules in force: {', '.join(sorted(known))}")
+    return Selection(frozenset(args.select) if args.select else None, frozenset(args.ignore or ()))
+
+
+def read_inputs(policy: Policy, args: argparse.Namespace) -> Inputs:
+    """The files named (default `.`) walked, or stdin checked as `--stdin-filename`."""
+    paths = args.paths or [Path(".")]
+    if args.stdin_filename is None:
+        try:
+            files = discover(paths, policy.root, policy.exclude, remember=not args.no_cache)
+        except PathError as error:
+            raise UsageError(f"no such file or folder: {error}") from None
+        if args.paths:
+            warn_excluded(policy, args.paths)
+        return Inputs(paths, files, read_file, None)
+    from import_policy.commands.check_stdin import read_stdin, stdin_file
+
+    if [str(p) for p in args.paths] not in ([], ["-"]):
+        raise UsageError("--stdin-filename reads the source from stdin: give '-' or no PATH")
+    source = read_stdin(sys.stdin.buffer)
+    stdin_source = stdin_file(policy, args.stdin_filename)
+    return Inputs(paths, [stdin_source] if stdin_source is not None else [], _constant(source), source)
+
+
+def warn_excluded(policy: Policy, named: Sequence[Path]) -> None:
+    """A path named on the command line that `exclude` covers is skipped, but never silently (ruff's
+    `--force-exclude`): one stderr line per `exclude` entry, with its count and config line."""
+    if not policy.exclude:
+        return
+    by_glob: dict[str, list[str]] = {}
+    for given in named:
+        path = Path(os.path.abspath(given))
+        relative = relative_to_root(path, policy.root)
+        if relative == "." or relative.startswith("../"):
+            continue
+        glob = any_match(policy.exclude, relative)
+        if glob is None and path.is_dir():
+            glob = any_match(policy.exclude, relative + "/")  # `build/**` covers all that is in build
+        if glob is not None:
+            by_glob.setdefault(glob.text, []).append(Path(given).as_posix())
+    for text, paths in by_glob.items():
+        from import_policy.config.where import top_level_entry
+
+        origin = top_level_entry(policy, "exclude", text)
+        where = f"{origin}: " if origin is not None else ""
+        count = "1 path" if len(paths) == 1 else f"{len(paths)} paths"
+        print(
+            f"import-policy: {where}warning: exclude entry {text!r} covers {count} named on the command line, "
+            f"not checked: {', '.join(paths[:3])}{f' and {len(paths) - 3} more' if len(paths) > 3 else ''}",
+            file=sys.stderr,
+        )
+
+
+def _constant(source: bytes) -> Reader:
+    return lambda _file: source
+
+
+def cache_policy(policy: Policy, selection: Selection, inputs: Inputs, args: argparse.Namespace) -> Caches:
+    # Stale allowlist entries can only be told when the whole tree is checked.
+    tracker = ExceptTracker() if inputs.stdin is None and whole_tree(inputs.paths, policy.root) else None
+    facts = None if args.no_cache or inputs.stdin is not None else FactsCache(policy.root)
+    # An unchanged whole tree is answered from the last run (runcache); fixing always checks afresh.
+    runs = RunCache(policy.root) if facts is not None and tracker is not None and not (args.fix or args.diff) else None
+    # Sorted: a frozenset's repr follows the process's string hashing, which differs run to run.
+    selected = (sorted(selection.select) if selection.select is not None else None, sorted(selection.ignore))
+    run_key = RunCache.key(policy, selected, inputs.files) if runs is not None else None
+    return Caches(facts, runs, run_key, tracker)
+
+
+def run_or_reuse(policy: Policy, selection: Selection, inputs: Inputs, caches: Caches, jobs: int) -> Checked:
+    """The last run's outcome when the tree is unchanged, else a fresh run (recorded for next time)."""
+    runs, run_key, files = caches.runs, caches.run_key, inputs.files
+    reused = runs.get(run_key, files) if runs is not None and run_key is not None else None
+    if reused is not None:
+        return Checked(Result(reused.diagnostics, reused.files, reused.unreadable), reused.stale)
+    snapshot = RunCache.snapshot(files) if runs is not None and run_key is not None else None
+    tracker = caches.tracker
+    plan = Plan(policy, selection, observe=tracker.observe if tracker else None, cache=caches.facts)
+    result = run(plan, files, inputs.read, jobs=jobs)
+    stale = stale_entries(policy, selection, inputs, caches, jobs)
+    if runs is not None and run_key is not None and snapshot is not None:
+        runs.put(run_key, files, snapshot, Outcome(list(result.diagnostics), result.files, result.unreadable, stale))
+    return Checked(result, stale)
+
+
+def stale_entries(policy: Policy, selection: Selection, inputs: Inputs, caches: Caches, jobs: int) -> list[str]:
+    """Allowlist entries that matched nothing in this run (only told for a whole tree)."""
+    if caches.tracker is None:
+        return []
+    found = find_stale(policy, selection, inputs.files, caches.tracker, inputs.read, caches.facts, jobs)
+    return [str(stale) for stale in found]
+
+
+def diff(result: Result, inputs: Inputs, unsafe: bool, root: Path) -> int:
+    """`--diff`: what `--fix` would write, on stdout; nothing written; exit 1 when a fix is pending."""
+    from import_policy.fix.run import fix_files  # the fixer needs libcst
+
+    fixing = fix_files(result.diagnostics, inputs.files, inputs.read, unsafe, write=False, root=root, cwd=Path.cwd())
+    try:
+        sys.stdout.write("".join(fixing.diffs))
+        sys.stdout.flush()
+    except BrokenPipeError:
+        discard_stdout()
+    print(f"Would fix {fixing.applied} violation{'s' if fixing.applied != 1 else ''}.", file=sys.stderr)
+    return EXIT_VIOLATIONS if fixing.applied else EXIT_OK
+
+
+def fix(checked: Checked, inputs: Inputs, policy: Policy, selection: Selection, unsafe: bool) -> FixRun:
+    """`--fix`: write the fixes, then report the files as they now are (in `checked`)."""
+    from import_policy.fix.run import fix_files, note_failures, recheck  # the fixer needs libcst
+
+    result = checked.result
+    fixing = fix_files(result.diagnostics, inputs.files, inputs.read, unsafe, write=True, root=policy.root, cwd=Path.cwd())
+    for path, reason in fixing.write_errors:
+        print(f"import-policy: cannot write {path}: {reason}", file=sys.stderr)
+    if fixing.changed:
+        result = recheck(result, inputs.files, fixing.changed, policy, selection, inputs.read)
+    result.diagnostics[:] = note_failures(result.diagnostics, fixing)
+    checked.result = result
+    return fixing
+
+
+def fix_stdin(
+    args: argparse.Namespace, policy: Policy, selection: Selection, files: list[SourceFile], source: bytes,
+    diagnostics: list[Diagnostic],
+) -> int:
+    """The fixed source to stdout, for an editor's buffer; what remains to stderr."""
+    from import_policy.commands.check_stdin import fix_stdin as fixed_stdin
+
+    new, remaining = fixed_stdin(Plan(policy, selection), files, source, diagnostics, args.unsafe_fixes)
+    try:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(new)
+        sys.stdout.buffer.flush()
+    except BrokenPipeError:
+        discard_stdout()
+    shown = present(remaining, args.unsafe_fixes, policy.root, Path.cwd())
+    if shown:
+        sys.stderr.write(text_report.render(shown, False))
+    return exit_code(shown, args.exit_zero)
+
+
+def apply_baseline(
+    diagnostics: list[Diagnostic], args: argparse.Namespace, policy: Policy, files: list[SourceFile],
+    selection: Selection, overrides: dict[str, bytes],
+) -> list[Diagnostic]:
+    """`--baseline` drops what it records; `--write-baseline` records everything and keeps nothing."""
+    if args.write_baseline is None and args.baseline is None:
+        return list(diagnostics)
+    from import_policy.adoption.steps import AdoptionError, source_reader, use_baseline
+
+    try:
+        return use_baseline(
+            diagnostics, write_to=args.write_baseline, read_from=args.baseline,
+            source_of=source_reader(policy.root, overrides), files=files, selection=selection,
+        )
+    except AdoptionError as error:
+        raise UsageError(str(error)) from None
+
+
+def present(diagnostics: Sequence[Diagnostic], unsafe: bool, root: Path, cwd: Path) -> list[Diagnostic]:
+    """Sorted, with paths relative to where the user stands and `fixable` under the flags given."""
+    shown = [_rebase(replace(d, fixable=applies(d, unsafe)), root, cwd) for d in diagnostics]
+    shown.sort(key=Diagnostic.sort_key)
+    return shown
+
+
+def write_report(
+    args: argparse.Namespace, shown: list[Diagnostic], files: int, policy: Policy, cwd: Path,
+    overrides: dict[str, bytes], *, fixed: int, hidden: int,
+) -> None:
+    """The findings on stdout in the format asked for. A reader that closes the pipe early
+    (`| head`) ends the output quietly; the exit code still says what was found."""
+    try:
+        _write_report(args, shown, files, policy, cwd, overrides, fixed=fixed, hidden=hidden)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        discard_stdout()
+
+
+def _write_report(
+    args: argparse.Namespace, shown: list[Diagnostic], files: int, policy: Policy, cwd: Path,
+    overrides: dict[str, bytes], *, fixed: int, hidden: int,
+) -> None:
+    out = sys.stdout
+    # Each format's module is imported only when asked for: start-up time is most of a warm run.
+    if args.statistics and args.format != "json":
+        out.write(text_report.render_statistics(shown))
+    elif args.statistics or args.format == "json":
+        from import_policy.report import json as json_report
+
+        out.write(json_report.render_statistics(shown) if args.statistics else json_report.render(shown, files))
+    elif args.format == "sarif":
+        from import_policy.report import sarif as sarif_report
+        from import_policy.report.sarif_fixes import fix_hook
+
+        shown_stdin = {_rebase_path(path, policy.root, cwd): data for path, data in overrides.items()}
+        out.write(sarif_report.render(shown, policy, cwd, fix_hook(cwd, shown_stdin)))
+    elif args.format == "github":
+        from import_policy.report import github as github_report
+
+        out.write(github_report.render(shown))
+    else:
+        out.write(text_report.render(shown, text_report.use_colour(out), fixed=fixed, hidden=hidden))
+
+
+def exit_code(shown: Sequence[Diagnostic], exit_zero: bool) -> int:
+    if exit_zero:
+        return EXIT_OK
+    return EXIT_VIOLATIONS if any(d.severity == "error" for d in shown) else EXIT_OK
+
+
+def _rebase(d: Diagnostic, root: Path, cwd: Path) -> Diagnostic:
+    """Diagnostics carry root-relative paths; people read them relative to where they stand."""
+    return replace(d, path=_rebase_path(d.path, root, cwd))
+
+
+def _rebase_path(path: str, root: Path, cwd: Path) -> str:
+    if root == cwd and not path.startswith("../"):
+        return path  # the usual case, and thousands of findings: no path arithmetic
+    return Path(os.path.relpath(root / path, cwd)).as_posix()

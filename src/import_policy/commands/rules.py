@@ -1,0 +1,34 @@
+"""`import-policy rules` (the rules in force, as a table or JSON) and `import-policy explain RULE`."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from import_policy.commands import EXIT_OK, UsageError
+from import_policy.config.load import Loaded
+from import_policy.kinds.describe import describe_rule, rule_rows
+
+_HEADERS = ("id", "kind", "severity", "fixable", "source", "message")
+
+
+def rules(loaded: Loaded, fmt: str) -> int:
+    rows = rule_rows(loaded.policy)
+    if fmt == "json":
+        sys.stdout.write(json.dumps(rows, indent=2) + "\n")
+        return EXIT_OK
+    table = [_HEADERS] + [tuple(str(row[h]).replace("\n", " ") for h in _HEADERS) for row in rows]
+    widths = [max(len(r[i]) for r in table) for i in range(len(_HEADERS) - 1)]
+    for row in table:
+        cells = [cell.ljust(width) for cell, width in zip(row, widths)] + [row[-1]]
+        sys.stdout.write("  ".join(cells).rstrip() + "\n")
+    return EXIT_OK
+
+
+def explain(loaded: Loaded, rule: str) -> int:
+    text = describe_rule(loaded.policy, rule)
+    if text is None:
+        known = ", ".join(row["id"] for row in rule_rows(loaded.policy))
+        raise UsageError(f"unknown rule {rule!r}; rules in force: {known}")
+    sys.stdout.write(text)
+    return EXIT_OK
