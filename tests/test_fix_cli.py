@@ -13,7 +13,7 @@ from conftest import Project
 
 from import_policy.config.load import load
 from import_policy.diagnostics import Diagnostic
-from import_policy.fix.apply import fix_source
+from import_policy.fix.run import fix_source
 from import_policy.fix.payload import ProbeFix
 from import_policy.report.text import summary
 
@@ -205,7 +205,6 @@ def test_fix_says_why_the_probe_fix_was_not_applied(project: Project) -> None:
     assert NOT_IMPORTED in out.splitlines()[0]
 
 
-@pytest.mark.xfail(strict=True, reason="the re-run replaced the findings the fixer annotated")
 def test_stdin_fix_says_why_the_probe_fix_was_not_applied(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
     project.config(MIXED_RULES)
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(MIXED_SOURCE.encode()), encoding="utf-8"))
@@ -215,7 +214,6 @@ def test_stdin_fix_says_why_the_probe_fix_was_not_applied(project: Project, monk
     assert NOT_IMPORTED in err.splitlines()[0]
 
 
-@pytest.mark.xfail(strict=True, reason="the re-run replaced the findings the fixer annotated")
 def test_fix_source_says_why_the_probe_fix_was_not_applied(project: Project) -> None:
     project.config(MIXED_RULES)
     policy = load(project.root / "import-policy.yaml", project.root).policy

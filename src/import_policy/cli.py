@@ -199,12 +199,13 @@ def _check(loaded: Loaded, args: argparse.Namespace) -> int:
             runs.put(run_key, files, snapshot, Outcome(list(result.diagnostics), result.files, result.unreadable, stale_lines))
     fixing = None
     if args.fix or args.diff:
-        from import_policy.fix.run import fix_files, note_failures, recheck  # the fixer needs libcst
+        from import_policy.fix.run import fix_and_check_again, to_disk  # the fixer needs libcst
 
         if stdin_bytes is not None and not args.diff:
-            return _fix_stdin(args, policy, selection, files, stdin_bytes, result.diagnostics)
-        fixing = fix_files(
-            result.diagnostics, files, read, args.unsafe_fixes, write=not args.diff,
+            return _fix_stdin(args, policy, selection, files, stdin_bytes, result)
+        # Reported as the files now are, each unapplied fix saying why.
+        result, fixing = fix_and_check_again(
+            result, files, read, policy, selection, args.unsafe_fixes, write=None if args.diff else to_disk,
             root=policy.root, cwd=Path.cwd(),
         )
         if args.diff:
@@ -213,9 +214,6 @@ def _check(loaded: Loaded, args: argparse.Namespace) -> int:
             return EXIT_VIOLATIONS if fixing.applied else EXIT_OK
         for path, reason in fixing.write_errors:
             print(f"import-policy: cannot write {path}: {reason}", file=sys.stderr)
-        if fixing.changed:  # report the files as they now are
-            result = recheck(result, files, fixing.changed, policy, selection, read)
-        result.diagnostics[:] = note_failures(result.diagnostics, fixing)
     overrides = {file.relative: stdin_bytes for file in files if stdin_bytes is not None}
     kept = list(result.diagnostics)
     if args.write_baseline is not None or args.baseline is not None:
@@ -267,12 +265,12 @@ def _check(loaded: Loaded, args: argparse.Namespace) -> int:
 
 def _fix_stdin(
     args: argparse.Namespace, policy: Policy, selection: Selection, files: list[SourceFile], source: bytes,
-    diagnostics: list[Diagnostic],
+    before: Result,
 ) -> int:
     """The fixed source to stdout, for an editor's buffer; what remains to stderr."""
     from import_policy.commands.check_stdin import fix_stdin
 
-    new, remaining = fix_stdin(Plan(policy, selection), files, source, diagnostics, args.unsafe_fixes)
+    new, remaining = fix_stdin(policy, selection, files, source, before, args.unsafe_fixes)
     sys.stdout.flush()
     sys.stdout.buffer.write(new)
     sys.stdout.buffer.flush()

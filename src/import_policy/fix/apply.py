@@ -2,8 +2,8 @@
 
 `fix_bytes(source, diagnostics, unsafe)` takes the findings a check produced
 for one file and returns the new bytes with what was applied and what was not
-(and why). `fix_source(source, path, policy, unsafe)` is the library entry
-point for editors and tests: check, fix, and check again.
+(and why). Checking again afterwards is `import_policy.fix.run`'s job
+(`fix_source` there is the library entry point: check, fix, check again).
 
 How it stays safe:
 - Findings are located again in the fixer's own parse by their line and
@@ -23,16 +23,15 @@ import os
 import stat
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Union
+from typing import TypeVar, Union
 
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from import_policy.config.model import Policy
-from import_policy.diagnostics import Diagnostic
+from import_policy.diagnostics import Diagnostic, FixPayload
 from import_policy.fix.imports import Out, Refused, rewrite_from, rewrite_import
 from import_policy.fix.payload import AliasEdit, ImportFix, ProbeFix, applies
 from import_policy.rocm.probe_fix import ProbeImport, ProbeIndex, plan_call, update_import
@@ -76,34 +75,6 @@ def fix_bytes(source: bytes, diagnostics: Sequence[Diagnostic], unsafe: bool = F
         reason = f"the fixed file would not parse ({str(error).splitlines()[0] if str(error) else type(error).__name__}); left alone"
         return FileFix(source, failed=job.failed + [(d, reason) for d in job.applied])
     return FileFix(new, job.applied, job.failed)
-
-
-def fix_source(
-    source: bytes, path: str, policy: Policy, unsafe: bool = False
-) -> tuple[bytes, list[Diagnostic]]:
-    """Check `source` as the file at `path` (relative to the project root), apply the fixes
-    that apply with the flags given, and return the new bytes with what remains."""
-    from import_policy.discovery.files import SourceFile
-    from import_policy.pipeline.plan import Plan, Selection
-    from import_policy.pipeline.engine import run
-
-    file = SourceFile(policy.root / path, path, "python")
-    plan = Plan(policy, Selection())
-    before = run(plan, [file], read=lambda _: source).diagnostics
-    fixed = fix_bytes(source, before, unsafe)
-    if not fixed.changed:
-        return source, annotate(before, fixed.failed)
-    after = run(plan, [file], read=lambda _: fixed.new).diagnostics
-    return fixed.new, after
-
-
-def annotate(diagnostics: Sequence[Diagnostic], failed: Sequence[tuple[Diagnostic, str]]) -> list[Diagnostic]:
-    """Say on each finding whose fix was not applied why not."""
-    reasons = {id(d): why for d, why in failed}
-    return [
-        replace(d, message=f"{d.message} (fix not applied: {reasons[id(d)]})") if id(d) in reasons else d
-        for d in diagnostics
-    ]
 
 
 # --- writing ------------------------------------------------------------------------------
@@ -180,40 +151,16 @@ class _Job:
         self.renames: dict[cst.Name, str] = {}
 
     def add(self, d: Diagnostic) -> None:
-        candidates = self.at.get((d.line, d.column), [])
-        if isinstance(d.fix, ImportFix):
-            self._add_import(d, d.fix, candidates)
-        elif isinstance(d.fix, ProbeFix):
-            tail = d.fix.probe.rpartition(".")[2]
-            calls = [node for node, _ in candidates if isinstance(node, cst.Call)]
-            if not calls:
-                raise Refused("the probe call was not found where the finding points")
-            # `f(x)(y)` and `f(x)` start at one place: take the call of the probe itself.
-            calls.sort(key=lambda call: _callee_is(call, tail))
-            name = plan_call(calls[-1], d.line, d.fix.probe, d.fix.replacement, self.probes, self.probe_imports)
-            self.renames[name] = d.fix.replacement
-        else:
+        assert d.fix is not None
+        applier = APPLIERS.get(d.fix.tag)
+        if applier is None:
             raise Refused("no fix this version knows how to apply")
+        applier.plan(self, d, d.fix)
         self.applied.append(d)
 
-    def _add_import(self, d: Diagnostic, fix: ImportFix, candidates: list[tuple[cst.CSTNode, cst.CSTNode | None]]) -> None:
-        wanted = cst.Import if fix.kind == "import" else cst.ImportFrom
-        statements = [node for node, _ in candidates if isinstance(node, wanted)]
-        if not statements:
-            raise Refused("the import was not found where the finding points")
-        statement = statements[0]
-        written = {
-            get_full_name_for_node(item.name)
-            for item in getattr(statement, "names", ())
-            if isinstance(item, cst.ImportAlias)
-        }
-        edits = self.edits.setdefault(statement, {})
-        for edit in fix.edits:
-            if edit.written not in written:
-                raise Refused(f"`{edit.written}` is not in the statement the finding points at")
-        for edit in fix.edits:
-            # A second rule on the same name: the first edit stands, the name is fixed once.
-            edits.setdefault(edit.written, edit)
+    def candidates(self, d: Diagnostic) -> list[tuple[cst.CSTNode, cst.CSTNode | None]]:
+        """The nodes that start where the finding points (statement, imported name or None)."""
+        return self.at.get((d.line, d.column), [])
 
     # --- from plans to rewriters ---
 
@@ -240,6 +187,73 @@ class _Job:
             return rewrite_import(node, edits)
         assert isinstance(node, cst.ImportFrom)
         return rewrite_from(node, edits)
+
+
+# --- appliers: one per payload tag ----------------------------------------------------------
+
+
+def _plan_import(job: _Job, d: Diagnostic, payload: FixPayload) -> None:
+    fix = _expect(payload, ImportFix)
+    wanted = cst.Import if fix.kind == "import" else cst.ImportFrom
+    statements = [node for node, _ in job.candidates(d) if isinstance(node, wanted)]
+    if not statements:
+        raise Refused("the import was not found where the finding points")
+    statement = statements[0]
+    written = {
+        get_full_name_for_node(item.name)
+        for item in getattr(statement, "names", ())
+        if isinstance(item, cst.ImportAlias)
+    }
+    edits = job.edits.setdefault(statement, {})
+    for edit in fix.edits:
+        if edit.written not in written:
+            raise Refused(f"`{edit.written}` is not in the statement the finding points at")
+    for edit in fix.edits:
+        # A second rule on the same name: the first edit stands, the name is fixed once.
+        edits.setdefault(edit.written, edit)
+
+
+def _plan_probe(job: _Job, d: Diagnostic, payload: FixPayload) -> None:
+    fix = _expect(payload, ProbeFix)
+    tail = fix.probe.rpartition(".")[2]
+    calls = [node for node, _ in job.candidates(d) if isinstance(node, cst.Call)]
+    if not calls:
+        raise Refused("the probe call was not found where the finding points")
+    # `f(x)(y)` and `f(x)` start at one place: take the call of the probe itself.
+    calls.sort(key=lambda call: _callee_is(call, tail))
+    name = plan_call(calls[-1], d.line, fix.probe, fix.replacement, job.probes, job.probe_imports)
+    job.renames[name] = fix.replacement
+
+
+P = TypeVar("P")
+
+
+def _expect(payload: FixPayload, record: type[P]) -> P:
+    # The tag chose the applier; a record that claims another type's tag is refused, not trusted.
+    if not isinstance(payload, record):
+        raise Refused(f"a `{payload.tag}` payload that is not a {record.__name__}")
+    return payload
+
+
+@dataclass(frozen=True)
+class Applier:
+    """How the fixer applies one payload type.
+
+    `plan` locates the finding in the fixer's parse and records the edits on the
+    job. `statement_local`: every edit stays inside the statement the finding
+    points at and depends on nothing else in the file, so the fixer may parse
+    that statement alone; a fix that reads or edits elsewhere says False.
+    """
+
+    plan: Callable[[_Job, Diagnostic, FixPayload], None]
+    statement_local: bool
+
+
+# payload tag -> its applier; the same keys as `import_policy.fix.payload.PAYLOADS`.
+APPLIERS: dict[str, Applier] = {
+    ImportFix.tag: Applier(_plan_import, statement_local=True),
+    ProbeFix.tag: Applier(_plan_probe, statement_local=False),
+}
 
 
 def _callee_is(call: cst.Call, tail: str) -> bool:
