@@ -1,4 +1,4 @@
-"""Applying fixes: one parse per file, one transformer, verified, written atomically.
+"""Applying fixes: statement by statement where they allow it, one transformer, verified, written atomically.
 
 `fix_bytes(source, diagnostics, unsafe)` takes the findings a check produced
 for one file and returns the new bytes with what was applied and what was not
@@ -13,7 +13,10 @@ How it stays safe:
 - The transformer replaces whole statement lines ({node: replacement}, as
   Fixit does), so nothing outside the rewritten import lines changes, except
   probe callees renamed in place.
-- The result must parse again (libcst) or nothing is written.
+- A fix whose applier says it is statement-local is worked out on its
+  statement's bytes alone (`fix.splice`) and spliced back; the whole new file
+  must compile (CPython) or the whole-file path decides. Otherwise the file is
+  parsed whole, and the result must parse again (libcst), or nothing is written.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ import os
 import stat
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TypeVar, Union
 
@@ -34,6 +37,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from import_policy.diagnostics import Diagnostic, FixPayload
 from import_policy.fix.imports import Out, Refused, rewrite_from, rewrite_import
 from import_policy.fix.payload import AliasEdit, ImportFix, ProbeFix, applies
+from import_policy.fix.splice import Statement, compiles, first_newline, isolate, splice
 from import_policy.rocm.probe_fix import ProbeImport, ProbeIndex, plan_call, update_import
 
 Replacement = Union[cst.CSTNode, cst.FlattenSentinel[cst.CSTNode], cst.RemovalSentinel]
@@ -56,6 +60,12 @@ def fix_bytes(source: bytes, diagnostics: Sequence[Diagnostic], unsafe: bool = F
     wanted = [d for d in diagnostics if applies(d, unsafe)]
     if not wanted:
         return FileFix(source)
+    fixed = _fix_statements(source, wanted)
+    return fixed if fixed is not None else _fix_file(source, wanted)
+
+
+def _fix_file(source: bytes, wanted: Sequence[Diagnostic]) -> FileFix:
+    """The whole file through libcst: for fixes that read or edit more than their statement."""
     try:
         tree = cst.parse_module(source)
     except Exception as error:  # a file the fixer cannot parse is left alone, whatever the reason
@@ -75,6 +85,74 @@ def fix_bytes(source: bytes, diagnostics: Sequence[Diagnostic], unsafe: bool = F
         reason = f"the fixed file would not parse ({str(error).splitlines()[0] if str(error) else type(error).__name__}); left alone"
         return FileFix(source, failed=job.failed + [(d, reason) for d in job.applied])
     return FileFix(new, job.applied, job.failed)
+
+
+def _fix_statements(source: bytes, wanted: Sequence[Diagnostic]) -> FileFix | None:
+    """Only the statements being fixed through libcst, their new bytes spliced in; None when the
+    whole file must be taken (a fix that is not statement-local, a statement that cannot be cut
+    out, a result CPython does not compile)."""
+    claims: dict[str, list[Diagnostic]] = {}
+    for d in wanted:
+        assert d.fix is not None
+        applier = APPLIERS.get(d.fix.tag)
+        if applier is None or applier.local is None:
+            return None
+        try:
+            names = applier.local(d.fix)
+        except Refused:
+            return None
+        for name in names:
+            claims.setdefault(name, []).append(d)
+    found = isolate(source, wanted)
+    if found is None:
+        return None
+    owner = {d: statement for statement, ds in found.values() for d in ds}
+    for name, ds in claims.items():
+        # A name another statement of the file spells (an import from the same gateway) may be
+        # merged with: the whole file decides that.
+        statements = {owner[d] for d in ds}
+        if len(statements) > 1:
+            return None
+        (statement,) = statements
+        needle = name.encode("utf-8")
+        if source.find(needle, 0, statement.start) != -1 or source.find(needle, statement.end) != -1:
+            return None
+    newline = first_newline(source)
+    replacements: list[tuple[Statement, bytes]] = []
+    applied: list[Diagnostic] = []
+    failed: list[tuple[Diagnostic, str]] = []
+    for first, (statement, ds) in found.items():
+        try:
+            tree = cst.parse_module(statement.text).with_changes(default_newline=newline)
+        except Exception:
+            return None
+        job = _Job(tree, statement.text)
+        for d in ds:
+            # The statement's own coordinates: line 1 is its first line, without the indentation.
+            shift = len(statement.indent) if d.line == first else 0
+            moved = replace(d, line=d.line - first + 1, column=d.column - shift)
+            try:
+                job.add(moved)
+            except Refused as why:
+                failed.append((d, str(why)))
+                continue
+            applied.append(d)
+        if not job.applied:
+            continue
+        try:
+            new_tree = tree.visit(_Apply(job.rewriters()))
+        except Exception:
+            return None
+        if new_tree.header or new_tree.footer:
+            return None
+        text = "".join(statement.indent + new_tree.code_for_node(line) for line in new_tree.body)
+        replacements.append((statement, text.encode("utf-8")))
+    if not replacements:
+        return FileFix(source, failed=failed)
+    new = splice(source, replacements)
+    if not compiles(new):
+        return None  # the whole-file path says why, in the words it always used
+    return FileFix(new, applied, failed)
 
 
 # --- writing ------------------------------------------------------------------------------
@@ -240,20 +318,27 @@ class Applier:
     """How the fixer applies one payload type.
 
     `plan` locates the finding in the fixer's parse and records the edits on the
-    job. `statement_local`: every edit stays inside the statement the finding
-    points at and depends on nothing else in the file, so the fixer may parse
-    that statement alone; a fix that reads or edits elsewhere says False.
+    job. `local`: see below; a statement-local fix costs what its statement
+    costs, whatever the size of the file.
     """
 
     plan: Callable[[_Job, Diagnostic, FixPayload], None]
-    statement_local: bool
+    # For a fix that edits only its own statement and reads nothing else: the names whose
+    # mention elsewhere in the file could change how it is written (an import from the same
+    # gateway, which the whole-file path merges into). None: the fixer parses the whole file.
+    local: Callable[[FixPayload], Sequence[str]] | None
 
 
 # payload tag -> its applier; the same keys as `import_policy.fix.payload.PAYLOADS`.
 APPLIERS: dict[str, Applier] = {
-    ImportFix.tag: Applier(_plan_import, statement_local=True),
-    ProbeFix.tag: Applier(_plan_probe, statement_local=False),
+    ImportFix.tag: Applier(_plan_import, local=lambda fix: _gateway_names(_expect(fix, ImportFix))),
+    ProbeFix.tag: Applier(_plan_probe, local=None),  # reads every mention of the probe's name
 }
+
+
+def _gateway_names(fix: ImportFix) -> list[str]:
+    # The last part is spelled however the import is written (`from a.b import`, `from a . b import`).
+    return [edit.gateway.rpartition(".")[2] for edit in fix.edits if edit.gateway]
 
 
 def _callee_is(call: cst.Call, tail: str) -> bool:
