@@ -586,7 +586,7 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--venv", type=Path, default=DEFAULT_VENV, help=f"the bench's own venv (default: {DEFAULT_VENV})")
     parser.add_argument("--runs", type=int, default=5, help="rounds for fast cases (median; at least 5 for the record)")
     parser.add_argument("--slow-runs", type=int, default=5, help="rounds for the cold whole-tree cases (T1, T4 cold, T6)")
-    parser.add_argument("--cases", type=case_list, default=case_list("T1,T2,T3,T4,T6"),
+    parser.add_argument("--cases", type=case_list, default=case_list("T1,T2,T3,T4,T6,T8"),
                         help="comma-separated subset of " + ",".join(CASES) + " (T5, peak RSS, is always printed)")
     parser.add_argument("--jobs", default=str(os.cpu_count() or 1), help="import-policy --jobs")
     parser.add_argument("--prepare-only", action="store_true",

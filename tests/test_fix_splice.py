@@ -168,3 +168,9 @@ def test_statement_and_whole_file_agree(policy: Policy, lines: list[str], newlin
         assert local.new == whole.new
         assert len(local.applied) == len(whole.applied)
         ast.parse(local.new)
+
+
+def test_a_warning_elsewhere_in_the_file_stays_quiet(policy: Policy, recwarn: pytest.WarningsRecorder) -> None:
+    local, _ = both(policy, b"import re\nP = '\\d'\n")
+    assert local is not None and local.new == b"import regex as re\nP = '\\d'\n"
+    assert not [w for w in recwarn if issubclass(w.category, (SyntaxWarning, DeprecationWarning))]

@@ -20,6 +20,7 @@ import codecs
 import io
 import re
 import tokenize
+import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -124,7 +125,9 @@ def _statement(source: bytes, first: int, starts: dict[int, int]) -> Statement |
     if not text.endswith((b"\n", b"\r")):
         return None  # the last line of a file without a line break: the whole-file path keeps that exact
     try:
-        tree = ast.parse(text)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(text)
     except (SyntaxError, ValueError):
         return None
     # Exactly one simple statement, and it fills the lines: nothing joined to it with `;`.
@@ -179,7 +182,9 @@ def splice(source: bytes, replacements: Sequence[tuple[Statement, bytes]]) -> by
 def compiles(source: bytes) -> bool:
     """Whether CPython compiles the whole file (leaner than building an `ast` of it)."""
     try:
-        compile(source, "<fixed>", "exec", dont_inherit=True)
+        with warnings.catch_warnings():  # an invalid escape elsewhere in the file is not ours to report
+            warnings.simplefilter("ignore")
+            compile(source, "<fixed>", "exec", dont_inherit=True)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return False
     return True
