@@ -38,7 +38,7 @@ from import_policy.diagnostics import Diagnostic, FixPayload
 from import_policy.fix.imports import Out, Refused, rewrite_from, rewrite_import
 from import_policy.fix.payload import AliasEdit, ImportFix, ProbeFix, applies
 from import_policy.fix.splice import Statement, compiles, first_newline, isolate, splice
-from import_policy.rocm.probe_fix import ProbeImport, ProbeIndex, plan_call, update_import
+from import_policy.rocm.probe_fix import ProbeImport, ProbeIndex, plan_probe, update_import
 
 Replacement = Union[cst.CSTNode, cst.FlattenSentinel[cst.CSTNode], cst.RemovalSentinel]
 Rewriter = Callable[[cst.CSTNode], Replacement]
@@ -291,18 +291,6 @@ def _plan_import(job: _Job, d: Diagnostic, payload: FixPayload) -> None:
         edits.setdefault(edit.written, edit)
 
 
-def _plan_probe(job: _Job, d: Diagnostic, payload: FixPayload) -> None:
-    fix = _expect(payload, ProbeFix)
-    tail = fix.probe.rpartition(".")[2]
-    calls = [node for node, _ in job.candidates(d) if isinstance(node, cst.Call)]
-    if not calls:
-        raise Refused("the probe call was not found where the finding points")
-    # `f(x)(y)` and `f(x)` start at one place: take the call of the probe itself.
-    calls.sort(key=lambda call: _callee_is(call, tail))
-    name = plan_call(calls[-1], d.line, fix.probe, fix.replacement, job.probes, job.probe_imports)
-    job.renames[name] = fix.replacement
-
-
 P = TypeVar("P")
 
 
@@ -332,19 +320,13 @@ class Applier:
 # payload tag -> its applier; the same keys as `import_policy.fix.payload.PAYLOADS`.
 APPLIERS: dict[str, Applier] = {
     ImportFix.tag: Applier(_plan_import, local=lambda fix: _gateway_names(_expect(fix, ImportFix))),
-    ProbeFix.tag: Applier(_plan_probe, local=None),  # reads every mention of the probe's name
+    ProbeFix.tag: Applier(plan_probe, local=None),  # reads every mention of the probe's name
 }
 
 
 def _gateway_names(fix: ImportFix) -> list[str]:
     # The last part is spelled however the import is written (`from a.b import`, `from a . b import`).
     return [edit.gateway.rpartition(".")[2] for edit in fix.edits if edit.gateway]
-
-
-def _callee_is(call: cst.Call, tail: str) -> bool:
-    func = call.func
-    name = func.attr if isinstance(func, cst.Attribute) else func
-    return isinstance(name, cst.Name) and name.value == tail
 
 
 def _blocks(tree: cst.Module) -> Iterator[Sequence[cst.CSTNode]]:
