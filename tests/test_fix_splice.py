@@ -75,6 +75,11 @@ LOCAL = [
     b"try:\n    import triton\nexcept ImportError:\n    triton = None\n",
     b"x = '''\nimport re\n'''\nimport re\n",
     b"\x0c\nimport re\n\x0c\ny = 1 \t \n",
+    b"def f():\n    from re import (\nsub,\n        )\n    return sub\n",  # continuation lines left of the statement
+    b"import os\nimport triton, re\r\nx = 1\r\n",  # mixed line breaks: new lines take the first one's
+    b"import re;\n",
+    b"import re   \t\n",
+    b"import re, base64  # two rules, one statement\n",
 ]
 
 
@@ -160,9 +165,11 @@ FORMS = [
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.lists(st.sampled_from(FORMS), max_size=8), st.sampled_from(["\n", "\r\n"]), st.booleans())
-def test_statement_and_whole_file_agree(policy: Policy, lines: list[str], newline: str, bom: bool) -> None:
-    source = (b"\xef\xbb\xbf" if bom else b"") + (newline.join(line.replace("\n", newline) for line in lines) + newline).encode()
+@given(st.lists(st.tuples(st.sampled_from(FORMS), st.sampled_from(["\n", "\r\n"])), max_size=8), st.booleans())
+def test_statement_and_whole_file_agree(policy: Policy, lines: list[tuple[str, str]], bom: bool) -> None:
+    # Line breaks mixed line by line: new lines must take the file's first one, old ones stay.
+    text = "".join(line.replace("\n", newline) + newline for line, newline in lines)
+    source = (b"\xef\xbb\xbf" if bom else b"") + text.encode()
     local, whole = both(policy, source)
     if local is not None:
         assert local.new == whole.new

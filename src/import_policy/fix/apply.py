@@ -123,7 +123,10 @@ def _fix_statements(source: bytes, wanted: Sequence[Diagnostic]) -> FileFix | No
     failed: list[tuple[Diagnostic, str]] = []
     for first, (statement, ds) in found.items():
         try:
-            tree = cst.parse_module(statement.text).with_changes(default_newline=newline)
+            tree = cst.parse_module(statement.text)
+            if tree.default_newline != newline:
+                # New lines take the file's line break; the statement's own breaks stay its own.
+                tree = tree.visit(_PinNewlines(tree.default_newline)).with_changes(default_newline=newline)
         except Exception:
             return None
         job = _Job(tree, statement.text)
@@ -453,6 +456,17 @@ def _semicolons(smalls: list[cst.BaseSmallStatement]) -> list[cst.BaseSmallState
             )
         joined.append(small)
     return joined
+
+
+class _PinNewlines(cst.CSTTransformer):
+    """Write out the line breaks libcst leaves implicit (the module's default), before the default changes."""
+
+    def __init__(self, value: str) -> None:
+        super().__init__()
+        self.value = value
+
+    def leave_Newline(self, original_node: cst.Newline, updated_node: cst.Newline) -> cst.Newline:
+        return updated_node.with_changes(value=self.value) if updated_node.value is None else updated_node
 
 
 class _Apply(cst.CSTTransformer):
