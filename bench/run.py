@@ -1,6 +1,6 @@
 """Benchmark import-policy against the tools it replaces, on a vLLM checkout (issue 7).
 
-    python bench/run.py [--corpus DIR] [--venv DIR] [--runs 5] [--slow-runs 5] [--cases T1,T2,T3,T4,T6]
+    python bench/run.py [--corpus DIR] [--venv DIR] [--runs 5] [--slow-runs 5] [--cases T1,T2,T3,T4,T6,T8]
     python bench/run.py --prepare-only      # build T6's tree and config, check the config loads, stop
 
 Cases (docs/benchmarks.md has the targets and how to read them):
@@ -12,6 +12,7 @@ Cases (docs/benchmarks.md has the targets and how to read them):
   T4  heavy-import-reachable over the whole project, cold/warm           vs import-linter cold/warm
   T5  peak RSS of every import-policy command above
   T6  the tree copied 4 times, cold                                       vs the same layout with 1 copy (T1')
+  T8  `check --diff` of one generated 4 MB file with one fixable import   against absolute targets (5 s, 300 MB)
 
 The corpus defaults to ~/.cache/import-policy-corpus/vllm-0.33.0 and is fetched
 with ../shared/corpus/fetch_sdist.py when missing. Everything runs in a venv of
@@ -53,13 +54,16 @@ DEFAULT_VENV = Path("~/.cache/import-policy-bench/venv")
 DEFAULT_FETCHER = REPO.parent / "shared" / "corpus" / "fetch_sdist.py"
 TOOLS = ("regex", "ruff", "import-linter")  # regex: vLLM's script imports it
 INNER = "IMPORT_POLICY_BENCH_VENV"  # set when the bench runs itself again under its venv
-CASES = ("T1", "T2", "T3", "T4", "T5", "T6")
+CASES = ("T1", "T2", "T3", "T4", "T5", "T6", "T8")
 GRAPH_RULE = "heavy-import-reachable"
 PRESET_POLICY = "version: 1\nextends: [vllm]\n"
 # vllm.yaml extends these two; `_merge` in config/load.py merges parents first.
 PRESET_ORDER = ("rocm-safety", "stable-abi", "vllm")
 COPIES = 4
 T6_TARGET = 4.4  # linear in the tree's size, with 10% slack
+T8_BYTES = 4 * 1024 * 1024
+T8_TARGET_S = 5.0
+T8_POLICY = "version: 1\nrules:\n  - id: regex-not-re\n    forbid: [re]\n    fix: {replace_module: regex}\n"
 
 
 @dataclass
@@ -461,6 +465,84 @@ def case_t6(bench: Bench, four: Path, one: Path) -> None:
     bench.commands += [t6, t1_prime]
 
 
+# --- T8: --diff of one big file ----------------------------------------------------------
+
+
+T8_CHUNK = '''
+
+# Section {n}: a block of ordinary code, so the file reads like a (very long) module.
+class Handler{n}:
+    """Handles request kind {n}; keeps a small cache of parsed values."""
+
+    limit = {n} % 97 + 3
+
+    def __init__(self, name: str, values: list[int] | None = None) -> None:
+        self.name = name
+        self.values = values or [{n}, {n} + 1, {n} * 2]
+        self.cache: dict[str, int] = {{}}
+
+    def total(self, scale: float = 1.5) -> float:
+        result = 0.0
+        for index, value in enumerate(self.values):
+            if value % 3 == 0 and index < self.limit:
+                result += value * scale
+            elif value % 5 == 0:
+                result -= value / (index + 1)
+            else:
+                result += len(self.name) * 0.25
+        return result
+
+    def describe(self) -> str:
+        parts = [f"{{key}}={{value}}" for key, value in sorted(self.cache.items())]
+        return "handler {n} (" + ", ".join(parts) + ")"
+
+
+def make_handler_{n}(names: tuple[str, ...] = ("alpha", "beta", "gamma")) -> list[Handler{n}]:
+    table = {{"first": {n}, "second": [1, 2, 3], "third": {{"nested": (4, 5)}}}}
+    out = []
+    for name in names:
+        try:
+            out.append(Handler{n}(name, [table["first"], len(name)]))
+        except (KeyError, ValueError) as error:  # never raised, but parsed
+            raise RuntimeError(str(error)) from error
+    return out
+'''
+
+
+def generate_t8(folder: Path, size: int = T8_BYTES) -> Path:
+    """A project whose one file, `big.py`, has `import re` at the top and about `size` bytes of code."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / CONFIG).write_text(T8_POLICY, encoding="utf-8")
+    parts = ['"""A generated module for the bench: one import a rule forbids, then plain code."""\n\nimport os\nimport re\n']
+    length, n = len(parts[0]), 0
+    while length < size:
+        chunk = T8_CHUNK.format(n=n)
+        parts.append(chunk)
+        length += len(chunk)
+        n += 1
+    path = folder / "big.py"
+    path.write_text("".join(parts), encoding="utf-8")
+    return path
+
+
+def absolute_row(label: str, ours: Command, target_s: float) -> str:
+    verdict = "met" if ours.timing.cpu_median <= target_s else "missed"
+    return (f"| {label} | {ours.timing.cpu_median:.3f} s ({ours.timing.wall_median:.3f}) | - | - | "
+            f"<= {target_s:g} s {verdict} |")
+
+
+def case_t8(bench: Bench) -> None:
+    folder = bench.work / "t8"
+    path = generate_t8(folder)
+    print(f"T8 --diff of {path} ({path.stat().st_size / 1e6:.1f} MB)", file=sys.stderr)
+    t8 = Command("import-policy T8 --diff 4 MB file",
+                 [bench.python, "-m", "import_policy", "check", "--no-cache", "--diff", "big.py"], cwd=folder)
+    alternate([t8], bench.slow_runs, folder)
+    bench.rows.append(absolute_row(f"T8 --diff, one {path.stat().st_size / 1e6:.1f} MB file, one fixable import",
+                                   t8, T8_TARGET_S))
+    bench.commands.append(t8)
+
+
 # --- output ---------------------------------------------------------------------------
 
 
@@ -504,7 +586,7 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--venv", type=Path, default=DEFAULT_VENV, help=f"the bench's own venv (default: {DEFAULT_VENV})")
     parser.add_argument("--runs", type=int, default=5, help="rounds for fast cases (median; at least 5 for the record)")
     parser.add_argument("--slow-runs", type=int, default=5, help="rounds for the cold whole-tree cases (T1, T4 cold, T6)")
-    parser.add_argument("--cases", type=case_list, default=case_list("T1,T2,T3,T4,T6"),
+    parser.add_argument("--cases", type=case_list, default=case_list("T1,T2,T3,T4,T6,T8"),
                         help="comma-separated subset of " + ",".join(CASES) + " (T5, peak RSS, is always printed)")
     parser.add_argument("--jobs", default=str(os.cpu_count() or 1), help="import-policy --jobs")
     parser.add_argument("--prepare-only", action="store_true",
@@ -526,6 +608,8 @@ def run_cases(bench: Bench, cases: set[str], stack: contextlib.ExitStack) -> Non
         case_t4(bench)
     if "T6" in cases:
         case_t6(bench, *prepare_t6(bench.corpus, bench.python, bench.work / "t6"))
+    if "T8" in cases:
+        case_t8(bench)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import sys
 from pathlib import Path
 
+import pytest
 from conftest import Project
 
+from import_policy.config.load import load
 from import_policy.diagnostics import Diagnostic
+from import_policy.fix.run import fix_source
 from import_policy.fix.payload import ProbeFix
 from import_policy.report.text import summary
 
@@ -174,3 +179,44 @@ def test_a_fix_that_would_not_parse_leaves_the_file_alone(project: Project) -> N
         "app/m.py:1:8: t `triton` is forbidden (fix not applied: the fixed file would not parse"
     )
     assert (path.read_bytes(), path.stat().st_mtime_ns) == before
+
+
+# A safe fix applied and an unsafe one refused in the same file: every entry point says why.
+MIXED_RULES = """\
+version: 1
+rules:
+  - id: no-re
+    forbid: [re]
+    fix: {replace_module: regex}
+rocm_safety:
+  heavy_modules: [tilelang]
+  probes: {_has_module: _has_module_spec}
+"""
+MIXED_SOURCE = 'import re\n\n\ndef f():\n    return _has_module("tilelang")\n'
+NOT_IMPORTED = "(fix not applied: `_has_module` is not imported here, so `_has_module_spec` cannot be imported beside it)"
+
+
+def test_fix_says_why_the_probe_fix_was_not_applied(project: Project) -> None:
+    project.config(MIXED_RULES)
+    path = project.write("app/m.py", MIXED_SOURCE)
+    code, out, _ = project.run("check", "--fix", "--unsafe-fixes", "app")
+    assert code == 1
+    assert path.read_text() == MIXED_SOURCE.replace("import re", "import regex as re")
+    assert NOT_IMPORTED in out.splitlines()[0]
+
+
+def test_stdin_fix_says_why_the_probe_fix_was_not_applied(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    project.config(MIXED_RULES)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(MIXED_SOURCE.encode()), encoding="utf-8"))
+    code, out, err = project.run("check", "--fix", "--unsafe-fixes", "--stdin-filename", "app/m.py", "-")
+    assert code == 1
+    assert out == MIXED_SOURCE.replace("import re", "import regex as re")
+    assert NOT_IMPORTED in err.splitlines()[0]
+
+
+def test_fix_source_says_why_the_probe_fix_was_not_applied(project: Project) -> None:
+    project.config(MIXED_RULES)
+    policy = load(project.root / "import-policy.yaml", project.root).policy
+    new, remaining = fix_source(MIXED_SOURCE.encode(), "app/m.py", policy, unsafe=True)
+    assert new == MIXED_SOURCE.replace("import re", "import regex as re").encode()
+    assert [NOT_IMPORTED in d.message for d in remaining] == [True]

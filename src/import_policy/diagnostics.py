@@ -3,10 +3,28 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal, Protocol
 
 Severity = Literal["error", "warning"]
 SYNTAX_ERROR = "syntax-error"
+
+
+class FixPayload(Protocol):
+    """What a fixer needs to rewrite a finding: a plain record, no parser objects.
+
+    `tag` names the payload type in `import_policy.fix.payload.PAYLOADS` (its JSON
+    codec) and in the fixer's appliers; `encode()` gives its fields as JSON values,
+    the tag aside. `safe` decides whether `--fix` applies it or only
+    `--fix --unsafe-fixes` does.
+    """
+
+    @property
+    def tag(self) -> str: ...
+
+    @property
+    def safe(self) -> bool: ...
+
+    def encode(self) -> dict[str, Any]: ...
 
 
 @dataclass(frozen=True)
@@ -24,7 +42,7 @@ class Diagnostic:
     fixable: bool = False
     chain: tuple[str, ...] | None = None
     # Opaque to the engine: what a fixer needs to rewrite the finding.
-    fix: object | None = field(default=None, compare=False, repr=False)
+    fix: FixPayload | None = field(default=None, compare=False, repr=False)
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         return (self.path, self.line, self.column, self.rule, self.message)

@@ -27,7 +27,7 @@ from import_policy.cache.facts import FOLDER, write_entry
 from import_policy.config.model import Policy
 from import_policy.diagnostics import Diagnostic
 from import_policy.discovery.files import SourceFile
-from import_policy.fix.payload import AliasEdit, ImportFix, ProbeFix
+from import_policy.fix.payload import decode, encode
 
 _FORMAT = 1
 KEEP = 8  # entries kept: a few selections or configs used in turn each stay warm
@@ -130,15 +130,16 @@ class RunCache:
         may then not be the ones the result came from)."""
         if any(_stat(f.path) != snapshot[f.relative][0] for f in files):
             return
-        entry = {
-            "key": key,
-            "files": {path: [list(stat), digest] for path, (stat, digest) in snapshot.items()},
-            "diagnostics": [_encode(d) for d in outcome.diagnostics],
-            "files_checked": outcome.files,
-            "unreadable": [list(pair) for pair in outcome.unreadable],
-            "stale": outcome.stale,
-        }
         try:
+            # A payload without a codec (ValueError) is not stored: the next run checks afresh.
+            entry = {
+                "key": key,
+                "files": {path: [list(stat), digest] for path, (stat, digest) in snapshot.items()},
+                "diagnostics": [_encode(d) for d in outcome.diagnostics],
+                "files_checked": outcome.files,
+                "unreadable": [list(pair) for pair in outcome.unreadable],
+                "stale": outcome.stale,
+            }
             text = json.dumps(entry, separators=(",", ":"))
             if self.folder.is_dir():
                 _prune(self.folder, keep=KEEP - 1)
@@ -155,14 +156,7 @@ def _prune(folder: Path, keep: int) -> None:
 
 
 def _encode(d: Diagnostic) -> dict[str, Any]:
-    fix: dict[str, Any] | None = None
-    if isinstance(d.fix, ImportFix):
-        fix = {"type": "import", "kind": d.fix.kind, "safe": d.fix.safe,
-               "edits": [[e.written, e.aliased, e.bound, e.target, e.gateway] for e in d.fix.edits]}
-    elif isinstance(d.fix, ProbeFix):
-        fix = {"type": "probe", "probe": d.fix.probe, "replacement": d.fix.replacement, "safe": d.fix.safe}
-    elif d.fix is not None:
-        raise ValueError(f"a fix payload the run cache cannot store: {type(d.fix).__name__}")
+    fix = encode(d.fix) if d.fix is not None else None
     return {
         "rule": d.rule, "severity": d.severity, "path": d.path, "span": [d.line, d.column, d.end_line, d.end_column],
         "message": d.message, "suppress": list(d.suppress_lines), "fixable": d.fixable,
@@ -172,14 +166,7 @@ def _encode(d: Diagnostic) -> dict[str, Any]:
 
 def _diagnostic(data: dict[str, Any]) -> Diagnostic:
     raw = data["fix"]
-    fix: ImportFix | ProbeFix | None = None
-    if raw is not None and raw["type"] == "import":
-        edits = tuple(AliasEdit(str(w), bool(a), str(b), str(t), None if g is None else str(g)) for w, a, b, t, g in raw["edits"])
-        fix = ImportFix(raw["kind"], edits, bool(raw["safe"]))
-    elif raw is not None and raw["type"] == "probe":
-        fix = ProbeFix(str(raw["probe"]), str(raw["replacement"]), bool(raw["safe"]))
-    elif raw is not None:
-        raise ValueError("an unknown fix payload")
+    fix = decode(raw) if raw is not None else None
     severity = data["severity"]
     if severity not in ("error", "warning"):
         raise ValueError("an unknown severity")

@@ -74,7 +74,7 @@ def check(loaded: Loaded, args: argparse.Namespace) -> int:
     fixing: FixRun | None = None
     if args.fix or args.diff:
         if inputs.stdin is not None and not args.diff:
-            return fix_stdin(args, policy, selection, inputs.files, inputs.stdin, checked.result.diagnostics)
+            return fix_stdin(args, policy, selection, inputs.files, inputs.stdin, checked.result)
         if args.diff:
             return diff(checked.result, inputs, args.unsafe_fixes, policy.root)
         fixing = fix(checked, inputs, policy, selection, args.unsafe_fixes)
@@ -210,7 +210,7 @@ def diff(result: Result, inputs: Inputs, unsafe: bool, root: Path) -> int:
     """`--diff`: what `--fix` would write, on stdout; nothing written; exit 1 when a fix is pending."""
     from import_policy.fix.run import fix_files  # the fixer needs libcst
 
-    fixing = fix_files(result.diagnostics, inputs.files, inputs.read, unsafe, write=False, root=root, cwd=Path.cwd())
+    fixing = fix_files(result.diagnostics, inputs.files, inputs.read, unsafe, write=None, root=root, cwd=Path.cwd())
     try:
         sys.stdout.write("".join(fixing.diffs))
         sys.stdout.flush()
@@ -221,28 +221,27 @@ def diff(result: Result, inputs: Inputs, unsafe: bool, root: Path) -> int:
 
 
 def fix(checked: Checked, inputs: Inputs, policy: Policy, selection: Selection, unsafe: bool) -> FixRun:
-    """`--fix`: write the fixes, then report the files as they now are (in `checked`)."""
-    from import_policy.fix.run import fix_files, note_failures, recheck  # the fixer needs libcst
+    """`--fix`: write the fixes, then report the files as they now are (in `checked`), each
+    unapplied fix saying why."""
+    from import_policy.fix.run import fix_and_check_again, to_disk  # the fixer needs libcst
 
-    result = checked.result
-    fixing = fix_files(result.diagnostics, inputs.files, inputs.read, unsafe, write=True, root=policy.root, cwd=Path.cwd())
+    checked.result, fixing = fix_and_check_again(
+        checked.result, inputs.files, inputs.read, policy, selection, unsafe, write=to_disk,
+        root=policy.root, cwd=Path.cwd(),
+    )
     for path, reason in fixing.write_errors:
         print(f"import-policy: cannot write {path}: {reason}", file=sys.stderr)
-    if fixing.changed:
-        result = recheck(result, inputs.files, fixing.changed, policy, selection, inputs.read)
-    result.diagnostics[:] = note_failures(result.diagnostics, fixing)
-    checked.result = result
     return fixing
 
 
 def fix_stdin(
     args: argparse.Namespace, policy: Policy, selection: Selection, files: list[SourceFile], source: bytes,
-    diagnostics: list[Diagnostic],
+    before: Result,
 ) -> int:
     """The fixed source to stdout, for an editor's buffer; what remains to stderr."""
     from import_policy.commands.check_stdin import fix_stdin as fixed_stdin
 
-    new, remaining = fixed_stdin(Plan(policy, selection), files, source, diagnostics, args.unsafe_fixes)
+    new, remaining = fixed_stdin(policy, selection, files, source, before, args.unsafe_fixes)
     try:
         sys.stdout.flush()
         sys.stdout.buffer.write(new)

@@ -17,8 +17,8 @@ from typing import BinaryIO
 from import_policy.config.model import Policy
 from import_policy.diagnostics import Diagnostic
 from import_policy.discovery.files import SourceFile, language_of, relative_to_root
-from import_policy.pipeline.plan import Plan
-from import_policy.pipeline.engine import run
+from import_policy.pipeline.engine import Result
+from import_policy.pipeline.plan import Selection
 from import_policy.patterns import any_match
 
 
@@ -36,15 +36,14 @@ def read_stdin(stream: BinaryIO) -> bytes:
 
 
 def fix_stdin(
-    plan: Plan, files: Sequence[SourceFile], source: bytes, diagnostics: Sequence[Diagnostic], unsafe: bool
+    policy: Policy, selection: Selection, files: Sequence[SourceFile], source: bytes, before: Result, unsafe: bool
 ) -> tuple[bytes, list[Diagnostic]]:
     """`check --fix --stdin-filename PATH -`: (the fixed source for stdout, what remains)."""
-    from import_policy.fix.apply import annotate, fix_bytes
+    from import_policy.fix.run import fix_and_check_again, kept_in_memory
 
     if not files:
         return source, []
-    fixed = fix_bytes(source, diagnostics, unsafe)
-    if not fixed.changed:
-        return source, annotate(diagnostics, fixed.failed)
-    after = run(plan, files, read=lambda _file: fixed.new).diagnostics
-    return fixed.new, annotate(after, fixed.failed)
+    after, fixing = fix_and_check_again(
+        before, files, lambda _file: source, policy, selection, unsafe, kept_in_memory, policy.root, policy.root,
+    )
+    return fixing.new.get(files[0].relative, source), after.diagnostics

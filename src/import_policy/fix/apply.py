@@ -1,9 +1,9 @@
-"""Applying fixes: one parse per file, one transformer, verified, written atomically.
+"""Applying fixes: statement by statement where they allow it, one transformer, verified, written atomically.
 
 `fix_bytes(source, diagnostics, unsafe)` takes the findings a check produced
 for one file and returns the new bytes with what was applied and what was not
-(and why). `fix_source(source, path, policy, unsafe)` is the library entry
-point for editors and tests: check, fix, and check again.
+(and why). Checking again afterwards is `import_policy.fix.run`'s job
+(`fix_source` there is the library entry point: check, fix, check again).
 
 How it stays safe:
 - Findings are located again in the fixer's own parse by their line and
@@ -13,7 +13,10 @@ How it stays safe:
 - The transformer replaces whole statement lines ({node: replacement}, as
   Fixit does), so nothing outside the rewritten import lines changes, except
   probe callees renamed in place.
-- The result must parse again (libcst) or nothing is written.
+- A fix whose applier says it is statement-local is worked out on its
+  statement's bytes alone (`fix.splice`) and spliced back; the whole new file
+  must compile (CPython) or the whole-file path decides. Otherwise the file is
+  parsed whole, and the result must parse again (libcst), or nothing is written.
 """
 
 from __future__ import annotations
@@ -25,17 +28,17 @@ import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Union
+from typing import TypeVar, Union
 
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from import_policy.config.model import Policy
-from import_policy.diagnostics import Diagnostic
+from import_policy.diagnostics import Diagnostic, FixPayload
 from import_policy.fix.imports import Out, Refused, rewrite_from, rewrite_import
 from import_policy.fix.payload import AliasEdit, ImportFix, ProbeFix, applies
-from import_policy.rocm.probe_fix import ProbeImport, ProbeIndex, plan_call, update_import
+from import_policy.fix.splice import Statement, compiles, first_newline, isolate, splice
+from import_policy.rocm.probe_fix import ProbeImport, ProbeIndex, plan_probe, update_import
 
 Replacement = Union[cst.CSTNode, cst.FlattenSentinel[cst.CSTNode], cst.RemovalSentinel]
 Rewriter = Callable[[cst.CSTNode], Replacement]
@@ -57,6 +60,12 @@ def fix_bytes(source: bytes, diagnostics: Sequence[Diagnostic], unsafe: bool = F
     wanted = [d for d in diagnostics if applies(d, unsafe)]
     if not wanted:
         return FileFix(source)
+    fixed = _fix_statements(source, wanted)
+    return fixed if fixed is not None else _fix_file(source, wanted)
+
+
+def _fix_file(source: bytes, wanted: Sequence[Diagnostic]) -> FileFix:
+    """The whole file through libcst: for fixes that read or edit more than their statement."""
     try:
         tree = cst.parse_module(source)
     except Exception as error:  # a file the fixer cannot parse is left alone, whatever the reason
@@ -78,32 +87,75 @@ def fix_bytes(source: bytes, diagnostics: Sequence[Diagnostic], unsafe: bool = F
     return FileFix(new, job.applied, job.failed)
 
 
-def fix_source(
-    source: bytes, path: str, policy: Policy, unsafe: bool = False
-) -> tuple[bytes, list[Diagnostic]]:
-    """Check `source` as the file at `path` (relative to the project root), apply the fixes
-    that apply with the flags given, and return the new bytes with what remains."""
-    from import_policy.discovery.files import SourceFile
-    from import_policy.pipeline.plan import Plan, Selection
-    from import_policy.pipeline.engine import run
-
-    file = SourceFile(policy.root / path, path, "python")
-    plan = Plan(policy, Selection())
-    before = run(plan, [file], read=lambda _: source).diagnostics
-    fixed = fix_bytes(source, before, unsafe)
-    if not fixed.changed:
-        return source, annotate(before, fixed.failed)
-    after = run(plan, [file], read=lambda _: fixed.new).diagnostics
-    return fixed.new, after
-
-
-def annotate(diagnostics: Sequence[Diagnostic], failed: Sequence[tuple[Diagnostic, str]]) -> list[Diagnostic]:
-    """Say on each finding whose fix was not applied why not."""
-    reasons = {id(d): why for d, why in failed}
-    return [
-        replace(d, message=f"{d.message} (fix not applied: {reasons[id(d)]})") if id(d) in reasons else d
-        for d in diagnostics
-    ]
+def _fix_statements(source: bytes, wanted: Sequence[Diagnostic]) -> FileFix | None:
+    """Only the statements being fixed through libcst, their new bytes spliced in; None when the
+    whole file must be taken (a fix that is not statement-local, a statement that cannot be cut
+    out, a result CPython does not compile)."""
+    claims: dict[str, list[Diagnostic]] = {}
+    for d in wanted:
+        assert d.fix is not None
+        applier = APPLIERS.get(d.fix.tag)
+        if applier is None or applier.local is None:
+            return None
+        try:
+            names = applier.local(d.fix)
+        except Refused:
+            return None
+        for name in names:
+            claims.setdefault(name, []).append(d)
+    found = isolate(source, wanted)
+    if found is None:
+        return None
+    owner = {d: statement for statement, ds in found.values() for d in ds}
+    for name, ds in claims.items():
+        # A name another statement of the file spells (an import from the same gateway) may be
+        # merged with: the whole file decides that.
+        statements = {owner[d] for d in ds}
+        if len(statements) > 1:
+            return None
+        (statement,) = statements
+        needle = name.encode("utf-8")
+        if source.find(needle, 0, statement.start) != -1 or source.find(needle, statement.end) != -1:
+            return None
+    newline = first_newline(source)
+    replacements: list[tuple[Statement, bytes]] = []
+    applied: list[Diagnostic] = []
+    failed: list[tuple[Diagnostic, str]] = []
+    for first, (statement, ds) in found.items():
+        try:
+            tree = cst.parse_module(statement.text)
+            if tree.default_newline != newline:
+                # New lines take the file's line break; the statement's own breaks stay its own.
+                tree = tree.visit(_PinNewlines(tree.default_newline)).with_changes(default_newline=newline)
+        except Exception:
+            return None
+        job = _Job(tree, statement.text)
+        for d in ds:
+            # The statement's own coordinates: line 1 is its first line, without the indentation.
+            shift = len(statement.indent) if d.line == first else 0
+            moved = replace(d, line=d.line - first + 1, column=d.column - shift)
+            try:
+                job.add(moved)
+            except Refused as why:
+                failed.append((d, str(why)))
+                continue
+            applied.append(d)
+        if not job.applied:
+            continue
+        try:
+            new_tree = tree.visit(_Apply(job.rewriters()))
+        except Exception:
+            return None
+        if new_tree.header or new_tree.footer:
+            return None
+        text = "".join(statement.indent + new_tree.code_for_node(line) for line in new_tree.body)
+        replacements.append((statement, text.encode("utf-8")))
+    if not replacements:
+        return FileFix(source, failed=failed)
+    new = splice(source, replacements)
+    if not compiles(new):
+        return None  # the whole-file path says why, in the words it always used
+    return FileFix(new, applied, failed)
 
 
 # --- writing ------------------------------------------------------------------------------
@@ -180,40 +232,16 @@ class _Job:
         self.renames: dict[cst.Name, str] = {}
 
     def add(self, d: Diagnostic) -> None:
-        candidates = self.at.get((d.line, d.column), [])
-        if isinstance(d.fix, ImportFix):
-            self._add_import(d, d.fix, candidates)
-        elif isinstance(d.fix, ProbeFix):
-            tail = d.fix.probe.rpartition(".")[2]
-            calls = [node for node, _ in candidates if isinstance(node, cst.Call)]
-            if not calls:
-                raise Refused("the probe call was not found where the finding points")
-            # `f(x)(y)` and `f(x)` start at one place: take the call of the probe itself.
-            calls.sort(key=lambda call: _callee_is(call, tail))
-            name = plan_call(calls[-1], d.line, d.fix.probe, d.fix.replacement, self.probes, self.probe_imports)
-            self.renames[name] = d.fix.replacement
-        else:
+        assert d.fix is not None
+        applier = APPLIERS.get(d.fix.tag)
+        if applier is None:
             raise Refused("no fix this version knows how to apply")
+        applier.plan(self, d, d.fix)
         self.applied.append(d)
 
-    def _add_import(self, d: Diagnostic, fix: ImportFix, candidates: list[tuple[cst.CSTNode, cst.CSTNode | None]]) -> None:
-        wanted = cst.Import if fix.kind == "import" else cst.ImportFrom
-        statements = [node for node, _ in candidates if isinstance(node, wanted)]
-        if not statements:
-            raise Refused("the import was not found where the finding points")
-        statement = statements[0]
-        written = {
-            get_full_name_for_node(item.name)
-            for item in getattr(statement, "names", ())
-            if isinstance(item, cst.ImportAlias)
-        }
-        edits = self.edits.setdefault(statement, {})
-        for edit in fix.edits:
-            if edit.written not in written:
-                raise Refused(f"`{edit.written}` is not in the statement the finding points at")
-        for edit in fix.edits:
-            # A second rule on the same name: the first edit stands, the name is fixed once.
-            edits.setdefault(edit.written, edit)
+    def candidates(self, d: Diagnostic) -> list[tuple[cst.CSTNode, cst.CSTNode | None]]:
+        """The nodes that start where the finding points (statement, imported name or None)."""
+        return self.at.get((d.line, d.column), [])
 
     # --- from plans to rewriters ---
 
@@ -242,10 +270,66 @@ class _Job:
         return rewrite_from(node, edits)
 
 
-def _callee_is(call: cst.Call, tail: str) -> bool:
-    func = call.func
-    name = func.attr if isinstance(func, cst.Attribute) else func
-    return isinstance(name, cst.Name) and name.value == tail
+# --- appliers: one per payload tag ----------------------------------------------------------
+
+
+def _plan_import(job: _Job, d: Diagnostic, payload: FixPayload) -> None:
+    fix = _expect(payload, ImportFix)
+    wanted = cst.Import if fix.kind == "import" else cst.ImportFrom
+    statements = [node for node, _ in job.candidates(d) if isinstance(node, wanted)]
+    if not statements:
+        raise Refused("the import was not found where the finding points")
+    statement = statements[0]
+    written = {
+        get_full_name_for_node(item.name)
+        for item in getattr(statement, "names", ())
+        if isinstance(item, cst.ImportAlias)
+    }
+    edits = job.edits.setdefault(statement, {})
+    for edit in fix.edits:
+        if edit.written not in written:
+            raise Refused(f"`{edit.written}` is not in the statement the finding points at")
+    for edit in fix.edits:
+        # A second rule on the same name: the first edit stands, the name is fixed once.
+        edits.setdefault(edit.written, edit)
+
+
+P = TypeVar("P")
+
+
+def _expect(payload: FixPayload, record: type[P]) -> P:
+    # The tag chose the applier; a record that claims another type's tag is refused, not trusted.
+    if not isinstance(payload, record):
+        raise Refused(f"a `{payload.tag}` payload that is not a {record.__name__}")
+    return payload
+
+
+@dataclass(frozen=True)
+class Applier:
+    """How the fixer applies one payload type.
+
+    `plan` locates the finding in the fixer's parse and records the edits on the
+    job. `local`: see below; a statement-local fix costs what its statement
+    costs, whatever the size of the file.
+    """
+
+    plan: Callable[[_Job, Diagnostic, FixPayload], None]
+    # For a fix that edits only its own statement and reads nothing else: the names whose
+    # mention elsewhere in the file could change how it is written (an import from the same
+    # gateway, which the whole-file path merges into). None: the fixer parses the whole file.
+    local: Callable[[FixPayload], Sequence[str]] | None
+
+
+# payload tag -> its applier; the same keys as `import_policy.fix.payload.PAYLOADS`.
+APPLIERS: dict[str, Applier] = {
+    ImportFix.tag: Applier(_plan_import, local=lambda fix: _gateway_names(_expect(fix, ImportFix))),
+    ProbeFix.tag: Applier(plan_probe, local=None),  # reads every mention of the probe's name
+}
+
+
+def _gateway_names(fix: ImportFix) -> list[str]:
+    # The last part is spelled however the import is written (`from a.b import`, `from a . b import`).
+    return [edit.gateway.rpartition(".")[2] for edit in fix.edits if edit.gateway]
 
 
 def _blocks(tree: cst.Module) -> Iterator[Sequence[cst.CSTNode]]:
@@ -372,6 +456,17 @@ def _semicolons(smalls: list[cst.BaseSmallStatement]) -> list[cst.BaseSmallState
             )
         joined.append(small)
     return joined
+
+
+class _PinNewlines(cst.CSTTransformer):
+    """Write out the line breaks libcst leaves implicit (the module's default), before the default changes."""
+
+    def __init__(self, value: str) -> None:
+        super().__init__()
+        self.value = value
+
+    def leave_Newline(self, original_node: cst.Newline, updated_node: cst.Newline) -> cst.Newline:
+        return updated_node.with_changes(value=self.value) if updated_node.value is None else updated_node
 
 
 class _Apply(cst.CSTTransformer):

@@ -1,8 +1,13 @@
-"""What a `Diagnostic.fix` holds: plain frozen records, no libcst.
+"""What a `Diagnostic.fix` holds: plain frozen records, no libcst, and their JSON codecs.
 
 Checks build these (they are pure); the fixer (`import_policy.fix.apply`) finds the
 node again by the diagnostic's line and column in its own parse and applies
-them. The engine never looks inside.
+them through the applier registered under the payload's tag. The engine never
+looks inside; the run cache stores them with `encode` / `decode`.
+
+A payload type is: a frozen record with a `tag`, `safe`, `encode()` and a
+`decode` classmethod, one line in `PAYLOADS`, and one applier under the same
+tag in `import_policy.fix.apply.APPLIERS` (a test holds the two tables equal).
 
 Safety: a payload's `safe` decides whether `--fix` applies it (True) or only
 `--fix --unsafe-fixes` does (False). `Diagnostic.fixable` says a fix exists;
@@ -11,11 +16,12 @@ Safety: a payload's `safe` decides whether `--fix` applies it (True) or only
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Literal, Union
+from typing import Any, ClassVar, Literal
 
 from import_policy.config.model import GatewayFix, ModuleFix
-from import_policy.diagnostics import Diagnostic
+from import_policy.diagnostics import Diagnostic, FixPayload
 from import_policy.facts.model import ImportFact
 from import_policy.patterns import DottedPattern, prefixes
 
@@ -48,9 +54,24 @@ class ImportFix:
     module's) start, as `ImportFact.span` / `module_span` give it.
     """
 
+    tag: ClassVar[str] = "import"
     kind: Literal["import", "from"]
     edits: tuple[AliasEdit, ...]
     safe: bool = True
+
+    def encode(self) -> dict[str, Any]:
+        return {"kind": self.kind, "safe": self.safe,
+                "edits": [[e.written, e.aliased, e.bound, e.target, e.gateway] for e in self.edits]}
+
+    @classmethod
+    def decode(cls, raw: Mapping[str, Any]) -> ImportFix:
+        kind = raw["kind"]
+        if kind not in ("import", "from"):
+            raise ValueError(f"an import fix of kind {kind!r}")
+        edits = tuple(
+            AliasEdit(str(w), bool(a), str(b), str(t), None if g is None else str(g)) for w, a, b, t, g in raw["edits"]
+        )
+        return cls(kind, edits, bool(raw["safe"]))
 
 
 @dataclass(frozen=True)
@@ -72,16 +93,46 @@ class ProbeFix:
     note on the finding.
     """
 
+    tag: ClassVar[str] = "probe"
     probe: str
     replacement: str
     safe: bool = False
 
+    def encode(self) -> dict[str, Any]:
+        return {"probe": self.probe, "replacement": self.replacement, "safe": self.safe}
 
-Payload = Union[ImportFix, ProbeFix]
+    @classmethod
+    def decode(cls, raw: Mapping[str, Any]) -> ProbeFix:
+        return cls(str(raw["probe"]), str(raw["replacement"]), bool(raw["safe"]))
+
+
+# tag -> how a stored payload is read back. One line per payload type.
+PAYLOADS: dict[str, Callable[[Mapping[str, Any]], FixPayload]] = {
+    ImportFix.tag: ImportFix.decode,
+    ProbeFix.tag: ProbeFix.decode,
+}
+
+
+class UnknownPayload(ValueError):
+    """A payload whose tag this version does not know (a cache written by another version, say)."""
+
+
+def encode(payload: FixPayload) -> dict[str, Any]:
+    """The payload as JSON values, tagged with its type."""
+    if payload.tag not in PAYLOADS:
+        raise UnknownPayload(f"a fix payload with no codec: {payload.tag!r}")
+    return {"type": payload.tag, **payload.encode()}
+
+
+def decode(raw: Mapping[str, Any]) -> FixPayload:
+    read = PAYLOADS.get(raw["type"])
+    if read is None:
+        raise UnknownPayload(f"an unknown fix payload: {raw['type']!r}")
+    return read(raw)
 
 
 def is_safe(d: Diagnostic) -> bool:
-    return bool(getattr(d.fix, "safe", True))
+    return d.fix is None or d.fix.safe
 
 
 def applies(d: Diagnostic, unsafe: bool) -> bool:

@@ -1,5 +1,11 @@
-"""`check --fix` / `--diff` over many files: group findings by file, fix each file once,
-write atomically (or collect a diff), and remember what could not be applied."""
+"""Check, fix, check again: the one way `--fix`, `--diff`, `--stdin-filename --fix` and the
+library's `fix_source` apply fixes.
+
+`fix_and_check_again` groups findings by file, fixes each file once, hands the new
+bytes to a writer (the disk, atomically; or nothing, for stdin and the library),
+checks the changed files again from those bytes, and says on every finding whose
+fix was not applied why not. With no writer (`--diff`) it collects diffs instead.
+"""
 
 from __future__ import annotations
 
@@ -18,16 +24,28 @@ from import_policy.pipeline.engine import Result, run
 from import_policy.fix.apply import fix_bytes, unified_diff, write_atomic
 from import_policy.fix.payload import applies
 
+Reader = Callable[[SourceFile], bytes]
+Writer = Callable[[SourceFile, bytes], None]  # raises OSError when it cannot write
+
 
 @dataclass
 class FixRun:
     applied: int = 0
     changed: list[str] = field(default_factory=list)  # root-relative paths written (or that would be)
+    new: dict[str, bytes] = field(default_factory=dict)  # root-relative path -> the bytes written
     diffs: list[str] = field(default_factory=list)
     # (root-relative path, rule, line, column) -> why the fix was not applied, for files left as they were;
     # (root-relative path, rule, message) for files that changed otherwise (positions moved)
     failed: dict[tuple[object, ...], str] = field(default_factory=dict)
     write_errors: list[tuple[str, str]] = field(default_factory=list)
+
+
+def to_disk(file: SourceFile, data: bytes) -> None:
+    write_atomic(file.path, data)
+
+
+def kept_in_memory(_file: SourceFile, _data: bytes) -> None:
+    """For stdin and the library: the new bytes are the answer, nothing is written."""
 
 
 def _encoding(source: bytes) -> str:
@@ -37,9 +55,39 @@ def _encoding(source: bytes) -> str:
         return "utf-8"
 
 
+def fix_and_check_again(
+    before: Result, files: Sequence[SourceFile], read: Reader, policy: Policy, selection: Selection,
+    unsafe: bool, write: Writer | None, root: Path, cwd: Path,
+) -> tuple[Result, FixRun]:
+    """(the findings of the files as the fixes left them, what was done). `write=None`: diffs only."""
+    fixing = fix_files(before.diagnostics, files, read, unsafe, write, root, cwd)
+    after = before
+    if fixing.new:
+        after = recheck(before, files, list(fixing.new), policy, selection, _reading(fixing.new, read))
+    return Result(note_failures(after.diagnostics, fixing), after.files, after.unreadable), fixing
+
+
+def fix_source(
+    source: bytes, path: str, policy: Policy, unsafe: bool = False
+) -> tuple[bytes, list[Diagnostic]]:
+    """Check `source` as the file at `path` (relative to the project root), apply the fixes
+    that apply with the flags given, and return the new bytes with what remains."""
+    file = SourceFile(policy.root / path, path, "python")
+    selection = Selection()
+    before = run(Plan(policy, selection), [file], read=lambda _: source)
+    after, fixing = fix_and_check_again(
+        before, [file], lambda _: source, policy, selection, unsafe, kept_in_memory, policy.root, policy.root,
+    )
+    return fixing.new.get(path, source), after.diagnostics
+
+
+def _reading(new: dict[str, bytes], read: Reader) -> Reader:
+    return lambda file: new[file.relative] if file.relative in new else read(file)
+
+
 def fix_files(
-    diagnostics: Sequence[Diagnostic], files: Sequence[SourceFile], read: Callable[[SourceFile], bytes],
-    unsafe: bool, write: bool, root: Path, cwd: Path,
+    diagnostics: Sequence[Diagnostic], files: Sequence[SourceFile], read: Reader,
+    unsafe: bool, write: Writer | None, root: Path, cwd: Path,
 ) -> FixRun:
     by_path: dict[str, list[Diagnostic]] = {}
     for d in diagnostics:
@@ -60,12 +108,13 @@ def fix_files(
             run.failed[key] = why
         if not fixed.changed:
             continue
-        if write:
+        if write is not None:
             try:
-                write_atomic(file.path, fixed.new)
+                write(file, fixed.new)
             except OSError as error:
                 run.write_errors.append((file.relative, error.strerror or str(error)))
                 continue
+            run.new[file.relative] = fixed.new
         else:
             shown = Path(os.path.relpath(root / file.relative, cwd)).as_posix()
             run.diffs.append(unified_diff(shown, source, fixed.new, _encoding(source)))
@@ -87,7 +136,7 @@ def note_failures(diagnostics: Sequence[Diagnostic], run: FixRun) -> list[Diagno
 
 def recheck(
     before: Result, files: Sequence[SourceFile], changed: Sequence[str], policy: Policy,
-    selection: Selection, read: Callable[[SourceFile], bytes],
+    selection: Selection, read: Reader,
 ) -> Result:
     """The findings of the tree as `--fix` left it.
 

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
+from import_policy.diagnostics import Diagnostic, FixPayload
 from import_policy.fix.imports import Refused, append_names
+from import_policy.fix.payload import ProbeFix
 
 
 @dataclass
@@ -49,6 +52,35 @@ class ProbeIndex:
             for item in node.names:
                 if item.asname is not None and isinstance(item.asname.name, cst.Name):
                     self.defined.add(item.asname.name.value)
+
+
+class ProbeJob(Protocol):
+    """What the probe applier needs from the fixer's job over one parse."""
+
+    probes: ProbeIndex
+    probe_imports: dict[cst.ImportFrom, list[ProbeImport]]
+    renames: dict[cst.Name, str]
+
+    def candidates(self, d: Diagnostic) -> list[tuple[cst.CSTNode, cst.CSTNode | None]]: ...
+
+
+def plan_probe(job: ProbeJob, d: Diagnostic, payload: FixPayload) -> None:
+    """Find the probe call the finding points at; note its rename and the import to update."""
+    if not isinstance(payload, ProbeFix):  # the tag chose this applier; do not trust a mislabelled record
+        raise Refused(f"a `{payload.tag}` payload that is not a ProbeFix")
+    tail = payload.probe.rpartition(".")[2]
+    calls = [node for node, _ in job.candidates(d) if isinstance(node, cst.Call)]
+    if not calls:
+        raise Refused("the probe call was not found where the finding points")
+    # `f(x)(y)` and `f(x)` start at one place: take the call of the probe itself.
+    calls.sort(key=lambda call: _callee_is(call, tail))
+    name = plan_call(calls[-1], d.line, payload.probe, payload.replacement, job.probes, job.probe_imports)
+    job.renames[name] = payload.replacement
+
+
+def _callee_is(call: cst.Call, tail: str) -> bool:
+    name = callee(call)
+    return name is not None and name.value == tail
 
 
 def callee(call: cst.Call) -> cst.Name | None:

@@ -1,0 +1,71 @@
+"""The fix-payload registry: every payload type has a tag, a JSON codec and an applier."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+
+from import_policy.cache.run import Outcome, RunCache
+from import_policy.diagnostics import Diagnostic
+from import_policy.discovery.files import SourceFile
+from import_policy.fix.apply import APPLIERS, fix_bytes
+from import_policy.fix.payload import PAYLOADS, AliasEdit, ImportFix, ProbeFix, UnknownPayload, decode, encode
+
+SAMPLES = [
+    ImportFix("import", (AliasEdit("triton.language", True, "tl2", "tl", "vllm.triton_utils"),)),
+    ImportFix("from", (AliasEdit("b64encode", False, "b64encode", "pybase64"),), safe=True),
+    ProbeFix("_has_module", "_has_module_spec"),
+]
+
+
+def test_every_payload_type_has_an_applier_and_a_codec() -> None:
+    assert set(APPLIERS) == set(PAYLOADS)
+    assert {sample.tag for sample in SAMPLES} == set(PAYLOADS)
+
+
+@pytest.mark.parametrize("payload", SAMPLES, ids=lambda p: p.tag)
+def test_a_payload_survives_json(payload: Any) -> None:
+    assert decode(json.loads(json.dumps(encode(payload)))) == payload
+
+
+@dataclass(frozen=True)
+class Unregistered:
+    tag: ClassVar[str] = "made-up"
+    safe: bool = True
+
+    def encode(self) -> dict[str, Any]:
+        return {}
+
+
+def _finding(fix: Any) -> Diagnostic:
+    return Diagnostic("r", "error", "m.py", 1, 8, 1, 9, "m", fixable=True, fix=fix)
+
+
+def test_an_unknown_tag_is_refused_by_codec_and_fixer() -> None:
+    with pytest.raises(UnknownPayload):
+        encode(Unregistered())
+    with pytest.raises(UnknownPayload):
+        decode({"type": "made-up"})
+    fixed = fix_bytes(b"import triton\n", [_finding(Unregistered())])
+    assert (fixed.new, [why for _, why in fixed.failed]) == (b"import triton\n", ["no fix this version knows how to apply"])
+
+
+def test_the_run_cache_skips_a_run_it_cannot_store(tmp_path: Path) -> None:
+    # Before, a payload without a codec raised out of `put`: every cached whole-tree run an internal error.
+    path = tmp_path / "m.py"
+    path.write_text("import triton\n")
+    files = [SourceFile(path, "m.py", "python")]
+    cache = RunCache(tmp_path)
+    key = RunCache.key(None, None, files)  # type: ignore[arg-type]
+    assert key is not None
+    snapshot = RunCache.snapshot(files)
+    assert snapshot is not None
+    cache.put(key, files, snapshot, Outcome([_finding(Unregistered())], 1, [], []))
+    assert cache.get(key, files) is None
+    cache.put(key, files, snapshot, Outcome([_finding(SAMPLES[0])], 1, [], []))
+    stored = cache.get(key, files)
+    assert stored is not None and stored.diagnostics[0].fix == SAMPLES[0]
