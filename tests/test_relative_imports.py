@@ -35,13 +35,13 @@ def test_parents_and_all(project: Project) -> None:
     code, out, _ = project.run("check", "--no-cache")
     assert code == 1
     assert out.splitlines() == [
-        "pkg/sub/m.py:1:6: no-relative Prefer absolute imports over relative imports: `from pkg.sub import ...`",
-        "pkg/sub/m.py:2:6: no-relative Prefer absolute imports over relative imports: `from pkg.sub.b import ...`",
-        "pkg/sub/m.py:3:6: no-parents Prefer absolute imports over relative imports from parent modules: `from pkg.e import ...`",
-        "pkg/sub/m.py:3:6: no-relative Prefer absolute imports over relative imports: `from pkg.e import ...`",
+        "pkg/sub/m.py:1:6: no-relative Prefer absolute imports over relative imports: `from pkg.sub import ...` [*]",
+        "pkg/sub/m.py:2:6: no-relative Prefer absolute imports over relative imports: `from pkg.sub.b import ...` [*]",
+        "pkg/sub/m.py:3:6: no-parents Prefer absolute imports over relative imports from parent modules: `from pkg.e import ...` [*]",
+        "pkg/sub/m.py:3:6: no-relative Prefer absolute imports over relative imports: `from pkg.e import ...` [*]",
         # pkg/top.py: `from ..e` climbs above `pkg`
         "pkg/top.py:3:6: no-parents `from ..e` climbs above the top package: Python cannot resolve it",
-        "Found 5 violations (0 fixable with --fix).",
+        "Found 5 violations (4 fixable with --fix).",
     ]
 
 
@@ -105,3 +105,34 @@ def test_check_on_hand_built_facts() -> None:
     kind = RelativeImportsKind()
     assert [d.line for d in kind.check(_rule("parents"), facts)] == [2, 4]
     assert [d.line for d in kind.check(_rule("all"), facts)] == [1, 2, 4]
+
+
+def test_fix_rewrites_to_the_absolute_module(project: Project) -> None:
+    _project(project, "from . import a\nfrom .b import c, d as e  # kept\nfrom ..f import (\n    g,\n)\nfrom ..h import *\n")
+    code, out, _ = project.run("check", "--no-cache", "--fix", "pkg/sub/m.py")
+    assert (project.root / "pkg/sub/m.py").read_text() == (
+        "from pkg.sub import a\nfrom pkg.sub.b import c, d as e  # kept\nfrom pkg.f import (\n    g,\n)\nfrom ..h import *\n"
+    )
+    assert "Found 6 violations (4 fixed, 2 remaining)." in out  # a star import is left as it is
+    before = (project.root / "pkg/sub/m.py").read_bytes()
+    project.run("check", "--no-cache", "--fix", "pkg/sub/m.py")
+    assert (project.root / "pkg/sub/m.py").read_bytes() == before
+
+
+def test_fix_is_unsafe_where_the_absolute_name_could_bind_elsewhere(project: Project) -> None:
+    _project(project, "from ..e import f\n")
+    project.write("src/pkg/__init__.py", "")  # a second `pkg` on the roots ('.' and 'src')
+    code, out, _ = project.run("check", "--no-cache", "--fix", "pkg/sub/m.py")
+    assert (project.root / "pkg/sub/m.py").read_text() == "from ..e import f\n"
+    assert "hidden fixes can be enabled with the --unsafe-fixes option" in out
+    project.run("check", "--no-cache", "--fix", "--unsafe-fixes", "pkg/sub/m.py")
+    assert (project.root / "pkg/sub/m.py").read_text() == "from pkg.e import f\n"
+
+
+def test_a_stdlib_name_makes_the_fix_unsafe(project: Project) -> None:
+    project.write("import-policy.yaml", "version: 1\nrules:\n  - id: r\n    kind: relative-imports\n")
+    project.write("email/__init__.py", "")
+    project.write("email/sub/__init__.py", "")
+    project.write("email/sub/m.py", "from ..x import y\n")
+    project.run("check", "--no-cache", "--fix")
+    assert (project.root / "email/sub/m.py").read_text() == "from ..x import y\n"

@@ -215,8 +215,9 @@ class _Job:
                     start = positions[item.name].start
                     self.at.setdefault((start.line, start.column + 1), []).append((node, item))
             elif isinstance(node, cst.ImportFrom):
-                head = node.module if node.module is not None else (node.relative[0] if node.relative else None)
-                if head is not None:
+                # A finding about the module points at its start, the dots of a relative one included.
+                heads: list[cst.CSTNode] = [*node.relative[:1], *([node.module] if node.module is not None else [])]
+                for head in heads:
                     start = positions[head].start
                     self.at.setdefault((start.line, start.column + 1), []).append((node, None))
                 if not isinstance(node.names, cst.ImportStar):

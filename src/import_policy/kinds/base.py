@@ -13,6 +13,7 @@ from typing import Any, Literal, Protocol
 
 from import_policy.config.validate import Items, RuleFields, Validator
 from import_policy.diagnostics import Diagnostic
+from import_policy.config.model import Policy
 from import_policy.facts.cfamily_scan import Include
 from import_policy.facts.model import FileFacts
 from import_policy.facts.usegate import UseGate
@@ -79,6 +80,11 @@ class Kind(Protocol):
 
 
 class PythonKind(Kind, Protocol):
+    def prepare(self, rule: Any, policy: Policy) -> Any:
+        """The rule as this run checks it: a kind whose findings depend on the project's layout
+        (not only on one file's facts) reads it here, once per run."""
+        ...
+
     def candidates(self, rules: Sequence[Any]) -> Candidates:
         """Which files these rules (all of this kind, all applying to the path) could report in."""
         ...

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from import_policy.config.model import Fix, GatewayFix, ModuleFix, RuleBase
+from import_policy.config.model import Fix, GatewayFix, ModuleFix, Policy, RuleBase
 from import_policy.config.validate import DOTTED, IDENTIFIER, Items, RuleFields, Validator, describe_node
 from import_policy.config.yamltree import Map, Node, Seq
 from import_policy.diagnostics import Diagnostic
@@ -151,6 +151,9 @@ class ImportKind:
 
     def name_excepts(self, rule: ImportRule) -> Sequence[DottedPattern]:
         return rule.except_
+
+    def prepare(self, rule: ImportRule, policy: Policy) -> ImportRule:
+        return rule
 
     def candidates(self, rules: Sequence[ImportRule]) -> Candidates:
         return Prefilter.for_patterns(p for rule in rules for p in rule.forbid) or EVERY_FILE

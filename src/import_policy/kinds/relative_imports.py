@@ -3,22 +3,30 @@
 `ban: parents` (the default) reports `from ..x import y` and deeper, `ban: all` every
 relative import; an import that climbs above the top package is reported under both,
 since Python cannot resolve it at all. Reported once per statement, at its dots and module.
+
+The fix writes the absolute module the import resolves to through `roots`
+(`from ..e import f` in `pkg/sub/m.py` -> `from pkg.e import f`). It is unsafe where
+the absolute name could bind another module: when more than one root provides the
+top-level package, or the standard library has a module of that name.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from import_policy.config.model import RuleBase
+from import_policy.config.model import Policy, RuleBase
 from import_policy.config.validate import Items, RuleFields, Validator
 from import_policy.diagnostics import Diagnostic
 from import_policy.facts.model import FileFacts, ImportFact
 from import_policy.facts.prefilter import RELATIVE_IMPORT
 from import_policy.facts.usegate import UseGate
+from import_policy.fix.payload import AliasEdit, ImportFix
 from import_policy.kinds.base import Candidates
 from import_policy.patterns import DottedPattern, Verdict
+from import_policy.project.layout import top_level
 
 Ban = Literal["parents", "all"]
 
@@ -26,6 +34,8 @@ Ban = Literal["parents", "all"]
 @dataclass(frozen=True)
 class RelativeImportsRule(RuleBase):
     ban: Ban = "parents"
+    # Top-level names an absolute import could bind elsewhere (set for the run by `prepare`).
+    ambiguous: frozenset[str] = frozenset()
     kind: str = field(default="relative-imports", kw_only=True)
 
 
@@ -44,7 +54,7 @@ class RelativeImportsKind:
         return RelativeImportsRule(ban="all" if ban == "all" else "parents", **common)
 
     def fixable(self, rule: RelativeImportsRule) -> str:
-        return "no"
+        return "yes"
 
     def explain_patterns(self, rule: RelativeImportsRule) -> list[str]:
         return [f"  ban:           {rule.ban}"]
@@ -54,6 +64,12 @@ class RelativeImportsKind:
 
     def name_excepts(self, rule: RelativeImportsRule) -> Sequence[DottedPattern]:
         return ()
+
+    def prepare(self, rule: RelativeImportsRule, policy: Policy) -> RelativeImportsRule:
+        layout = top_level(policy.root, policy.roots)
+        stdlib: frozenset[str] = getattr(sys, "stdlib_module_names", frozenset())
+        ambiguous = {name for name, roots in layout.items() if len(roots) > 1 or name in stdlib}
+        return replace(rule, ambiguous=frozenset(ambiguous))
 
     def candidates(self, rules: Sequence[RelativeImportsRule]) -> Candidates:
         return _SpellsRelativeImport()
@@ -70,11 +86,13 @@ class RelativeImportsKind:
 
 def _check(rule: RelativeImportsRule, facts: FileFacts) -> Iterator[Diagnostic]:
     least = 1 if rule.ban == "all" else 2
-    seen: set[int] = set()
+    statements: dict[int, list[ImportFact]] = {}
     for fact in facts.imports:
-        if fact.level >= least and fact.statement not in seen:
-            seen.add(fact.statement)
-            yield _diagnostic(rule, facts, fact, _message(rule, fact))
+        if fact.level >= least:
+            statements.setdefault(fact.statement, []).append(fact)
+    for group in statements.values():
+        first = group[0]
+        yield _diagnostic(rule, facts, first, _message(rule, first), _fix(rule, group))
     for fact in facts.escapes:
         dots = "." * fact.level
         yield _diagnostic(
@@ -90,10 +108,24 @@ def _message(rule: RelativeImportsRule, fact: ImportFact) -> str:
     return f"Prefer absolute imports over {parents}: `from {fact.module} import ...`"
 
 
-def _diagnostic(rule: RelativeImportsRule, facts: FileFacts, fact: ImportFact, message: str) -> Diagnostic:
+def _fix(rule: RelativeImportsRule, group: Sequence[ImportFact]) -> ImportFix | None:
+    """Every name of the statement moves to the absolute module; a star import is left alone."""
+    if any(fact.member == "*" or fact.member is None for fact in group):
+        return None
+    module = group[0].module
+    edits = tuple(
+        AliasEdit(fact.member or "", (fact.bound or fact.member) != fact.member, fact.bound or fact.member or "", module)
+        for fact in group
+    )
+    return ImportFix("from", edits, safe=module.split(".")[0] not in rule.ambiguous)
+
+
+def _diagnostic(
+    rule: RelativeImportsRule, facts: FileFacts, fact: ImportFact, message: str, fix: ImportFix | None = None
+) -> Diagnostic:
     span = fact.module_span
     return Diagnostic(
         rule=rule.id, severity=rule.severity, path=facts.path,
         line=span.line, column=span.column, end_line=span.end_line, end_column=span.end_column,
-        message=message, suppress_lines=(span.line, fact.statement_line),
+        message=message, suppress_lines=(span.line, fact.statement_line), fixable=fix is not None, fix=fix,
     )

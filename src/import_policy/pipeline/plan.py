@@ -84,7 +84,9 @@ class Plan:
         selected = [r for r in self.policy.rules if self.selection.wants(r.id)]
         # Every rule's kind is looked up here, so a rule whose kind is not registered fails
         # the run at once instead of silently never being checked.
-        self.python_rules = tuple(r for r in selected if kind_of(r).language == "python")
+        self.python_rules = tuple(
+            python_kind(r.kind).prepare(r, self.policy) for r in selected if kind_of(r).language == "python"
+        )
         self.c_rules = tuple(r for r in selected if kind_of(r).language == "c")
         self.rocm = rocm_pass.make_plan(self.policy, self.selection.wants)
 

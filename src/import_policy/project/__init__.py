@@ -1,0 +1,1 @@
+"""The project as Python sees it: which modules live where under the roots."""
