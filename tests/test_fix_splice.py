@@ -181,3 +181,17 @@ def test_a_warning_elsewhere_in_the_file_stays_quiet(policy: Policy, recwarn: py
     local, _ = both(policy, b"import re\nP = '\\d'\n")
     assert local is not None and local.new == b"import regex as re\nP = '\\d'\n"
     assert not [w for w in recwarn if issubclass(w.category, (SyntaxWarning, DeprecationWarning))]
+
+
+def test_a_refused_fix_is_told_on_the_callers_finding(policy: Policy) -> None:
+    from import_policy.fix.payload import AliasEdit, ImportFix
+
+    source = b"import os\nimport re\nimport triton\n"
+    good = findings(policy, source)[0]
+    wrong = Diagnostic("r", "error", "app/mod.py", 3, 8, 3, 14, "m", suppress_lines=(3, 3), fixable=True,
+                       fix=ImportFix("import", (AliasEdit("tritonx", False, "tritonx", "regex"),)))
+    local = apply._fix_statements(source, [good, wrong])
+    assert local is not None
+    assert local.new == b"import os\nimport regex as re\nimport triton\n"
+    assert local.applied == [good]
+    assert [(d is wrong, why) for d, why in local.failed] == [(True, "`tritonx` is not in the statement the finding points at")]

@@ -91,6 +91,34 @@ def _fix_statements(source: bytes, wanted: Sequence[Diagnostic]) -> FileFix | No
     """Only the statements being fixed through libcst, their new bytes spliced in; None when the
     whole file must be taken (a fix that is not statement-local, a statement that cannot be cut
     out, a result CPython does not compile)."""
+    claims = _claims(wanted)
+    found = isolate(source, wanted) if claims is not None else None
+    if claims is None or found is None or not _alone(source, claims, found):
+        return None
+    newline = first_newline(source)
+    replacements: list[tuple[Statement, bytes]] = []
+    applied: list[Diagnostic] = []
+    failed: list[tuple[Diagnostic, str]] = []
+    for statement, findings in found.values():
+        rewritten = _fix_statement(statement, findings, newline)
+        if rewritten is None:
+            return None
+        new, done, refused = rewritten
+        applied += done
+        failed += refused
+        if done:
+            replacements.append((statement, new))
+    if not replacements:
+        return FileFix(source, failed=failed)
+    fixed = splice(source, replacements)
+    if not compiles(fixed):
+        return None  # the whole-file path says why, in the words it always used
+    return FileFix(fixed, applied, failed)
+
+
+def _claims(wanted: Sequence[Diagnostic]) -> dict[str, list[Diagnostic]] | None:
+    """name -> the findings whose fix depends on the name not being spelled elsewhere;
+    None when one of the fixes is not statement-local."""
     claims: dict[str, list[Diagnostic]] = {}
     for d in wanted:
         assert d.fix is not None
@@ -103,59 +131,57 @@ def _fix_statements(source: bytes, wanted: Sequence[Diagnostic]) -> FileFix | No
             return None
         for name in names:
             claims.setdefault(name, []).append(d)
-    found = isolate(source, wanted)
-    if found is None:
-        return None
+    return claims
+
+
+def _alone(
+    source: bytes, claims: dict[str, list[Diagnostic]], found: dict[int, tuple[Statement, list[Diagnostic]]]
+) -> bool:
+    """Whether no claimed name is spelled outside the one statement claiming it: another import
+    from the same gateway may be merged with, and the whole file decides that."""
     owner = {d: statement for statement, ds in found.values() for d in ds}
     for name, ds in claims.items():
-        # A name another statement of the file spells (an import from the same gateway) may be
-        # merged with: the whole file decides that.
         statements = {owner[d] for d in ds}
         if len(statements) > 1:
-            return None
+            return False
         (statement,) = statements
         needle = name.encode("utf-8")
         if source.find(needle, 0, statement.start) != -1 or source.find(needle, statement.end) != -1:
-            return None
-    newline = first_newline(source)
-    replacements: list[tuple[Statement, bytes]] = []
-    applied: list[Diagnostic] = []
-    failed: list[tuple[Diagnostic, str]] = []
-    for first, (statement, ds) in found.items():
+            return False
+    return True
+
+
+def _fix_statement(
+    statement: Statement, findings: Sequence[Diagnostic], newline: str
+) -> tuple[bytes, list[Diagnostic], list[tuple[Diagnostic, str]]] | None:
+    """(the statement's new lines, applied, refused and why), or None to take the whole file."""
+    try:
+        tree = cst.parse_module(statement.text)
+        if tree.default_newline != newline:
+            # New lines take the file's line break; the statement's own breaks stay its own.
+            tree = tree.visit(_PinNewlines(tree.default_newline)).with_changes(default_newline=newline)
+    except Exception:
+        return None
+    job = _Job(tree, statement.text)
+    for d in findings:
+        # The statement's own coordinates: line 1 is its first line, without the indentation.
+        shift = len(statement.indent) if d.line == statement.first_line else 0
         try:
-            tree = cst.parse_module(statement.text)
-            if tree.default_newline != newline:
-                # New lines take the file's line break; the statement's own breaks stay its own.
-                tree = tree.visit(_PinNewlines(tree.default_newline)).with_changes(default_newline=newline)
-        except Exception:
-            return None
-        job = _Job(tree, statement.text)
-        for d in ds:
-            # The statement's own coordinates: line 1 is its first line, without the indentation.
-            shift = len(statement.indent) if d.line == first else 0
-            moved = replace(d, line=d.line - first + 1, column=d.column - shift)
-            try:
-                job.add(moved)
-            except Refused as why:
-                failed.append((d, str(why)))
-                continue
-            applied.append(d)
-        if not job.applied:
-            continue
-        try:
-            new_tree = tree.visit(_Apply(job.rewriters()))
-        except Exception:
-            return None
-        if new_tree.header or new_tree.footer:
-            return None
-        text = "".join(statement.indent + new_tree.code_for_node(line) for line in new_tree.body)
-        replacements.append((statement, text.encode("utf-8")))
-    if not replacements:
-        return FileFix(source, failed=failed)
-    new = splice(source, replacements)
-    if not compiles(new):
-        return None  # the whole-file path says why, in the words it always used
-    return FileFix(new, applied, failed)
+            job.add(replace(d, line=d.line - statement.first_line + 1, column=d.column - shift))
+        except Refused as why:
+            job.failed.append((d, str(why)))
+    # The job holds the moved findings; report the caller's own.
+    applied = [d for d in findings if not any(d is f for f, _ in job.failed)]
+    if not job.applied:
+        return b"", [], job.failed
+    try:
+        new_tree = tree.visit(_Apply(job.rewriters()))
+    except Exception:
+        return None
+    if new_tree.header or new_tree.footer:
+        return None
+    text = "".join(statement.indent + new_tree.code_for_node(line) for line in new_tree.body)
+    return text.encode("utf-8"), applied, job.failed
 
 
 # --- writing ------------------------------------------------------------------------------
