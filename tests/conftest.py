@@ -58,6 +58,14 @@ class Project:
         return [line for line in out.splitlines() if not line.startswith(("Found ", "All checks passed"))]
 
 
+@pytest.fixture(autouse=True)
+def _cache_key_folder(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test (and every process it starts) keeps its cache key under the test session's
+    tmp folder, never in the real ~/.cache."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "xdg-cache"))
+    monkeypatch.delenv("IMPORT_POLICY_CACHE_KEY", raising=False)
+
+
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Iterator[Project]:
     monkeypatch.chdir(tmp_path)

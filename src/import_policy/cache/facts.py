@@ -2,31 +2,36 @@
 
 An entry is keyed by a hash of the file's bytes, its path and module, the
 tool's version and how the facts were extracted (`mode`: syntax check only,
-facts, or facts with the uses some rules could judge). Entries are JSON; a
-missing, corrupt, truncated or foreign entry is a miss and is rewritten.
-Writes go to a temporary file renamed into place, so concurrent runs (pre-commit
-runs hooks in parallel) only ever see whole entries.
+facts, or facts with the uses some rules could judge). Entries are JSON, sealed
+with a MAC under the user's cache key (cache.seal): a missing, corrupt, truncated,
+foreign or forged entry is a miss and is rewritten. Writes go to a temporary file
+renamed into place, so concurrent runs (pre-commit runs hooks in parallel) only
+ever see whole entries. Without a cache key the cache is off: every get misses and
+nothing is written.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 from pathlib import Path
 
 from import_policy import __version__
 from import_policy.facts.model import FileFacts
 from import_policy.facts.serial import from_json, to_json
+from import_policy.cache.key import cache_key
+from import_policy.cache.seal import read_regular, seal, unseal, write_entry
 
 FOLDER = ".import_policy_cache"
 # Bumped whenever extraction changes what it records for the same bytes, so old entries miss.
 _FORMAT = 5
+_PURPOSE = b"facts"
 
 
 class FactsCache:
     def __init__(self, root: Path) -> None:
         self.folder = root / FOLDER
+        self.secret = cache_key()
         self.hits = 0
         self.misses = 0
 
@@ -42,7 +47,12 @@ class FactsCache:
 
     def get(self, key: str) -> FileFacts | None:
         try:
-            data = json.loads(self._entry(key).read_bytes())
+            if self.secret is None:
+                raise ValueError("no cache key")
+            text = unseal(read_regular(self._entry(key)), self.secret, _PURPOSE)
+            if text is None:
+                raise ValueError("an entry that does not verify")
+            data = json.loads(text)
             if not isinstance(data, dict) or data.get("key") != key:
                 raise ValueError("a foreign entry")
             facts = from_json(data["facts"])
@@ -54,45 +64,10 @@ class FactsCache:
 
     def put(self, key: str, facts: FileFacts) -> None:
         """Best effort: a cache that cannot be written only costs speed."""
+        if self.secret is None:
+            return
         try:
             text = json.dumps({"key": key, "facts": to_json(facts)}, separators=(",", ":"))
         except (ValueError, RecursionError):
             return
-        write_entry(self.folder, self._entry(key), text)
-
-
-_prepared: set[Path] = set()  # cache folders this process made sure of
-
-
-def write_entry(folder: Path, entry: Path, text: str) -> None:
-    """Write one entry of the cache folder `folder` (created with its `.gitignore` when
-    missing) whole or not at all: a temporary file renamed into place, so concurrent runs
-    only ever see complete entries. Best effort: a cache that cannot be written only costs
-    speed."""
-    import tempfile  # only a run with something to write pays for it
-
-    try:
-        if folder not in _prepared:
-            folder.mkdir(exist_ok=True)
-            ignore = folder / ".gitignore"
-            if not ignore.exists():
-                ignore.write_text("# created by import-policy\n*\n", encoding="utf-8")
-            _prepared.add(folder)
-        entry.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=entry.parent, prefix=".tmp-", suffix=".json")
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8") as out:
-                out.write(text)
-            os.replace(temporary, entry)
-        except BaseException:
-            _remove(temporary)
-            raise
-    except OSError:
-        pass
-
-
-def _remove(path: str) -> None:
-    try:
-        os.unlink(path)
-    except OSError:
-        pass
+        write_entry(self.folder, self._entry(key), seal(text, self.secret, _PURPOSE))

@@ -10,6 +10,8 @@ file, another policy, selection or set of paths: a miss, and the run goes the us
 per-file cache included.
 
 Entries are JSON, like the per-file facts: a cache folder someone else wrote is never code.
+Each is sealed with a MAC under the user's cache key (cache.seal), so an entry from a
+checkout, another machine or another user is a miss; without a key the cache is off.
 """
 
 from __future__ import annotations
@@ -23,13 +25,16 @@ from pathlib import Path
 from typing import Any
 
 from import_policy import __version__
-from import_policy.cache.facts import FOLDER, write_entry
+from import_policy.cache.facts import FOLDER
+from import_policy.cache.key import cache_key
+from import_policy.cache.seal import read_regular, seal, unseal, write_entry
 from import_policy.config.model import Policy
 from import_policy.diagnostics import Diagnostic
 from import_policy.discovery.files import SourceFile
 from import_policy.fix.payload import decode, encode
 
 _FORMAT = 1
+_PURPOSE = b"run"
 KEEP = 8  # entries kept: a few selections or configs used in turn each stay warm
 Stat = tuple[int, int, int]  # mtime_ns, size, inode
 Snapshot = dict[str, tuple[Stat, str]]  # relative path -> (stat data, BLAKE2 hex digest of the bytes)
@@ -61,6 +66,7 @@ class RunCache:
     def __init__(self, root: Path) -> None:
         self.root = root
         self.folder = root / FOLDER / "runs"
+        self.secret = cache_key()
 
     @staticmethod
     def key(policy: Policy, selection: object, files: Sequence[SourceFile]) -> str | None:
@@ -106,8 +112,13 @@ class RunCache:
         return True
 
     def get(self, key: str, files: Sequence[SourceFile]) -> Outcome | None:
+        if self.secret is None:
+            return None
         try:
-            data = json.loads((self.folder / f"{key}.json").read_bytes())
+            text = unseal(read_regular(self.folder / f"{key}.json"), self.secret, _PURPOSE)
+            if text is None:
+                return None
+            data = json.loads(text)
             if not isinstance(data, dict) or data.get("key") != key:
                 return None
             snapshot: Snapshot = {
@@ -128,6 +139,8 @@ class RunCache:
     def put(self, key: str, files: Sequence[SourceFile], snapshot: Snapshot, outcome: Outcome) -> None:
         """Best effort; skipped when a file's stat data moved while the run read it (its bytes
         may then not be the ones the result came from)."""
+        if self.secret is None:
+            return
         if any(_stat(f.path) != snapshot[f.relative][0] for f in files):
             return
         try:
@@ -141,16 +154,16 @@ class RunCache:
                 "stale": outcome.stale,
             }
             text = json.dumps(entry, separators=(",", ":"))
-            if self.folder.is_dir():
-                _prune(self.folder, keep=KEEP - 1)
+            if self.folder.is_dir() and not self.folder.is_symlink() and not (self.root / FOLDER).is_symlink():
+                _prune(self.folder, keep=KEEP - 1)  # never in a folder a link leads to
         except (OSError, ValueError, RecursionError):
             return
-        write_entry(self.root / FOLDER, self.folder / f"{key}.json", text)
+        write_entry(self.root / FOLDER, self.folder / f"{key}.json", seal(text, self.secret, _PURPOSE))
 
 
 def _prune(folder: Path, keep: int) -> None:
     """Drop all but the `keep` newest entries."""
-    entries = sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
+    entries = sorted(folder.glob("*.json"), key=lambda p: p.lstat().st_mtime_ns, reverse=True)
     for old in entries[keep:]:
         old.unlink(missing_ok=True)
 

@@ -121,10 +121,13 @@ def read_inputs(policy: Policy, args: argparse.Namespace) -> Inputs:
     """The files named (default `.`) walked, or stdin checked as `--stdin-filename`."""
     paths = args.paths or [Path(".")]
     if args.stdin_filename is None:
+        skipped: list[tuple[str, str]] = []
         try:
-            files = discover(paths, policy.root, policy.exclude, remember=not args.no_cache)
+            files = discover(paths, policy.root, policy.exclude, remember=not args.no_cache, skipped=skipped)
         except PathError as error:
-            raise UsageError(f"no such file or folder: {error}") from None
+            raise UsageError(str(error)) from None
+        for path, why in skipped:
+            print(f"import-policy: skipped {path}: {why}", file=sys.stderr)
         if args.paths:
             warn_excluded(policy, args.paths)
         return Inputs(paths, files, read_file, None)

@@ -9,6 +9,7 @@ unless `exclude` covers it.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +18,7 @@ from typing import Literal
 import pathspec
 
 from import_policy.patterns import PathGlob, any_match
+from import_policy.cache.seal import read_regular
 from import_policy.cache.walk import Kind, WalkCache, gitignore_stat
 
 PYTHON_SUFFIXES = (".py", ".pyi")
@@ -39,7 +41,7 @@ class SourceFile:
 
 
 class PathError(Exception):
-    """A path on the command line that does not exist or cannot be read."""
+    """Paths on the command line that do not exist or are not regular files or folders."""
 
 
 def language_of(path: str) -> Language | None:
@@ -58,113 +60,233 @@ def relative_to_root(path: Path, root: Path) -> str:
         return Path(os.path.relpath(path, root)).as_posix()
 
 
+# Why a walk passed over a path, as said on stderr.
+BROKEN_LINK = "a broken symbolic link"
+OUTSIDE_LINK = "a symbolic link to outside the project root"
+
+Skipped = list[tuple[str, str]]  # (root-relative path, why)
+# A folder to walk: its path, root-relative path, whether a .gitignore above it changed
+# since the cached walk, its real path, and whether no link led to it.
+_Folder = tuple[Path, str, bool, str, bool]
+
+
 def discover(
     paths: Iterable[Path],
     root: Path,
     exclude: tuple[PathGlob, ...],
     languages: frozenset[Language] = frozenset({"python", "c"}),
     remember: bool = False,
+    skipped: Skipped | None = None,
 ) -> list[SourceFile]:
-    """Every file to check, each once, sorted by path. `remember`: keep what each folder held
-    in the project's cache (walkcache), so the next walk of an unchanged tree is cheap."""
+    """Every file to check, each once per real path (by the path that involves no link
+    when there is one), sorted by path. `remember`: keep what each folder held in the
+    project's cache (walkcache), so the next walk of an unchanged tree is cheap. A walk
+    never follows a link out of the project root: such links, and broken ones, are passed
+    over and added to `skipped` (a path named in `paths` is taken as named; `--fix` keeps
+    its own guard against writing outside the root)."""
     cache = WalkCache(root, repr((sorted(g.text for g in exclude), sorted(languages)))) if remember else None
-    found: dict[Path, SourceFile] = {}
-    missing = []
+    walker = _Walker(root, exclude, languages, cache, skipped if skipped is not None else [])
+    found: dict[str, tuple[SourceFile, bool]] = {}  # real path -> (file, reached without a link)
+    missing: list[str] = []
+    special: list[str] = []
+
+    def keep(file: SourceFile, real: str, canonical: bool) -> None:
+        kept = found.get(real)
+        if kept is None or (canonical and not kept[1]):
+            found[real] = (file, canonical)
+
     for given in paths:
         path = Path(os.path.abspath(given))
-        if path.is_dir():
-            for file in _walk(path, root, exclude, languages, cache):
-                found.setdefault(file.path, file)
-        elif path.is_file():
-            relative = relative_to_root(path, root)
-            if any_match(exclude, relative) is None:
-                language = language_of(path.name) or "python"
-                found.setdefault(path, SourceFile(path, relative, language))
-        else:
+        relative = relative_to_root(path, root)
+        real = os.path.realpath(path)
+        try:
+            mode = os.stat(path).st_mode
+        except OSError:
             missing.append(str(given))
-    if missing:
-        raise PathError(", ".join(missing))
+            continue
+        if stat.S_ISDIR(mode):
+            for file, file_real, canonical in walker.walk(path, real):
+                keep(file, file_real, canonical)
+        elif not stat.S_ISREG(mode):
+            special.append(str(given))
+        elif any_match(exclude, relative) is None:
+            language = language_of(path.name) or "python"
+            keep(SourceFile(path, relative, language), real, real == walker.expected(relative))
+    if missing or special:
+        faults = ([f"no such file or folder: {', '.join(missing)}"] if missing else []) + (
+            [f"not a regular file: {', '.join(special)}"] if special else []
+        )
+        raise PathError("; ".join(faults))
     if cache is not None:
         cache.save()
-    return sorted(found.values(), key=lambda f: f.relative)
+    return sorted((file for file, _ in found.values()), key=lambda f: f.relative)
 
 
-def _walk(
-    top: Path, root: Path, exclude: tuple[PathGlob, ...], languages: frozenset[Language], cache: WalkCache | None
-) -> Iterator[SourceFile]:
-    # Paths as strings from here on: pathlib's objects cost more than the walk itself.
-    ignores = _GitIgnores(root)
-    seen: set[tuple[int, int]] = set()
-    # (folder, its root-relative path, whether a .gitignore above it changed since the cached walk)
-    stack = [(top, relative_to_root(top, root), False)]
-    while stack:
-        folder, folder_relative, dirty = stack.pop()
-        try:
-            stat = folder.stat()
-        except OSError:
-            continue
-        if (stat.st_dev, stat.st_ino) in seen:
-            continue  # a symlink loop, or a folder reached twice
-        seen.add((stat.st_dev, stat.st_ino))
+def _outside(relative: str) -> bool:
+    return relative == ".." or relative.startswith("../")
+
+
+def _child(folder: str, name: str) -> str:
+    return folder.rstrip("/") + "/" + name
+
+
+class _Walker:
+    """Folder walks of one project. Paths are strings here: pathlib's objects cost more
+    than the walk itself."""
+
+    def __init__(
+        self, root: Path, exclude: tuple[PathGlob, ...], languages: frozenset[Language],
+        cache: WalkCache | None, skipped: Skipped,
+    ) -> None:
+        self.root = root
+        self.real_root = os.path.realpath(root)
+        self.exclude = exclude
+        self.languages = languages
+        self.cache = cache
+        self.skipped = skipped
+        self.ignores = _GitIgnores(root)
+
+    def inside(self, real: str) -> bool:
+        return real == self.real_root or real.startswith(_child(self.real_root, ""))
+
+    def expected(self, relative: str) -> str:
+        """The real path of `relative` if no link led to it."""
+        return os.path.normpath(os.path.join(self.real_root, relative))
+
+    def walk(self, top: Path, top_real: str) -> Iterator[tuple[SourceFile, str, bool]]:
+        """(file, its real path, whether no link led to it) for each source file under `top`."""
+        seen: set[str] = set()
+        top_relative = relative_to_root(top, self.root)
+        # Folders a link leads to wait until the others are done, so that a folder is first
+        # reached by its own path.
+        stack: list[_Folder] = [(top, top_relative, False, top_real, top_real == self.expected(top_relative))]
+        linked: list[_Folder] = []
+        while stack or linked:
+            folder, folder_relative, dirty, real, canonical = stack.pop() if stack else linked.pop(0)
+            if real in seen:
+                continue  # a symlink loop, or a folder reached twice
+            seen.add(real)
+            try:
+                mtime = folder.stat().st_mtime_ns
+            except OSError:
+                continue
+            subfolders: list[_Folder] = []
+            yield from self._folder(folder, folder_relative, dirty, real, canonical, mtime, subfolders)
+            stack.extend(reversed([sub for sub in subfolders if sub[4]]))
+            linked.extend(sub for sub in subfolders if not sub[4])
+
+    def _folder(
+        self, folder: Path, folder_relative: str, dirty: bool, real: str, canonical: bool, mtime: int,
+        subfolders: list[_Folder],
+    ) -> Iterator[tuple[SourceFile, str, bool]]:
         prefix = "" if folder_relative == "." else folder_relative + "/"
         # A walk from above the root re-enters it: there, paths are worked out one by one.
-        outside = folder_relative == ".." or folder_relative.startswith("../")
-        remembered = cache if cache is not None and not outside else None
+        outside = _outside(folder_relative)
+        remembered = self.cache if self.cache is not None and not outside else None
         ignore = gitignore_stat(folder) if remembered is not None else None
+        languages = self.languages
         if remembered is not None and not dirty:
-            kept = remembered.get(folder_relative, stat.st_mtime_ns, ignore)
+            kept = remembered.get(folder_relative, mtime, ignore)
             if kept is not None:
-                subfolders = []
+                spec: _Spec | None = None
                 for name, kind in kept:
                     if kind == "d":
-                        subfolders.append((folder / name, prefix + name, False))
+                        subfolders.append((folder / name, prefix + name, False, _child(real, name), canonical))
+                    elif kind == "l":
+                        spec = spec or self.ignores.for_folder(folder)
+                        yield from self._link(str(folder / name), name, prefix + name, spec, dirty, subfolders)
                     elif kind in languages:
-                        yield SourceFile(folder / name, prefix + name, kind)
-                stack.extend(reversed(subfolders))
-                continue
+                        yield SourceFile(folder / name, prefix + name, kind), _child(real, name), canonical
+                return
         if remembered is not None:
             before = remembered.folders.get(folder_relative)
             dirty = dirty or before is None or before[1] != ignore
-        spec = ignores.for_folder(folder)
+        spec = self.ignores.for_folder(folder)
         try:
             entries = sorted(os.scandir(folder), key=lambda e: e.name)
         except OSError:
-            continue
-        subfolders = []
+            return
         listed: list[tuple[str, Kind]] = []
         for entry in entries:
-            relative = relative_to_root(Path(entry.path), root) if outside else prefix + entry.name
+            relative = relative_to_root(Path(entry.path), self.root) if outside else prefix + entry.name
             try:
+                if entry.is_symlink():
+                    if entry.name not in SKIPPED_FOLDERS:
+                        listed.append((entry.name, "l"))
+                        yield from self._link(entry.path, entry.name, relative, spec, dirty, subfolders)
+                    continue
                 is_dir = entry.is_dir()
+                if is_dir:
+                    if self._skip_folder(entry.name, relative, spec):
+                        continue
+                    subfolders.append((Path(entry.path), relative, dirty, _child(real, entry.name), canonical))
+                    listed.append((entry.name, "d"))
+                    continue
+                language = language_of(entry.name)
+                if language is None or language not in languages or not entry.is_file():
+                    continue  # not a source file, or not a regular one (a FIFO would hang the read)
             except OSError:
                 continue
-            if is_dir:
-                if entry.name in SKIPPED_FOLDERS or any_match(exclude, relative) or spec.ignored(relative, True):
-                    continue
-                subfolders.append((Path(entry.path), relative, dirty))
-                listed.append((entry.name, "d"))
-                continue
-            language = language_of(entry.name)
-            if language is None or language not in languages:
-                continue
-            if any_match(exclude, relative) or spec.ignored(relative, False):
+            if any_match(self.exclude, relative) or spec.ignored(relative, False):
                 continue
             listed.append((entry.name, language))
-            yield SourceFile(Path(entry.path), relative, language)
+            yield SourceFile(Path(entry.path), relative, language), _child(real, entry.name), canonical
         if remembered is not None:
-            remembered.put(folder_relative, stat.st_mtime_ns, ignore, listed)
-        stack.extend(reversed(subfolders))
+            remembered.put(folder_relative, mtime, ignore, listed)
+
+    def _skip_folder(self, name: str, relative: str, spec: _Spec) -> bool:
+        return name in SKIPPED_FOLDERS or any_match(self.exclude, relative) is not None or spec.ignored(relative, True)
+
+    def _link(
+        self, path: str, name: str, relative: str, spec: _Spec, dirty: bool,
+        subfolders: list[_Folder],
+    ) -> Iterator[tuple[SourceFile, str, bool]]:
+        """Where a link in a walked folder leads, looked at on every walk: followed only to
+        a folder or a regular source file inside the project root."""
+        language = language_of(name)
+        wanted = language is not None and language in self.languages
+        try:
+            mode: int | None = os.stat(path).st_mode
+        except OSError:
+            mode = None
+        is_dir = mode is not None and stat.S_ISDIR(mode)
+        if is_dir and self._skip_folder(name, relative, spec):
+            return
+        if not is_dir and (not wanted or any_match(self.exclude, relative) or spec.ignored(relative, False)):
+            return
+        if mode is None:
+            self.skipped.append((relative, BROKEN_LINK))
+            return
+        real = os.path.realpath(path)
+        if not self.inside(real):
+            self.skipped.append((relative, OUTSIDE_LINK))
+            return
+        canonical = real == self.expected(relative)
+        if is_dir:
+            subfolders.append((Path(path), relative, dirty, real, canonical))
+        elif stat.S_ISREG(mode) and language is not None:
+            yield SourceFile(Path(path), relative, language), real, canonical
 
 
 class Locator:
     """Whether a file a walk of the project would find, asked of one path at a time: the
-    ROCm pass looks up the modules a chain reaches without walking the whole tree."""
+    ROCm pass looks up the modules a chain reaches without walking the whole tree. As in a
+    walk, no link leads out of the root; a link inside it is found by its own path (a walk
+    lists the file it leads to once, by the path without a link)."""
 
     def __init__(self, root: Path, exclude: tuple[PathGlob, ...]) -> None:
         self.root = root
+        self.real_root = os.path.realpath(root)
         self.exclude = exclude
         self.ignores = _GitIgnores(root)
         self._folders: dict[str, bool] = {"": True}
+
+    def _kept(self, path: Path) -> bool:
+        """`path` is no link, or a link to a place inside the root."""
+        if not path.is_symlink():
+            return True
+        real = os.path.realpath(path)
+        return real == self.real_root or real.startswith(_child(self.real_root, ""))
 
     def _folder_walked(self, relative: str) -> bool:
         known = self._folders.get(relative)
@@ -175,6 +297,7 @@ class Locator:
                 and name not in SKIPPED_FOLDERS
                 and any_match(self.exclude, relative) is None
                 and not self.ignores.for_folder(self.root / parent).ignored(relative, True)
+                and self._kept(self.root / relative)
             )
             self._folders[relative] = known
         return known
@@ -188,6 +311,7 @@ class Locator:
             and self._folder_walked(parent)
             and any_match(self.exclude, relative) is None
             and not self.ignores.for_folder(path.parent).ignored(relative, False)
+            and self._kept(path)
         )
 
 
@@ -222,9 +346,8 @@ class _GitIgnores:
         self.cache: dict[Path, list[tuple[str, pathspec.GitIgnoreSpec]]] = {}
 
     def _own(self, folder: Path) -> list[tuple[str, pathspec.GitIgnoreSpec]]:
-        file = folder / ".gitignore"
-        try:
-            lines = file.read_text(encoding="utf-8", errors="replace").splitlines()
+        try:  # a linked .gitignore is not read, as git does not read one
+            lines = read_regular(folder / ".gitignore").decode("utf-8", "replace").splitlines()
         except OSError:
             return []
         return [(relative_to_root(folder, self.root), pathspec.GitIgnoreSpec.from_lines(lines))]

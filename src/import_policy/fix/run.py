@@ -48,6 +48,13 @@ def kept_in_memory(_file: SourceFile, _data: bytes) -> None:
     """For stdin and the library: the new bytes are the answer, nothing is written."""
 
 
+OUTSIDE_ROOT = "the file resolves outside the project root"
+
+
+def _inside(real: str, real_root: str) -> bool:
+    return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)
+
+
 def _encoding(source: bytes) -> str:
     try:
         return tokenize.detect_encoding(io.BytesIO(source).readline)[0]
@@ -94,9 +101,15 @@ def fix_files(
         if applies(d, unsafe):
             by_path.setdefault(d.path, []).append(d)
     run = FixRun()
+    real_root = os.path.realpath(root)
     for file in files:
         found = by_path.get(file.relative)
         if not found:
+            continue
+        if write is not kept_in_memory and not _inside(os.path.realpath(file.path), real_root):
+            # A link (or a path named) that leads out of the project: never written, nor offered as a diff.
+            for d in found:
+                run.failed[(d.path, d.rule, d.line, d.column)] = OUTSIDE_ROOT
             continue
         try:
             source = read(file)
