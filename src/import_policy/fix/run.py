@@ -143,7 +143,10 @@ def note_failures(diagnostics: Sequence[Diagnostic], run: FixRun) -> list[Diagno
     out = []
     for d in diagnostics:
         why = run.failed.get((d.path, d.rule, d.line, d.column)) or run.failed.get((d.path, d.rule, d.message))
-        out.append(replace(d, message=f"{d.message} (fix not applied: {why})") if why else d)
+        if why == OUTSIDE_ROOT:  # no later --fix can apply it either: not offered as fixable
+            out.append(replace(d, message=f"{d.message} (fix not applied: {why})", fixable=False))
+        else:
+            out.append(replace(d, message=f"{d.message} (fix not applied: {why})") if why else d)
     return out
 
 
