@@ -224,6 +224,7 @@ def test_fix_never_writes_a_file_outside_the_root(tmp_path: Path, monkeypatch: p
     (outside / "x.py").write_text("import re\n", encoding="utf-8")
     (root / "pkg").mkdir()
     (root / "pkg" / "a.py").symlink_to(outside / "x.py")
+    (root / "pkg" / "b.py").write_text("import os\n", encoding="utf-8")
     finding = "pkg/a.py:1:8: no-re `re` is forbidden (fix not applied: the file resolves outside the project root)"
     for argv in (["--fix", "pkg/a.py"], ["--fix", "--unsafe-fixes", "pkg/a.py"]):
         code, out, _ = _run(capsys, "check", *argv)
@@ -249,6 +250,11 @@ def test_a_walk_never_follows_a_link_out_of_the_root(tmp_path: Path, monkeypatch
     assert _run(capsys, "check", "--no-cache", ".") == expected
     assert _run(capsys, "check", ".") == expected
     assert _run(capsys, "check", ".") == expected  # the walk cache says the same
+    skipped = "import-policy: skipped pylib: a symbolic link to outside the project root\n"
+    code, out, err = _run(capsys, "check", "pylib")  # named, it is still a walk
+    assert (code, "os_like" in out, err.splitlines()[0]) == (0, False, skipped.strip())
+    code, out, _ = _run(capsys, "check", str(outside))  # a folder outside, named by its own path, is the user's call
+    assert code == 1 and "os_like.py:1:8: no-pickle" in out
     (root / "pylib").unlink()  # retargeted: a link is looked at again on every walk
     (root / "pylib").symlink_to(root / "inner")
     (root / "inner").mkdir()

@@ -82,8 +82,9 @@ def discover(
     when there is one), sorted by path. `remember`: keep what each folder held in the
     project's cache (walkcache), so the next walk of an unchanged tree is cheap. A walk
     never follows a link out of the project root: such links, and broken ones, are passed
-    over and added to `skipped` (a path named in `paths` is taken as named; `--fix` keeps
-    its own guard against writing outside the root)."""
+    over and added to `skipped`, and so is a named folder inside the root that is such a
+    link. A named file is checked as named (`--fix` keeps its own guard against writing
+    outside the root), and so is a folder named by a path outside the root."""
     cache = WalkCache(root, repr((sorted(g.text for g in exclude), sorted(languages)))) if remember else None
     walker = _Walker(root, exclude, languages, cache, skipped if skipped is not None else [])
     found: dict[str, tuple[SourceFile, bool]] = {}  # real path -> (file, reached without a link)
@@ -104,7 +105,9 @@ def discover(
         except OSError:
             missing.append(str(given))
             continue
-        if stat.S_ISDIR(mode):
+        if stat.S_ISDIR(mode) and not _outside(relative) and not walker.inside(real):
+            walker.skipped.append((relative, OUTSIDE_LINK))  # a folder of the project in name only
+        elif stat.S_ISDIR(mode):
             for file, file_real, canonical in walker.walk(path, real):
                 keep(file, file_real, canonical)
         elif not stat.S_ISREG(mode):
