@@ -33,6 +33,7 @@ from import_policy.patterns import any_match
 from import_policy.pipeline.engine import Result, run
 from import_policy.pipeline.extract import Reader, read_file
 from import_policy.pipeline.plan import Plan, Selection
+from import_policy.pipeline import slow
 from import_policy.pipeline.parallel import default_jobs
 from import_policy.report import text as text_report
 
@@ -230,7 +231,10 @@ def run_or_reuse(
         return Checked(Result(reused.diagnostics, reused.files, reused.unreadable), reused.stale)
     snapshot = RunCache.snapshot(files) if runs is not None and run_key is not None else None
     tracker = caches.tracker
-    plan = Plan(policy, selection, observe=tracker.observe if tracker else None, cache=caches.facts)
+    plan = Plan(
+        policy, selection, observe=tracker.observe if tracker else None, cache=caches.facts,
+        slow_after=None if quiet else slow.SECONDS,
+    )
     result = run(plan, files, inputs.read, jobs=jobs)
     if unused:
         result.diagnostics[:] = sorted(
