@@ -142,3 +142,12 @@ def test_a_syntax_error_recorded_by_an_older_baseline_is_not_absorbed(tree: Proj
     (tree.root / "base.json").write_text(json.dumps(data))
     code, out, _ = tree.run("check", "--baseline", "base.json")
     assert code == 1 and "syntax-error" in out
+
+
+def test_fix_only_through_stdin(tree: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+    import sys
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"import re\nimport pickle\n"), encoding="utf-8"))
+    code, out, err = tree.run("check", "--fix-only", "--stdin-filename", "c.py", "-")
+    assert (code, out, err) == (0, "import regex as re\nimport pickle\n", "")

@@ -342,9 +342,9 @@ def fix_stdin(
         sys.stdout.buffer.flush()
     except BrokenPipeError:
         discard_stdout()
-    shown = present(remaining, args.unsafe_fixes, policy.root, Path.cwd())
+    shown = [] if args.fix_only else present(remaining, args.unsafe_fixes, policy.root, Path.cwd())
     if shown:
-        sys.stderr.write(text_report.render(shown, False))
+        sys.stderr.write(text_report.render(shown, False, show_summary=not args.quiet))
     return exit_code(shown, args.exit_zero)
 
 
