@@ -73,7 +73,8 @@ def errors(project: Project, config: str, *argv: str) -> list[str]:
         (
             "rules:\n  - id: syntax-error\n    forbid: [x]\n",
             "import-policy: import-policy.yaml:2: rule id 'syntax-error' is reserved for a built-in rule; reserved: "
-            "syntax-error, trial-import-probe, eager-heavy-import, import-time-jit, heavy-import-reachable",
+            "syntax-error, trial-import-probe, eager-heavy-import, import-time-jit, heavy-import-reachable, "
+            "unused-suppression",
         ),
         (
             "rules:\n  - id: t\n    kind: token\n    forbid: ['(unclosed']\n",

@@ -67,3 +67,10 @@ def test_check_piped_into_head(tmp_path: Path, lines: int) -> None:
     done = subprocess.run(["bash", "-c", shell], cwd=tmp_path, env=ENV, capture_output=True, text=True, timeout=120)
     assert done.stdout.splitlines() == ["m0.py:1:8: p `pickle` is forbidden [*]", "m0.py:2:8: p `pickle` is forbidden [*]"][:lines]
     assert done.stderr == "" and done.returncode == 1
+
+
+def test_test_rules_into_a_closed_pipe_still_says_whether_examples_failed(tmp_path: Path) -> None:
+    (tmp_path / "import-policy.yaml").write_text(
+        "rules:\n  - id: p\n    forbid: [pickle]\n    examples:\n      flag: ['import json']\n"
+    )
+    assert _into_a_closed_pipe(tmp_path, "test-rules") == (1, "")

@@ -18,7 +18,7 @@ def test_bundled_example_passes(monkeypatch: pytest.MonkeyPatch, capsys: pytest.
 
     monkeypatch.chdir(REPO / "examples")
     assert main(["test-rules"]) == 0
-    assert capsys.readouterr().out == "All 13 examples of 4 rules passed.\n"
+    assert capsys.readouterr().out == "All 20 examples of 7 rules passed.\n"
 
 
 def test_failures_name_rule_example_and_yaml_line(project: Project) -> None:

@@ -51,13 +51,20 @@ def _parser() -> argparse.ArgumentParser:
     check = commands.add_parser("check", parents=[config], help="check files and folders")
     check.add_argument("paths", nargs="*", type=Path, metavar="PATH", help="files or folders (default: .)")
     check.add_argument("--select", type=_rule_list, action="extend", metavar="RULES", help="only these rule ids (comma-separated)")
+    check.add_argument("--extend-select", type=_rule_list, action="extend", metavar="RULES", help="these rule ids on top of the ones in force (comma-separated)")
     check.add_argument("--ignore", type=_rule_list, action="extend", metavar="RULES", help="skip these rule ids (comma-separated)")
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when violations remain")
     check.add_argument("--statistics", action="store_true", help="count violations per rule instead of listing them")
     check.add_argument("--fix", action="store_true", help="apply safe fixes, then report what remains")
+    check.add_argument("--fix-only", action="store_true", help="apply safe fixes; report and fail on nothing that remains (implies --fix)")
+    check.add_argument("--show-fixes", action="store_true", help="with --fix, list what was fixed, by file and rule")
     check.add_argument("--unsafe-fixes", action="store_true", help="also apply (or count as fixable) fixes that can change behaviour")
     check.add_argument("--diff", action="store_true", help="print the diff --fix would write, write nothing; exit 1 if a fix is pending")
-    check.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text", help="output format (default: text)")
+    check.add_argument(
+        "--format", "--output-format", dest="format", choices=("text", "json", "sarif", "github"), default="text",
+        help="output format (default: text)",
+    )
+    check.add_argument("-q", "--quiet", action="store_true", help="print the findings and nothing else (no summary, no notes)")
     check.add_argument("--stdin-filename", type=Path, metavar="PATH", help="read the source from stdin (PATH '-') and check it as PATH")
     check.add_argument("--no-cache", action="store_true", help=f"neither read nor write {CACHE_FOLDER}/")
     check.add_argument("--jobs", type=_jobs, metavar="N", help="processes for big batches (default: the number of CPUs; 1: none)")
@@ -76,13 +83,18 @@ def _parser() -> argparse.ArgumentParser:
     why = commands.add_parser("why", parents=[config], help="the eager import chains from the entry modules to MODULE")
     why.add_argument("module", metavar="MODULE", help="a heavy module (tilelang) or a project module")
     why.add_argument("--format", choices=("text", "json", "mermaid", "dot"), default="text")
+    # A bad flag is reported with the usage of the command it was given to, not the top level's.
+    for name, command in commands.choices.items():
+        command.set_defaults(command_parser=command)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     try:
-        args = parser.parse_args(argv)
+        args, unknown = parser.parse_known_args(argv)
+        if unknown:
+            args.command_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     except SystemExit as exit_:
         return EXIT_ERROR if exit_.code not in (0, None) else EXIT_OK
     try:
@@ -111,7 +123,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _load(args: argparse.Namespace) -> Loaded:
     loaded = load(args.config, Path.cwd())
-    if loaded.config is None:
+    if loaded.config is None and not getattr(args, "quiet", False):
         print(f"import-policy: no configuration found; using the built-in {DEFAULT_PRESET} preset", file=sys.stderr)
     return loaded
 

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from import_policy.adoption import baseline
-from import_policy.diagnostics import Diagnostic
+from import_policy.diagnostics import SYNTAX_ERROR, Diagnostic
 from import_policy.discovery.files import SourceFile
 from import_policy.pipeline.plan import Selection
 
@@ -42,18 +42,27 @@ def use_baseline(
     files: Sequence[SourceFile],
     selection: Selection,
     warn: Callable[[str], None] = lambda line: print(f"import-policy: {line}", file=sys.stderr),
+    wrote: Callable[[str], None] | None = None,
 ) -> list[Diagnostic]:
-    """What remains to report. Diagnostics here carry root-relative paths."""
+    """What remains to report. Diagnostics here carry root-relative paths. `wrote` is told what
+    `write_to` received (else `warn` is). A file that does not parse is never recorded: it
+    stays reported, since nothing in it was checked."""
     if write_to is None and read_from is None:
         return list(diagnostics)
-    items = baseline.keyed(diagnostics, source_of)
+    unparsed = [d for d in diagnostics if d.rule == SYNTAX_ERROR]
+    items = baseline.keyed((d for d in diagnostics if d.rule != SYNTAX_ERROR), source_of)
     if write_to is not None:
         try:
             baseline.write(write_to, items)
         except OSError as error:
             raise AdoptionError(f"cannot write the baseline {write_to}: {error.strerror or error}") from None
-        warn(f"wrote {len(items)} finding(s) as {len({i.key for i in items})} entries to {write_to}")
-        return []
+        keys = len({i.key for i in items})
+        (wrote or warn)(
+            f"Wrote {len(items)} finding{'s' if len(items) != 1 else ''} as {keys} "
+            f"entr{'ies' if keys != 1 else 'y'} to {write_to}; "
+            f"check with --baseline {write_to} to report only new ones."
+        )
+        return unparsed
     assert read_from is not None
     try:
         entries = baseline.read(read_from)
@@ -65,4 +74,4 @@ def use_baseline(
     )
     for entry, left in applied.stale:
         warn(baseline.stale_message(read_from, entry, left))
-    return applied.kept
+    return applied.kept + unparsed

@@ -23,14 +23,17 @@ from import_policy.cache.run import Outcome, RunCache
 from import_policy.commands import EXIT_ERROR, EXIT_OK, EXIT_VIOLATIONS, UsageError, discard_stdout
 from import_policy.config.load import Loaded
 from import_policy.config.model import Policy
-from import_policy.diagnostics import Diagnostic
+from import_policy.diagnostics import SYNTAX_ERROR, Diagnostic
+from import_policy.facts.comments import MARKER as SUPPRESSION_MARKER
 from import_policy.discovery.files import PathError, SourceFile, discover, relative_to_root
 from import_policy.fix.payload import applies
-from import_policy.kinds.describe import rule_rows
+from import_policy.kinds.describe import opt_in_builtins, rule_rows
+from import_policy.kinds.unused_suppression import UNUSED_SUPPRESSION
 from import_policy.patterns import any_match
 from import_policy.pipeline.engine import Result, run
 from import_policy.pipeline.extract import Reader, read_file
 from import_policy.pipeline.plan import Plan, Selection
+from import_policy.pipeline import slow
 from import_policy.pipeline.parallel import default_jobs
 from import_policy.report import text as text_report
 
@@ -69,36 +72,58 @@ def check(loaded: Loaded, args: argparse.Namespace) -> int:
     policy = loaded.policy
     selection = selection_of(loaded, args)
     inputs = read_inputs(policy, args)
-    caches = cache_policy(policy, selection, inputs, args)
-    checked = run_or_reuse(policy, selection, inputs, caches, args.jobs or default_jobs())
+    unused = wants_unused_suppression(selection, args)
+    caches = cache_policy(policy, selection, inputs, args, unused)
+    jobs = args.jobs or default_jobs()
+    checked = run_or_reuse(policy, selection, inputs, caches, jobs, unused=unused, quiet=args.quiet)
     fixing: FixRun | None = None
-    if args.fix or args.diff:
+    if args.fix or args.fix_only or args.diff:
         if inputs.stdin is not None and not args.diff:
             return fix_stdin(args, policy, selection, inputs.files, inputs.stdin, checked.result)
         if args.diff:
-            return diff(checked.result, inputs, args.unsafe_fixes, policy.root)
+            return diff(checked.result, inputs, args.unsafe_fixes, policy.root, quiet=args.quiet)
         fixing = fix(checked, inputs, policy, selection, args.unsafe_fixes)
     overrides = {file.relative: inputs.stdin for file in inputs.files if inputs.stdin is not None}
-    kept = apply_baseline(checked.result.diagnostics, args, policy, inputs.files, selection, overrides)
+    kept, wrote = apply_baseline(checked.result.diagnostics, args, policy, inputs.files, selection, overrides)
     cwd = Path.cwd()
+    if args.fix_only:
+        kept = []  # ruff's --fix-only: what remains is neither reported nor a failure
     # `fixable` means: a fix that would apply with the flags given; the others are "hidden" (ruff).
     hidden = sum(d.fixable and not applies(d, args.unsafe_fixes) for d in kept)
     shown = present(kept, args.unsafe_fixes, policy.root, cwd)
-    fixed = fixing.applied if fixing is not None else 0
-    if inputs.stdin is None and not inputs.files:
+    nothing = inputs.stdin is None and not inputs.files
+    if nothing and not args.quiet:
         # As ruff: a warning, and no "All checks passed!" for a run that checked nothing.
         print("import-policy: warning: no Python or C-family files found under the given paths; nothing was checked", file=sys.stderr)
-        if args.format != "text":
-            write_report(args, shown, checked.result.files, policy, cwd, overrides, fixed=fixed, hidden=hidden)
-    else:
-        write_report(args, shown, checked.result.files, policy, cwd, overrides, fixed=fixed, hidden=hidden)
+    if wrote is not None and (args.format != "text" or args.statistics):
+        print(f"import-policy: {wrote}", file=sys.stderr)  # stdout holds the document
+    text = Text(
+        fixed=fixing.applied if fixing is not None else 0, hidden=hidden,
+        fixes=present(fixing.fixed, args.unsafe_fixes, policy.root, cwd) if fixing is not None and args.show_fixes else None,
+        summary=not args.quiet, silent=nothing, wrote=wrote, fix_only=args.fix_only,
+    )
+    write_report(args, shown, checked.result.files, policy, cwd, overrides, text)
     for path, reason in checked.result.unreadable:
         print(f"import-policy: cannot read {path}: {reason}", file=sys.stderr)
-    for line in checked.stale:
-        print(f"import-policy: {line}", file=sys.stderr)
+    if not args.quiet:
+        for line in checked.stale:
+            print(f"import-policy: {line}", file=sys.stderr)
     if checked.result.unreadable:
         return EXIT_ERROR
     return exit_code(shown, args.exit_zero)
+
+
+@dataclass(frozen=True)
+class Text:
+    """What the text format says besides the findings."""
+
+    fixed: int = 0  # findings --fix just fixed
+    hidden: int = 0  # fixes only --unsafe-fixes would apply
+    fixes: list[Diagnostic] | None = None  # --show-fixes: what was fixed
+    summary: bool = True  # off with --quiet
+    silent: bool = False  # no file was found: the warning on stderr said so
+    wrote: str | None = None  # --write-baseline: what was written
+    fix_only: bool = False
 
 
 def refuse_conflicts(args: argparse.Namespace) -> None:
@@ -108,13 +133,24 @@ def refuse_conflicts(args: argparse.Namespace) -> None:
 
 
 def selection_of(loaded: Loaded, args: argparse.Namespace) -> Selection:
-    """`--select` and `--ignore`, each id checked against the rules in force."""
-    known = {row["id"] for row in rule_rows(loaded.policy)}
-    for flag, ids in (("--select", args.select), ("--ignore", args.ignore)):
+    """`--select` (replaces the set in force), `--extend-select` (adds to it) and `--ignore`,
+    each id checked against the rules there are."""
+    known = {row["id"] for row in rule_rows(loaded.policy)} | {rule.id for rule in opt_in_builtins()}
+    for flag, ids in (("--select", args.select), ("--extend-select", args.extend_select), ("--ignore", args.ignore)):
         unknown = sorted(set(ids or ()) - known)
         if unknown:
             raise UsageError(f"{flag}: unknown rule {', '.join(map(repr, unknown))}; rules in force: {', '.join(sorted(known))}")
-    return Selection(frozenset(args.select) if args.select else None, frozenset(args.ignore or ()))
+    select = frozenset(args.select) | frozenset(args.extend_select or ()) if args.select else None
+    return Selection(select, frozenset(args.ignore or ()))
+
+
+def wants_unused_suppression(selection: Selection, args: argparse.Namespace) -> bool:
+    """The opt-in rule is in force when selected by name: `--select` or `--extend-select`."""
+    if UNUSED_SUPPRESSION in selection.ignore:
+        return False
+    if selection.select is not None:
+        return UNUSED_SUPPRESSION in selection.select
+    return UNUSED_SUPPRESSION in (args.extend_select or ())
 
 
 def read_inputs(policy: Policy, args: argparse.Namespace) -> Inputs:
@@ -173,19 +209,24 @@ def _constant(source: bytes) -> Reader:
     return lambda _file: source
 
 
-def cache_policy(policy: Policy, selection: Selection, inputs: Inputs, args: argparse.Namespace) -> Caches:
+def cache_policy(policy: Policy, selection: Selection, inputs: Inputs, args: argparse.Namespace, unused: bool) -> Caches:
     # Stale allowlist entries can only be told when the whole tree is checked.
     tracker = ExceptTracker() if inputs.stdin is None and whole_tree(inputs.paths, policy.root) else None
     facts = None if args.no_cache or inputs.stdin is not None else FactsCache(policy.root)
     # An unchanged whole tree is answered from the last run (runcache); fixing always checks afresh.
-    runs = RunCache(policy.root) if facts is not None and tracker is not None and not (args.fix or args.diff) else None
+    fixing = args.fix or args.fix_only or args.diff
+    runs = RunCache(policy.root) if facts is not None and tracker is not None and not fixing else None
     # Sorted: a frozenset's repr follows the process's string hashing, which differs run to run.
-    selected = (sorted(selection.select) if selection.select is not None else None, sorted(selection.ignore))
+    selected: tuple[object, ...] = (sorted(selection.select) if selection.select is not None else None, sorted(selection.ignore))
+    if unused:
+        selected += (UNUSED_SUPPRESSION,)
     run_key = RunCache.key(policy, selected, inputs.files) if runs is not None else None
     return Caches(facts, runs, run_key, tracker)
 
 
-def run_or_reuse(policy: Policy, selection: Selection, inputs: Inputs, caches: Caches, jobs: int) -> Checked:
+def run_or_reuse(
+    policy: Policy, selection: Selection, inputs: Inputs, caches: Caches, jobs: int, *, unused: bool, quiet: bool
+) -> Checked:
     """The last run's outcome when the tree is unchanged, else a fresh run (recorded for next time)."""
     runs, run_key, files = caches.runs, caches.run_key, inputs.files
     reused = runs.get(run_key, files) if runs is not None and run_key is not None else None
@@ -193,12 +234,58 @@ def run_or_reuse(policy: Policy, selection: Selection, inputs: Inputs, caches: C
         return Checked(Result(reused.diagnostics, reused.files, reused.unreadable), reused.stale)
     snapshot = RunCache.snapshot(files) if runs is not None and run_key is not None else None
     tracker = caches.tracker
-    plan = Plan(policy, selection, observe=tracker.observe if tracker else None, cache=caches.facts)
+    plan = Plan(
+        policy, selection, observe=tracker.observe if tracker else None, cache=caches.facts,
+        slow_after=None if quiet else slow.SECONDS,
+    )
     result = run(plan, files, inputs.read, jobs=jobs)
+    if unused:
+        result.diagnostics[:] = sorted(
+            result.diagnostics + unused_suppressions(policy, selection, inputs, caches, jobs), key=Diagnostic.sort_key
+        )
     stale = stale_entries(policy, selection, inputs, caches, jobs)
     if runs is not None and run_key is not None and snapshot is not None:
         runs.put(run_key, files, snapshot, Outcome(list(result.diagnostics), result.files, result.unreadable, stale))
     return Checked(result, stale)
+
+
+def unused_suppressions(policy: Policy, selection: Selection, inputs: Inputs, caches: Caches, jobs: int) -> list[Diagnostic]:
+    """`unused-suppression`: the files that hold a suppression are checked again with every
+    suppression neutralised, under every rule in force (whatever `--select` narrowed this run
+    to), and each comment is judged on what it silenced."""
+    from import_policy.kinds import unused_suppression as unused
+
+    marked: dict[str, tuple[SourceFile, bytes]] = {}
+    for file in inputs.files:
+        try:
+            source = inputs.read(file)
+        except OSError:
+            continue  # the run reports it
+        if SUPPRESSION_MARKER in source:
+            marked[file.relative] = (file, source)
+    if not marked:
+        return []
+    judging = Selection(None, selection.ignore - {UNUSED_SUPPRESSION})
+    plan = Plan(policy, judging, cache=caches.facts)
+    read = inputs.read
+    revealed = run(plan, [file for file, _ in marked.values()], lambda file: unused.neutralise(read(file)), jobs=jobs)
+    by_path: dict[str, list[Diagnostic]] = {}
+    for d in revealed.diagnostics:
+        by_path.setdefault(d.path, []).append(d)
+    rows = rule_rows(policy)
+    known = {row["id"] for row in rows} | {rule.id for rule in opt_in_builtins()}
+    judged = {row["id"] for row in rows if judging.wants(row["id"])}
+    out = []
+    for path, (file, source) in marked.items():
+        found = by_path.get(path, [])
+        if any(d.rule == SYNTAX_ERROR for d in found):
+            continue  # nothing in a file that does not parse was checked, so nothing was silenced
+        comments = unused.comments(source, file.language)
+        for d in unused.check(path, comments, found, judged, known):
+            # Only a comment that names the rule silences it: a blanket one is what is judged.
+            if not any(UNUSED_SUPPRESSION in c.rules and c.line in d.suppress_lines for c in comments):
+                out.append(d)
+    return out
 
 
 def stale_entries(policy: Policy, selection: Selection, inputs: Inputs, caches: Caches, jobs: int) -> list[str]:
@@ -209,7 +296,7 @@ def stale_entries(policy: Policy, selection: Selection, inputs: Inputs, caches: 
     return [str(stale) for stale in found]
 
 
-def diff(result: Result, inputs: Inputs, unsafe: bool, root: Path) -> int:
+def diff(result: Result, inputs: Inputs, unsafe: bool, root: Path, *, quiet: bool) -> int:
     """`--diff`: what `--fix` would write, on stdout; nothing written; exit 1 when a fix is pending."""
     from import_policy.fix.run import fix_files  # the fixer needs libcst
 
@@ -219,7 +306,8 @@ def diff(result: Result, inputs: Inputs, unsafe: bool, root: Path) -> int:
         sys.stdout.flush()
     except BrokenPipeError:
         discard_stdout()
-    print(f"Would fix {fixing.applied} violation{'s' if fixing.applied != 1 else ''}.", file=sys.stderr)
+    if not quiet:
+        print(f"Would fix {fixing.applied} violation{'s' if fixing.applied != 1 else ''}.", file=sys.stderr)
     return EXIT_VIOLATIONS if fixing.applied else EXIT_OK
 
 
@@ -228,10 +316,16 @@ def fix(checked: Checked, inputs: Inputs, policy: Policy, selection: Selection, 
     unapplied fix saying why."""
     from import_policy.fix.run import fix_and_check_again, to_disk  # the fixer needs libcst
 
+    # The check again runs the rules in force, not the unused-suppression pass: no fix removes
+    # a comment, so a comment silences after the fix what it silenced before.
+    unused = [d for d in checked.result.diagnostics if d.rule == UNUSED_SUPPRESSION]
     checked.result, fixing = fix_and_check_again(
         checked.result, inputs.files, inputs.read, policy, selection, unsafe, write=to_disk,
         root=policy.root, cwd=Path.cwd(),
     )
+    if unused:
+        others = [d for d in checked.result.diagnostics if d.rule != UNUSED_SUPPRESSION]
+        checked.result.diagnostics[:] = sorted(others + unused, key=Diagnostic.sort_key)
     for path, reason in fixing.write_errors:
         print(f"import-policy: cannot write {path}: {reason}", file=sys.stderr)
     return fixing
@@ -251,28 +345,32 @@ def fix_stdin(
         sys.stdout.buffer.flush()
     except BrokenPipeError:
         discard_stdout()
-    shown = present(remaining, args.unsafe_fixes, policy.root, Path.cwd())
+    shown = [] if args.fix_only else present(remaining, args.unsafe_fixes, policy.root, Path.cwd())
     if shown:
-        sys.stderr.write(text_report.render(shown, False))
+        sys.stderr.write(text_report.render(shown, False, show_summary=not args.quiet))
     return exit_code(shown, args.exit_zero)
 
 
 def apply_baseline(
     diagnostics: list[Diagnostic], args: argparse.Namespace, policy: Policy, files: list[SourceFile],
     selection: Selection, overrides: dict[str, bytes],
-) -> list[Diagnostic]:
-    """`--baseline` drops what it records; `--write-baseline` records everything and keeps nothing."""
+) -> tuple[list[Diagnostic], str | None]:
+    """(what remains to report, what `--write-baseline` wrote). `--baseline` drops what it
+    records; `--write-baseline` records every finding but `syntax-error`, which stays reported."""
     if args.write_baseline is None and args.baseline is None:
-        return list(diagnostics)
+        return list(diagnostics), None
     from import_policy.adoption.steps import AdoptionError, source_reader, use_baseline
 
+    wrote: list[str] = []
     try:
-        return use_baseline(
+        kept = use_baseline(
             diagnostics, write_to=args.write_baseline, read_from=args.baseline,
             source_of=source_reader(policy.root, overrides), files=files, selection=selection,
+            wrote=wrote.append, **({"warn": lambda _line: None} if args.quiet else {}),
         )
     except AdoptionError as error:
         raise UsageError(str(error)) from None
+    return kept, wrote[0] if wrote else None
 
 
 def present(diagnostics: Sequence[Diagnostic], unsafe: bool, root: Path, cwd: Path) -> list[Diagnostic]:
@@ -284,12 +382,12 @@ def present(diagnostics: Sequence[Diagnostic], unsafe: bool, root: Path, cwd: Pa
 
 def write_report(
     args: argparse.Namespace, shown: list[Diagnostic], files: int, policy: Policy, cwd: Path,
-    overrides: dict[str, bytes], *, fixed: int, hidden: int,
+    overrides: dict[str, bytes], text: Text,
 ) -> None:
     """The findings on stdout in the format asked for. A reader that closes the pipe early
     (`| head`) ends the output quietly; the exit code still says what was found."""
     try:
-        _write_report(args, shown, files, policy, cwd, overrides, fixed=fixed, hidden=hidden)
+        _write_report(args, shown, files, policy, cwd, overrides, text)
         sys.stdout.flush()
     except BrokenPipeError:
         discard_stdout()
@@ -297,12 +395,13 @@ def write_report(
 
 def _write_report(
     args: argparse.Namespace, shown: list[Diagnostic], files: int, policy: Policy, cwd: Path,
-    overrides: dict[str, bytes], *, fixed: int, hidden: int,
+    overrides: dict[str, bytes], text: Text,
 ) -> None:
     out = sys.stdout
     # Each format's module is imported only when asked for: start-up time is most of a warm run.
     if args.statistics and args.format != "json":
-        out.write(text_report.render_statistics(shown))
+        if not text.silent:
+            out.write(text_report.render_statistics(shown, show_summary=text.summary))
     elif args.statistics or args.format == "json":
         from import_policy.report import json as json_report
 
@@ -317,8 +416,21 @@ def _write_report(
         from import_policy.report import github as github_report
 
         out.write(github_report.render(shown))
-    else:
-        out.write(text_report.render(shown, text_report.use_colour(out), fixed=fixed, hidden=hidden))
+    elif not text.silent:
+        out.write(_text(shown, text, text_report.use_colour(out)))
+
+
+def _text(shown: list[Diagnostic], text: Text, colour: bool) -> str:
+    fixes = text_report.render_fixes(text.fixes) if text.fixes else ""
+    if text.fix_only:
+        # ruff's --fix-only: what was fixed, nothing of what remains.
+        return fixes + (text_report.fixed_line(text.fixed) + "\n" if text.summary else "")
+    if text.wrote is not None and not shown:
+        return text.wrote + "\n" if text.summary else ""  # not "All checks passed!": the findings went to the baseline
+    body = text_report.render(shown, colour, fixed=text.fixed, hidden=text.hidden, before_summary=fixes, show_summary=text.summary)
+    if text.wrote is not None and text.summary:
+        body += text.wrote + "\n"
+    return body
 
 
 def exit_code(shown: Sequence[Diagnostic], exit_zero: bool) -> int:

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
-from import_policy.commands import EXIT_OK, EXIT_VIOLATIONS
+from import_policy.commands import EXIT_OK, EXIT_VIOLATIONS, discard_stdout
 from import_policy.config.model import Policy, Rule
 from import_policy.diagnostics import SYNTAX_ERROR
 from import_policy.discovery.files import Language, SourceFile, language_of
@@ -146,5 +146,9 @@ def run_all(policy: Policy) -> tuple[str, bool]:
 def command(policy: Policy) -> int:
     """`test-rules`: the report on stdout; exit 1 when an example failed."""
     report, passed = run_all(policy)
-    sys.stdout.write(report)
+    try:
+        sys.stdout.write(report)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        discard_stdout()  # the reader went away; the exit code still says whether all passed
     return EXIT_OK if passed else EXIT_VIOLATIONS

@@ -31,6 +31,7 @@ Writer = Callable[[SourceFile, bytes], None]  # raises OSError when it cannot wr
 @dataclass
 class FixRun:
     applied: int = 0
+    fixed: list[Diagnostic] = field(default_factory=list)  # the findings fixed (`applied` of them)
     changed: list[str] = field(default_factory=list)  # root-relative paths written (or that would be)
     new: dict[str, bytes] = field(default_factory=dict)  # root-relative path -> the bytes written
     diffs: list[str] = field(default_factory=list)
@@ -132,6 +133,7 @@ def fix_files(
             shown = Path(os.path.relpath(root / file.relative, cwd)).as_posix()
             run.diffs.append(unified_diff(shown, source, fixed.new, _encoding(source)))
         run.applied += len(fixed.applied)
+        run.fixed.extend(fixed.applied)
         run.changed.append(file.relative)
     return run
 

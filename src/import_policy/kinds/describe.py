@@ -11,7 +11,13 @@ from import_policy.patterns import PathGlob
 
 
 def builtins_in_force(policy: Policy) -> list[BuiltinRule]:
-    return [b for b in BUILTIN if b.in_force(policy)]
+    """Opt-in rules are not in force until selected by name, so `rules` does not list them."""
+    return [b for b in BUILTIN if b.in_force(policy) and not b.opt_in]
+
+
+def opt_in_builtins() -> list[BuiltinRule]:
+    """Built-in rules that are off unless selected by name (valid --select ids, explained)."""
+    return [b for b in BUILTIN if b.opt_in]
 
 
 def _fixable(rule: Rule) -> str:
@@ -44,7 +50,7 @@ def describe_rule(policy: Policy, rule_id: str) -> str | None:
     rule = policy.rule(rule_id)
     if rule is not None:
         return _describe(rule)
-    for builtin in builtins_in_force(policy):
+    for builtin in builtins_in_force(policy) + opt_in_builtins():
         if builtin.id == rule_id:
             return _describe_builtin(builtin, policy)
     return None
@@ -86,7 +92,7 @@ def _examples(title: str, snippets: tuple[str, ...]) -> list[str]:
 def _describe_builtin(builtin: BuiltinRule, policy: Policy) -> str:
     head = [builtin.id, f"  kind:          {builtin.kind}", f"  fixable:       {builtin.fixable}"]
     if builtin.opt_in:
-        head.append("  in force:      only with `enable:` or --select")
+        head.append("  in force:      only when selected by name (--select, --extend-select)")
     head.extend(builtin.settings(policy))
     return "\n".join(head) + f"\n\n{builtin.doc().strip()}\n"
 

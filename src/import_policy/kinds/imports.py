@@ -26,6 +26,9 @@ class ImportRule(RuleBase):
     scope: Literal["module", "anywhere"] = "anywhere"
     type_checking: Literal["ignore", "check"] = "ignore"
     fix: Fix | None = None
+    # `forbid` entries written `{name: PATTERN, message: TEXT}`: (pattern text, message) for the
+    # names those patterns decide; the rule's `message` speaks for the others.
+    messages: tuple[tuple[str, str], ...] = ()
     kind: str = field(default="import", kw_only=True)
 
 
@@ -40,7 +43,15 @@ def verdict(rule: ImportRule, name: str) -> Verdict:
 
 
 def message(rule: ImportRule, name: str) -> str:
-    return rule.message or f"`{name}` is forbidden"
+    """The message for a forbidden `name`: its forbid entry's own, else the rule's, else a
+    default; `{name}` and `{pattern}` in it say the name found and the pattern that matched."""
+    pattern = verdict(rule, name).pattern
+    text = pattern.text if pattern is not None else name
+    own = next((m for p, m in rule.messages if p == text), None) if rule.messages else None
+    template = own or rule.message
+    if not template:
+        return f"`{name}` is forbidden"
+    return template.replace("{name}", name).replace("{pattern}", text)
 
 
 def check(rule: ImportRule, facts: FileFacts) -> list[Diagnostic]:
@@ -123,8 +134,10 @@ class ImportKind:
             v.choice(items["type_checking"][1], "type_checking", ("ignore", "check"))
             if "type_checking" in items else "ignore"
         )
+        forbid, messages = _forbid_entries(v, items["forbid"][1] if "forbid" in items else Seq([], line))
         return ImportRule(
-            forbid=tuple(v.dotted_patterns(items["forbid"][1] if "forbid" in items else Seq([], line), "forbid")),
+            forbid=forbid,
+            messages=messages,
             except_=tuple(v.dotted_patterns(items["except"][1] if "except" in items else Seq([], line), "except")),
             scope="module" if scope == "module" else "anywhere",
             type_checking="check" if type_checking == "check" else "ignore",
@@ -136,7 +149,10 @@ class ImportKind:
         return "yes" if rule.fix is not None else "no"
 
     def explain_patterns(self, rule: ImportRule) -> list[str]:
-        return [f"  forbid:        {_texts(rule.forbid)}", f"  except:        {_texts(rule.except_)}"]
+        lines = [f"  forbid:        {_texts(rule.forbid)}"]
+        lines.extend(f"    {pattern}: {text}" for pattern, text in rule.messages)
+        lines.append(f"  except:        {_texts(rule.except_)}")
+        return lines
 
     def explain_options(self, rule: ImportRule) -> list[str]:
         lines = [f"  scope:         {rule.scope}", f"  type_checking: {rule.type_checking}"]
@@ -168,6 +184,30 @@ class ImportKind:
 
     def verdict(self, rule: ImportRule, name: str) -> Verdict:
         return verdict(rule, name)
+
+
+def _forbid_entries(v: Validator, node: Node) -> tuple[tuple[DottedPattern, ...], tuple[tuple[str, str], ...]]:
+    """`forbid`: dotted-name patterns, each a string or a map `{name: PATTERN, message: TEXT}`
+    (ruff's banned-api table: a message per name, in one rule), in the order written."""
+    if not isinstance(node, (Seq, Map)):
+        return tuple(v.dotted_patterns(node, "forbid")), ()
+    patterns: list[DottedPattern] = []
+    messages: list[tuple[str, str]] = []
+    for item in node.items if isinstance(node, Seq) else [node]:
+        if not isinstance(item, Map):
+            patterns.extend(v.dotted_patterns(Seq([item], item.line), "forbid"))
+            continue
+        v.keys(item, ("name", "message"), "a forbid entry")
+        if "name" not in item.items:
+            v.error(item.line, "a forbid entry written as a map needs a name: {name: PATTERN, message: TEXT}")
+            continue
+        name_node = item.items["name"][1]
+        compiled = v.dotted_patterns(Seq([name_node], name_node.line), "forbid")
+        text = v.string(item.items["message"][1], "a forbid entry's message") if "message" in item.items else None
+        patterns.extend(compiled)
+        if text and compiled:
+            messages.append((compiled[0].text, text))
+    return tuple(patterns), tuple(messages)
 
 
 def gateways(rules: Iterable[RuleBase]) -> dict[str, str]:

@@ -15,6 +15,7 @@ from import_policy.kinds.cfamily import IncludeKind, TokenKind
 from import_policy.kinds.imports import ImportKind
 from import_policy.kinds.relative_imports import RelativeImportsKind
 from import_policy.kinds.syntax import SYNTAX_ERROR_RULE
+from import_policy.kinds.unused_suppression import UNUSED_SUPPRESSION_RULE
 from import_policy.rocm.rules import ROCM_RULES
 
 AnyKind = Union[PythonKind, CKind]
@@ -27,7 +28,7 @@ KINDS: dict[str, AnyKind] = {
 }
 
 # Rules no YAML declares; their ids are reserved.
-BUILTIN: tuple[BuiltinRule, ...] = (SYNTAX_ERROR_RULE, *ROCM_RULES)
+BUILTIN: tuple[BuiltinRule, ...] = (SYNTAX_ERROR_RULE, *ROCM_RULES, UNUSED_SUPPRESSION_RULE)
 BUILTIN_IDS = tuple(rule.id for rule in BUILTIN)
 
 

@@ -9,6 +9,7 @@ project-level ROCm pass over the facts of the run.
 from __future__ import annotations
 
 import gc
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -19,7 +20,7 @@ from import_policy.facts.model import FileFacts
 from import_policy.kinds import cfamily
 from import_policy.kinds.registry import c_kind, python_kind
 from import_policy.kinds.syntax import syntax_error
-from import_policy.pipeline import parallel
+from import_policy.pipeline import parallel, slow
 from import_policy.pipeline.extract import Reader, python_facts, read_file
 from import_policy.pipeline.plan import Plan
 from import_policy.rocm import run as rocm_pass
@@ -100,7 +101,11 @@ def _run(plan: Plan, files: Sequence[SourceFile], read: Reader, jobs: int) -> Re
                 outcome = error.strerror or str(error)
             else:
                 if file.language == "c":
+                    started = time.perf_counter()
                     diagnostics.extend(check_c(plan.c_rules_for(file.relative), file.relative, source))
+                    took = time.perf_counter() - started
+                    if plan.slow_after is not None and took > plan.slow_after:
+                        slow.tell(plan.policy.root, file.relative, took)
                     continue
                 facts = python_facts(plan, file, source, rules)
                 assert facts is not None

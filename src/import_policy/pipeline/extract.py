@@ -7,12 +7,14 @@ where a use must be resolved through the file's scopes.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 
 from import_policy.config.model import RuleBase
 from import_policy.discovery.files import SourceFile, module_name
 from import_policy.facts.from_ast import graph_facts, rule_facts
 from import_policy.facts.model import FileFacts
+from import_policy.pipeline import slow
 from import_policy.pipeline.plan import GRAPH_MODE, Plan
 
 
@@ -53,6 +55,7 @@ def python_facts(
     if cached_only:
         return None
     gate = needs.gate() if want_uses else None
+    started = time.perf_counter()
     facts: FileFacts | None = None
     if for_graph and plan.fast_facts:
         facts = graph_facts(source, file.relative, module, is_package)
@@ -62,9 +65,15 @@ def python_facts(
         facts = rule_facts(source, file.relative, module, is_package, gate)
     if facts is None:
         # libcst costs 0.2 s to import: a run whose files all skip the parse never loads it.
+        # The import is the run's cost, not this file's: it is not timed.
+        paused = time.perf_counter()
         from import_policy.facts.from_cst import extract
 
+        started += time.perf_counter() - paused
         facts = extract(source, file.relative, module, is_package, want_uses=want_uses, use_gate=gate)
+    took = time.perf_counter() - started
+    if plan.slow_after is not None and took > plan.slow_after:
+        slow.tell(plan.policy.root, file.relative, took)
     if cache is not None:
         cache.put(key, facts)
     return facts

@@ -79,6 +79,8 @@ class Plan:
     # Both on in every run; the tests turn them off to show they change no result.
     prefilter: bool = field(default=True, kw_only=True)
     fast_facts: bool = field(default=True, kw_only=True)
+    # Name on stderr each file whose facts take longer than this many seconds (None: never).
+    slow_after: float | None = field(default=None, kw_only=True)
 
     def __post_init__(self) -> None:
         selected = [r for r in self.policy.rules if self.selection.wants(r.id)]

@@ -44,7 +44,11 @@ def summary(diagnostics: Sequence[Diagnostic], fixed: int = 0, hidden: int = 0) 
     return line
 
 
-def render(diagnostics: Sequence[Diagnostic], colour: bool, fixed: int = 0, hidden: int = 0) -> str:
+def render(
+    diagnostics: Sequence[Diagnostic], colour: bool, fixed: int = 0, hidden: int = 0,
+    before_summary: str = "", show_summary: bool = True,
+) -> str:
+    """`show_summary`: off with --quiet; `before_summary`: --show-fixes' list of what was fixed."""
     lines = []
     for d in diagnostics:
         mark = " [*]" if d.fixable else ""
@@ -59,7 +63,26 @@ def render(diagnostics: Sequence[Diagnostic], colour: bool, fixed: int = 0, hidd
         else:
             level = "" if d.severity == "error" else "warning: "
             lines.append(f"{d.path}:{d.line}:{d.column}: {d.rule} {level}{d.message}{mark}")
-    lines.append(summary(diagnostics, fixed, hidden))
+    if before_summary:
+        lines.append(before_summary.rstrip("\n"))
+    if show_summary:
+        lines.append(summary(diagnostics, fixed, hidden))
+    return "\n".join(lines) + "\n" if lines else ""
+
+
+def fixed_line(fixed: int) -> str:
+    return f"Fixed {_plural(fixed, 'violation')}." if fixed else "No violations fixed."
+
+
+def render_fixes(fixed: Sequence[Diagnostic]) -> str:
+    """--show-fixes (ruff's layout): per file, how many findings of each rule were fixed."""
+    by_path: dict[str, Counter[str]] = {}
+    for d in fixed:
+        by_path.setdefault(d.path, Counter())[d.rule] += 1
+    lines = [f"Fixed {_plural(len(fixed), 'violation')}:"]
+    for path in sorted(by_path):
+        lines.append(f"- {path}:")
+        lines.extend(f"    {n} × {rule}" for rule, n in sorted(by_path[path].items()))
     return "\n".join(lines) + "\n"
 
 
@@ -70,10 +93,11 @@ def statistics(diagnostics: Sequence[Diagnostic]) -> list[tuple[int, str, int]]:
     return [(n, rule, fixable[rule]) for rule, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
 
 
-def render_statistics(diagnostics: Sequence[Diagnostic]) -> str:
+def render_statistics(diagnostics: Sequence[Diagnostic], show_summary: bool = True) -> str:
     rows = statistics(diagnostics)
     width = max((len(str(n)) for n, _, _ in rows), default=1)
     rule_width = max((len(rule) for _, rule, _ in rows), default=1)
     lines = [f"{n:>{width}}\t{rule:<{rule_width}}\t{fixable} fixable" for n, rule, fixable in rows]
-    lines.append(summary(diagnostics))
-    return "\n".join(lines) + "\n"
+    if show_summary:
+        lines.append(summary(diagnostics))
+    return "\n".join(lines) + "\n" if lines else ""

@@ -3,6 +3,8 @@ from re import (
     sub,
 )
 
+from ..platform import _has_module  # a parent-relative import
+
 try:
     import tilelang
 except ImportError:  # conditional module-level imports are still eager
@@ -12,3 +14,12 @@ import torch.cuda as tc
 
 tc.synchronize()
 import cloudpickle  # import-policy: ignore[no-pickle]
+
+
+@tilelang.jit  # compiled when the module is imported
+def matmul_kernel() -> None:
+    pass
+
+
+def has_aiter() -> bool:
+    return _has_module("aiter")  # a trial import of a heavy module
