@@ -40,7 +40,7 @@ def test_every_kind_of_rule_finds_something_and_nothing_is_stale(
 
 def test_the_fixes_on_offer(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = _run(["check", "--diff", "--unsafe-fixes", "--no-cache"], monkeypatch, capsys)
-    assert (code, err) == (1, "Would fix 5 violations.\n")
+    assert (code, err) == (1, "Would fix 6 violations.\n")
     snapshot("example.diff", out)
 
 

@@ -59,7 +59,7 @@ def test_sarif_snapshot_and_schema(monkeypatch: pytest.MonkeyPatch, capsys: pyte
             for change in fix["artifactChanges"]:
                 assert change["artifactLocation"] == result["locations"][0]["physicalLocation"]["artifactLocation"]
                 change["replacements"] = "<replacements>"
-    assert fixed == 4
+    assert fixed == 5
     snapshot("example.sarif", json.dumps(document, indent=2) + "\n")
 
 
