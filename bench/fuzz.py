@@ -2,8 +2,8 @@
 
     python bench/fuzz.py [--examples 600]
 
-Runs tests/test_fuzz_imports.py (generated imports vs the reference model of
-contract section 3) and tests/test_fuzz_mutations.py (mutated real files) with
+Runs tests/facts/test_imports_generated.py (generated imports vs the reference model of
+contract section 3) and tests/pipeline/test_mutations.py (mutated real files) with
 FUZZ_EXAMPLES set, and prints each one's time and result.
 """
 
@@ -24,7 +24,7 @@ def main() -> int:
     parser.add_argument("--examples", type=int, default=600)
     args = parser.parse_args()
     failed = 0
-    for test in ("tests/test_fuzz_imports.py", "tests/test_fuzz_mutations.py"):
+    for test in ("tests/facts/test_imports_generated.py", "tests/pipeline/test_mutations.py"):
         start = time.perf_counter()
         done = subprocess.run(
             [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", test],

@@ -3,8 +3,8 @@
 Every file gets CPython's parse anyway (its syntax check); walking that tree costs
 about as much again, where libcst's parse, positions and visit cost some thirty times
 that (docs/performance.md). Issue 7 allows a faster parse as long as both agree:
-tests/test_fast_facts.py holds this module to libcst's facts on every fixture, and
-tests/test_soundness.py the diagnostics. The ROCm pass reads these facts
+tests/facts/test_extractors_agree.py holds this module to libcst's facts on every fixture, and
+tests/pipeline/test_soundness.py the diagnostics. The ROCm pass reads these facts
 (`graph_facts`), and so do the import rules (`rule_facts`) unless a use could be
 judged, which only libcst's scope analysis resolves.
 

@@ -60,7 +60,7 @@ def python_facts(
     if for_graph and plan.fast_facts:
         facts = graph_facts(source, file.relative, module, is_package)
     elif plan.fast_facts:
-        # CPython's parse gives libcst's facts exactly (tests/test_fast_facts.py) unless a use
+        # CPython's parse gives libcst's facts exactly (tests/facts/test_extractors_agree.py) unless a use
         # could be judged, which only libcst's scope analysis can resolve.
         facts = rule_facts(source, file.relative, module, is_package, gate)
     if facts is None:

@@ -7,7 +7,7 @@ from conftest import Project
 
 def test_nul_byte_in_a_parsed_file_is_a_syntax_error(project: Project) -> None:
     # libcst accepts a NUL inside a string or comment; CPython refuses the file, so it cannot
-    # be imported: found by tests/test_fuzz_mutations.py (a NUL inserted into rocm_pass.py).
+    # be imported: found by tests/pipeline/test_mutations.py (a NUL inserted into rocm_pass.py).
     project.config("version: 1\nrules:\n  - id: no-re\n    forbid: [re]\n")
     project.write_bytes("mod.py", b"import os\nx = 'a\0b'\nimport re\n")
     assert project.lines("mod.py") == [
@@ -29,7 +29,7 @@ def test_nul_byte_in_a_file_a_rule_parses_has_a_position(project: Project) -> No
 
 def test_unknown_coding_cookie_is_a_syntax_error_not_a_crash(project: Project) -> None:
     # libcst's encoding detection raises SyntaxError (tokenize.detect_encoding), which the
-    # engine did not expect: an internal error, exit 2. Found by tests/test_fuzz_mutations.py.
+    # engine did not expect: an internal error, exit 2. Found by tests/pipeline/test_mutations.py.
     project.config("version: 1\nrules:\n  - id: no-re\n    forbid: [re]\n")
     project.write_bytes("a.py", b"# -*- coding: nonsense -*-\nimport re\n")
     project.write_bytes("b.py", b"\xef\xbb\xbf# -*- coding: latin-1 -*-\nimport re\n")

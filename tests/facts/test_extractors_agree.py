@@ -20,7 +20,7 @@ from import_policy.facts.from_cst import extract as libcst_extract
 
 from fuzz_support import cases, render
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 TRICKY = [
     "import os, triton\nimport a.b.c as d\nfrom . import x\nfrom .. import y as z\nfrom ...pkg.mod import (\n    p,\n    q as r,\n)\n",

@@ -15,6 +15,8 @@ from import_policy.cli import main
 
 from fuzz_support import Case, cases, expected_lines, policy, render, reported_lines
 
+pytestmark = pytest.mark.fuzz
+
 SETTINGS = settings(
     max_examples=int(os.environ.get("FUZZ_EXAMPLES", "60")),
     deadline=None,

@@ -16,7 +16,7 @@ from import_policy.config.model import RuleBase
 
 from conftest import Project
 
-DOCS = Path(__file__).resolve().parents[1] / "docs" / "rules.md"
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
 
 
 def test_kind_choices_are_the_registry_keys(project: Project) -> None:

@@ -15,7 +15,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 DOCS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 # `rev: <sha>`: a placeholder no one can mistake for a real revision.
 PLACEHOLDER = re.compile(r"<[a-z][a-z -]*>")

@@ -13,7 +13,7 @@ import pytest
 from conftest import Project, snapshot
 from import_policy.cli import main
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 CONFIG = """\
 rules:

@@ -10,7 +10,7 @@ from conftest import Project
 from import_policy.config.load import load
 from import_policy.commands.test_rules import sample_path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def test_bundled_example_passes(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:

@@ -15,9 +15,9 @@ from import_policy.config.load import load
 from import_policy.diagnostics import Diagnostic
 from import_policy.report import github, sarif
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 # Vendored from the SARIF 2.1.0 standard, so every clone validates against it.
-SCHEMA = Path(__file__).resolve().parent / "data" / "sarif-schema-2.1.0.json"
+SCHEMA = Path(__file__).resolve().parents[1] / "data" / "sarif-schema-2.1.0.json"
 # The example's own rules: the ROCm pass and the fixer are snapshotted by their own tests.
 EXAMPLE_RULES = "no-pickle,regex-not-re,tilelang-gateway,no-cuda-sync,no-parent-imports,stable-abi-include,stable-abi-macro"
 

@@ -21,6 +21,8 @@ from import_policy.cli import main
 
 from fuzz_support import MUTATION_POLICY, MUTATIONS, SEED_FILES, mutate
 
+pytestmark = pytest.mark.fuzz
+
 SETTINGS = settings(
     max_examples=int(os.environ.get("FUZZ_EXAMPLES", "40")),
     deadline=None,

@@ -11,7 +11,7 @@ import pytest
 from conftest import snapshot
 from import_policy.cli import main
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples"
 
 
 def _run(argv: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
