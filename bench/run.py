@@ -1,4 +1,4 @@
-"""Benchmark import-policy against the tools it replaces, on a vLLM checkout (issue 7).
+"""Benchmark import-policy against the tools it replaces, on a vLLM checkout.
 
     python bench/run.py [--corpus DIR] [--venv DIR] [--runs 5] [--slow-runs 5] [--cases T1,T2,T3,T4,T6,T8]
     python bench/run.py --prepare-only      # build T6's tree and config, check the config loads, stop

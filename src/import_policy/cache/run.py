@@ -1,4 +1,4 @@
-"""A whole-tree run answered from the last one when nothing it read has changed (issue 7, T2).
+"""A whole-tree run answered from the last one when nothing it read has changed.
 
 The entry is keyed by the tool's version, the policy (its full, resolved form), the rule
 selection and the list of files the walk found; it records each file's stat data and the

@@ -140,7 +140,7 @@ def applies(d: Diagnostic, unsafe: bool) -> bool:
     return d.fixable and d.fix is not None and (unsafe or is_safe(d))
 
 
-# --- planning an import fix (pure; used by checks/imports.py) ----------------------------
+# --- planning an import fix (pure; used by kinds/imports.py) ------------------------------
 
 
 def _matched_prefix(name: str, forbid: tuple[DottedPattern, ...]) -> str | None:
