@@ -55,7 +55,7 @@ def python_facts(
     if cached_only:
         return None
     gate = needs.gate() if want_uses else None
-    started = time.perf_counter()
+    started = time.process_time()
     facts: FileFacts | None = None
     if for_graph and plan.fast_facts:
         facts = graph_facts(source, file.relative, module, is_package)
@@ -66,12 +66,12 @@ def python_facts(
     if facts is None:
         # libcst costs 0.2 s to import: a run whose files all skip the parse never loads it.
         # The import is the run's cost, not this file's: it is not timed.
-        paused = time.perf_counter()
+        paused = time.process_time()
         from import_policy.facts.from_cst import extract
 
-        started += time.perf_counter() - paused
+        started += time.process_time() - paused
         facts = extract(source, file.relative, module, is_package, want_uses=want_uses, use_gate=gate)
-    took = time.perf_counter() - started
+    took = time.process_time() - started
     if plan.slow_after is not None and took > plan.slow_after:
         slow.tell(plan.policy.root, file.relative, took)
     if cache is not None:

@@ -3,7 +3,9 @@ from re import (
     sub,
 )
 
-from ..platform import _has_module  # a parent-relative import
+from kernels.platform import _has_module
+
+from ..platform import is_cuda  # a parent-relative import
 
 try:
     import tilelang
