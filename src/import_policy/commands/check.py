@@ -1,10 +1,11 @@
 """`import-policy check [PATH ...]`: the steps of a check, in the order `check` runs them.
 
-input (the files, or stdin standing for one) -> cache policy (what may be
-reused) -> run or reuse (the engine, or the last run over the same tree) ->
-stale entries (allowlist entries that matched nothing) -> fix or diff ->
-baseline -> presentation (paths as the user stands, fixability under the
-flags given) -> format dispatch -> exit code.
+flags (combinations refused) -> selection -> input (the files, or stdin
+standing for one) -> cache policy (what may be reused) -> run or reuse (the
+engine, or the last run over the same tree; unused suppressions and stale
+entries with a fresh run) -> fix or diff -> baseline -> report: presentation
+(paths as the user stands, fixability under the flags given), format dispatch,
+stderr notes, exit code.
 """
 
 from __future__ import annotations
@@ -85,6 +86,14 @@ def check(loaded: Loaded, args: argparse.Namespace) -> int:
         fixing = fix(checked, inputs, policy, selection, args.unsafe_fixes)
     overrides = {file.relative: inputs.stdin for file in inputs.files if inputs.stdin is not None}
     kept, wrote = apply_baseline(checked.result.diagnostics, args, policy, inputs.files, selection, overrides)
+    return report(args, policy, inputs, checked, kept, fixing, wrote, overrides)
+
+
+def report(
+    args: argparse.Namespace, policy: Policy, inputs: Inputs, checked: Checked, kept: list[Diagnostic],
+    fixing: FixRun | None, wrote: str | None, overrides: dict[str, bytes],
+) -> int:
+    """Presentation, the report in its format, what stderr must say, and the exit code."""
     cwd = Path.cwd()
     if args.fix_only:
         kept = []  # ruff's --fix-only: what remains is neither reported nor a failure
