@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from import_policy.cache.facts import FOLDER, FactsCache
-from import_policy.cache.key import ENVIRONMENT, cache_key
+from import_policy.cache.key import ENVIRONMENT, _stored, cache_key
 from import_policy.cache.run import Outcome, RunCache
 from import_policy.cli import main
 from import_policy.discovery.files import Locator, SourceFile, discover
@@ -150,6 +150,9 @@ def test_the_key_lives_in_the_users_cache_folder_with_mode_0600(tmp_path: Path, 
     assert first is not None and len(first) == 32
     key.write_text("short\n", encoding="utf-8")  # a damaged key file is made again
     assert cache_key() == first  # (once read, a process keeps its key)
+    made = _stored()
+    assert made is not None and len(made) == 64 and key.read_bytes().strip() == made
+    assert oct(key.stat().st_mode & 0o777) == "0o600"
 
 
 def test_the_environment_key_needs_no_file(tmp_path: Path) -> None:
