@@ -144,6 +144,23 @@ def test_from_pkg_import_name_is_the_submodule_only_when_init_does_not_bind_it(p
     assert reached(project, "from app.pkg import sub\n", binds) == []
 
 
+def test_a_function_named_like_a_submodule_is_not_the_submodule(project: Project) -> None:
+    """sglang's dsa/__init__.py: `from .paged_mqa_logits import cutedsl_paged_mqa_logits` binds a
+    function named like the submodule `cutedsl_paged_mqa_logits.py`."""
+    extra = {
+        "app/pkg/__init__.py": "from .impl import sub\n",
+        "app/pkg/impl.py": "def sub():\n    pass\n",
+        "app/pkg/sub.py": "import aiter\n",
+    }
+    assert reached(project, "from app.pkg import sub\n", extra) == []
+
+
+def test_a_class_instantiated_at_import_time_runs_its_init(project: Project) -> None:
+    source = "class Loader:\n    def __init__(self):\n        import aiter\n\nLOADER = Loader()\n"
+    assert len(reached(project, source)) == 1
+    assert reached(project, source.replace("LOADER = Loader()\n", "")) == []
+
+
 def test_init_importing_its_own_submodule_is_an_edge(project: Project) -> None:
     extra = {"app/pkg/__init__.py": "from app.pkg import sub\n", "app/pkg/sub.py": "import aiter\n"}
     assert len(reached(project, "import app.pkg\n", extra)) == 1

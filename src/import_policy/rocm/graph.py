@@ -130,6 +130,8 @@ class Project:
         if here is not None:
             if callee in here.functions:
                 return path, callee
+            if f"{callee}.__init__" in here.functions:  # `Registry()` runs `Registry.__init__`
+                return path, f"{callee}.__init__"
             root, _, rest = callee.partition(".")
             if rest and root in ("self", "cls") and within is not None and "." in within:
                 method = f"{within.rpartition('.')[0]}.{rest}"
@@ -148,6 +150,8 @@ class Project:
                 return None
             if ".".join(rest_parts) in there.functions:
                 return target, ".".join(rest_parts)
+            if ".".join([*rest_parts, "__init__"]) in there.functions:
+                return target, ".".join([*rest_parts, "__init__"])
             alias = there.aliases.get(rest_parts[0])
             if alias is not None:  # `from .import_utils import has_x` in a package __init__
                 return self.resolve(".".join([alias, *rest_parts[1:]]), target, None, depth + 1)

@@ -70,6 +70,7 @@ class RocmPlan:
         of one of its classes, or one under a project package). A whole project's calls would
         not fit in the memory budget (issue 7, T5)."""
         local = {function.name for function in facts.functions}
+        local |= {name[: -len(".__init__")] for name in local if name.endswith(".__init__")}  # `Loader()`
         methods = {name.rpartition(".")[2] for name in local if "." in name}
         instances = {assign.name for assign in facts.assigns}
 
