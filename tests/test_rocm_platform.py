@@ -20,8 +20,8 @@ rocm_safety:
     flashinfer: "CUDA kernels"
     tilelang:
   probes: {_has_module: _has_module_spec}
-  guards: [TYPE_CHECKING, is_cuda, is_xpu]
-  rocm: [is_rocm, is_hip]
+  guards: [TYPE_CHECKING, is_cuda, is_xpu, torch.version.cuda]
+  rocm: [is_rocm, is_hip, torch.version.hip]
   entry_modules: [app]
 """
 
@@ -40,6 +40,8 @@ CASES = [
     ("guard is false", "if is_rocm():\n    import aiter\n", "if is_cuda():\n    import aiter\n"),
     ("guard as attribute call", "if current_platform.is_hip():\n    import aiter\n", "if current_platform.is_xpu():\n    import aiter\n"),
     ("rocm name is true: its else does not run", "if is_cuda():\n    pass\nelse:\n    import aiter\n", "if is_rocm():\n    pass\nelse:\n    import aiter\n"),
+    ("a dotted name matches however imported", "import torch\nif torch.version.hip:\n    import aiter\n", "from torch import version\nif version.cuda:\n    import aiter\n"),
+    ("a dotted name is not a last name", "if args.version.cuda:\n    import aiter\n", "import torch\nif not torch.version.hip:\n    import aiter\n"),
     ("leading underscores ignored", "if _is_hip:\n    import aiter\n", "if _is_cuda:\n    import aiter\n"),
     ("TYPE_CHECKING however imported", "import typing\nif not typing.TYPE_CHECKING:\n    import aiter\n", "from typing import TYPE_CHECKING as TC\nif TC:\n    import aiter\n"),
     ("__main__ blocks", "if __name__ != '__main__':\n    import aiter\n", "if __name__ == '__main__':\n    import aiter\n"),
@@ -284,3 +286,11 @@ def test_why_all_lists_every_route(project: Project) -> None:
     assert shortest.count("app -> aiter") == 1
     assert every.count("app -> aiter") == 2
     assert "app/other.py:4: app.other -> aiter (calls f() -> import aiter)" in every
+
+
+def test_an_import_in_a_function_called_at_import_time_is_an_edge(project: Project) -> None:
+    extra = {"app/plugins.py": "import aiter\n"}
+    called = "def _register():\n    if is_cuda():\n        return\n    from app import plugins\n\n_register()\n"
+    assert len(reached(project, called, extra)) == 1
+    assert reached(project, called.replace("_register()\n", ""), extra) == []  # never called
+    assert reached(project, called.replace("if is_cuda()", "if not is_cuda()"), extra) == []  # CUDA only

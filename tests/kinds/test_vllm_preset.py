@@ -51,7 +51,7 @@ def test_preset_extends_rocm_safety_and_stable_abi(vllm: Project) -> None:
     assert [g.text for g in rocm.files] == ["vllm/**"]
     assert rocm.probes == (("_has_module", "_has_module_spec"),)
     assert rocm.guards[:3] == ("TYPE_CHECKING", "is_cuda", "is_xpu")
-    assert rocm.rocm == ("is_rocm", "is_hip", "is_cuda_alike")
+    assert rocm.rocm == ("is_rocm", "is_hip", "is_cuda_alike", "torch.version.hip")
     heavy = {p.text for p in rocm.heavy_modules}
     assert {"tilelang", "aiter", "deep_ep", "flashinfer", "cutlass"} <= heavy
     assert "triton" not in heavy  # the kernel language on ROCm

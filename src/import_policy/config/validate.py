@@ -283,11 +283,11 @@ class Validator:
                 continue
             names = []
             for text, line in self.strings(items[key][1], key):
-                if IDENTIFIER.fullmatch(text):
+                if DOTTED.fullmatch(text):  # a last name (`is_cuda`), or a full dotted name (`torch.version.hip`)
                     names.append(text)
                 else:
-                    example = "TYPE_CHECKING or is_cuda" if key == "guards" else "is_rocm or is_hip"
-                    self.error(line, f"{key} entry {text!r} must be an identifier such as {example}")
+                    example = "is_cuda or torch.version.cuda" if key == "guards" else "is_hip or torch.version.hip"
+                    self.error(line, f"{key} entry {text!r} must be a name such as {example}")
             out[key] = (tuple(names), items[key][0])
         if "files" in items:
             out["files"] = (tuple(self.globs(items["files"][1], "rocm_safety.files")), items["files"][0])

@@ -95,6 +95,7 @@ class Project:
         self._edges: dict[str, list[Link]] = {}
         self._witnesses: dict[FunctionKey, _Witness | None] = {}
         self._scans: dict[FunctionKey, tuple[str, ...]] = {}
+        self._body_imports: dict[FunctionKey, tuple[str, ...]] = {}
         self._children: dict[str, tuple[str, ...]] = {}
         self._in_progress: set[object] = set()
         self._reach: dict[str, dict[str, Link | None]] = {}
@@ -223,6 +224,32 @@ class Project:
         self._scans[key] = tuple(dict.fromkeys(found))
         return self._scans[key]
 
+    def body_imports(self, key: FunctionKey, depth: int = 0) -> tuple[str, ...]:
+        """What calling the function imports that runs on ROCm (its body, and the project
+        functions it calls): `def _register(): from . import models` called at import time."""
+        if key in self._body_imports:
+            return self._body_imports[key]
+        if ("imports", key) in self._in_progress or depth > MAX_CALL_DEPTH:
+            return ()
+        self._in_progress.add(("imports", key))
+        found: list[str] = []
+        path = key[0]
+        file = self._file(path)
+        for fact in file.bodies.get(key[1], ()) if file is not None else ():
+            if not self.judge.runs(fact.context, path):
+                continue
+            if isinstance(fact, ImportFact):
+                found.append(_imported(fact))
+                if fact.kind == "from" and fact.member != "*":
+                    found.append(fact.name)  # the submodule, when it is one (judged by the caller)
+            else:
+                inner = self.resolve(fact.callee, path, fact.context.function)
+                if inner is not None:
+                    found.extend(self.body_imports(inner, depth + 1))
+        self._in_progress.discard(("imports", key))
+        self._body_imports[key] = tuple(dict.fromkeys(found))
+        return self._body_imports[key]
+
     def _call_scans(self, call: CallFact, path: str, depth: int) -> list[str]:
         key = self.resolve(call.callee, path, call.context.function)
         if key is None:
@@ -336,6 +363,10 @@ class Project:
             for package in self._call_scans(call, facts.path, 0):
                 for child in self.children(package):
                     add(child, call.span.line, "scan", f"{call.tail}() imports every module of {package}")
+            key = self.resolve(call.callee, facts.path, call.context.function)
+            for name in self.body_imports(key) if key is not None else ():
+                for prefix in reversed(prefixes(name)):
+                    add(prefix, call.span.line, "call", f"{call.tail}() imports {name}")
         return links
 
     # --- chains -------------------------------------------------------------------
@@ -487,6 +518,11 @@ def _with_site(chain: Chain, site: HeavySite) -> Chain:
     source = chain.modules[-1]
     kind: LinkKind = "import" if site.kind == "import" else site.kind
     return Chain(chain.entry, (*chain.links, Link(source, site.heavy, site.path, site.span.line, kind, site.detail)))
+
+
+def _imported(fact: ImportFact) -> str:
+    """The module an import runs: `from m import x` runs `m` (and `m.x` if a submodule)."""
+    return fact.module if fact.kind == "from" and fact.member != "*" else fact.name
 
 
 def _spelled(fact: ImportFact) -> str:

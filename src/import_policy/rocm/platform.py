@@ -56,8 +56,11 @@ def either(values: list[Tri]) -> Tri:
 
 class Judge:
     def __init__(self, rocm: RocmSafety, view: View) -> None:
-        self.guards = frozenset(bare(name) for name in rocm.guards)
-        self.rocm = frozenset(bare(name) for name in rocm.rocm)
+        # A plain name matches the last name of a test; a dotted one its qualified name, however imported.
+        self.guards = frozenset(bare(name) for name in rocm.guards if "." not in name)
+        self.rocm = frozenset(bare(name) for name in rocm.rocm if "." not in name)
+        self.false_names = frozenset(name for name in rocm.guards if "." in name)
+        self.true_names = frozenset(name for name in rocm.rocm if "." in name)
         self.view = view
         self._values: dict[tuple[Test, str], Tri] = {}
         self._flags: dict[str, dict[str, tuple[Test, str] | str]] = {}
@@ -98,6 +101,10 @@ class Judge:
         if not leaf.call and leaf.qualified in ("False", "None"):
             return False
         if not leaf.call and leaf.qualified == "True":
+            return True
+        if leaf.qualified in self.false_names:
+            return False
+        if leaf.qualified in self.true_names:
             return True
         name = bare(leaf.tail)
         if name in self.guards:
