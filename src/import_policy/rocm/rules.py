@@ -22,9 +22,11 @@ def settings(policy: Policy) -> list[str]:
         return ", ".join(items) if items else "(none)"
 
     probes = [f"{probe} -> {alternative or '(no fix)'}" for probe, alternative in rocm.probes]
+    reasons = [f"    {name}: {reason}" for name, reason in rocm.reasons]
     return [
         f"  declared in:   {str(rocm.origin).replace('preset:', 'preset ')}",
         f"  heavy modules: {shown([p.text for p in rocm.heavy_modules])}",
+        *reasons,
         f"  probes:        {shown(probes)}",
         f"  guards:        {shown(list(rocm.guards))}",
         f"  rocm:          {shown(list(rocm.rocm))}",
