@@ -228,6 +228,8 @@ def test_config_ignore_and_enable(project: Project) -> None:
     assert [line.split(": ")[0] + ": " + line.split(" ")[1] for line in lines] == [
         "app/mod.py:1:8: eager-heavy-import", "lonely/x.py:1:8: eager-heavy-import",
     ]
+    project.config(POLICY)
+    assert len(project.lines("--extend-select", "eager-heavy-import")) == 2  # lonely/x.py and app/mod.py
     # --select replaces the set in force, config `ignore:` included
     project.config(POLICY + "ignore: [eager-heavy-import]\n")
     assert len(project.lines("--select", "eager-heavy-import")) == 2

@@ -37,8 +37,9 @@ class Selection:
         """This selection with the policy's own switches."""
         from import_policy.kinds.registry import BUILTIN  # the registry imports the plan's users
 
-        return replace(
-            self, config_ignore=frozenset(policy.ignore), enable=frozenset(policy.enable),
+        return replace(  # unions: applying it twice (the command, then the plan) changes nothing
+            self, config_ignore=self.config_ignore | frozenset(policy.ignore),
+            enable=self.enable | frozenset(policy.enable),
             off_by_default=frozenset(rule.id for rule in BUILTIN if rule.opt_in),
         )
 
