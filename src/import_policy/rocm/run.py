@@ -68,7 +68,7 @@ class RocmPlan:
         """What the pass keeps of a file: calls that may be probes (a string argument), walk a
         package (a computed dynamic import) or reach a project function (this file's, a method
         of one of its classes, or one under a project package). A whole project's calls would
-        not fit in the memory budget (issue 7, T5)."""
+        not fit in the memory budget."""
         local = {function.name for function in facts.functions}
         local |= {name[: -len(".__init__")] for name in local if name.endswith(".__init__")}  # `Loader()`
         methods = {name.rpartition(".")[2] for name in local if "." in name}
