@@ -83,6 +83,7 @@ def _parser() -> argparse.ArgumentParser:
     why = commands.add_parser("why", parents=[config], help="the eager import chains from the entry modules to MODULE")
     why.add_argument("module", metavar="MODULE", help="a heavy module (tilelang) or a project module")
     why.add_argument("--format", choices=("text", "json", "mermaid", "dot"), default="text")
+    why.add_argument("--all", action="store_true", dest="all_chains", help="every route to MODULE, not only the shortest per entry module")
     # A bad flag is reported with the usage of the command it was given to, not the top level's.
     for name, command in commands.choices.items():
         command.set_defaults(command_parser=command)
@@ -142,7 +143,7 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "why":
         from import_policy.commands import why
 
-        return why.command(loaded.policy, args.module, args.format)
+        return why.command(loaded.policy, args.module, args.format, every=args.all_chains)
     if args.command == "test-rules":
         from import_policy.commands import test_rules
 

@@ -28,7 +28,7 @@ rules:
 def _tree(project: Project) -> None:
     project.config(CONFIG)
     project.write("pkg/__init__.py", "from . import kernels\n")
-    project.write("pkg/kernels.py", "import triton\nimport re\n\n@triton.jit\ndef k():\n    pass\n")
+    project.write("pkg/kernels.py", "import tilelang\nimport re\n\n@tilelang.jit\ndef k():\n    pass\n")
     project.write("pkg/other.py", "import pickle  # import-policy: ignore[no-pickle]\nimport os\n")
 
 
@@ -123,7 +123,7 @@ def test_the_key_does_not_depend_on_string_hashing(project: Project) -> None:
     _tree(project)
     for seed in ("1", "2"):
         done = subprocess.run(
-            [sys.executable, "-m", "import_policy", "check", "--ignore", "re-regex,eager-heavy-import,import-time-jit", "."],
+            [sys.executable, "-m", "import_policy", "check", "--ignore", "re-regex,import-time-jit", "."],
             cwd=project.root, capture_output=True, text=True, timeout=120, check=False,
             env={**os.environ, "PYTHONHASHSEED": seed},
         )

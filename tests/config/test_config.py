@@ -22,7 +22,7 @@ def errors(project: Project, config: str, *argv: str) -> list[str]:
         (
             "version: 1\nrulez: []\n",
             "import-policy: import-policy.yaml:2: unknown key 'rulez' in the configuration; "
-            "expected one of: exclude, extends, rocm_safety, roots, rules, version",
+            "expected one of: enable, exclude, extends, ignore, rocm_safety, roots, rules, version",
         ),
         ("version: 2\n", "import-policy: import-policy.yaml:1: version must be 1, got int 2"),
         ("rules: {}\n", "import-policy: import-policy.yaml:1: rules must be a list of rules, got a map"),

@@ -29,7 +29,7 @@ def test_rules_shows_file_or_preset(project: Project) -> None:
     assert sources["base-rule"] == "policies/base.yaml:2"
     assert sources["replaced"] == "import-policy.yaml:3"
     assert sources["syntax-error"] == "built-in"
-    assert sources["eager-heavy-import"].startswith("preset rocm-safety:")
+    assert sources["heavy-import-reachable"].startswith("preset rocm-safety:")
     code, out, _ = project.run("rules")
     row = next(line for line in out.splitlines() if line.startswith("base-rule "))
     assert "policies/base.yaml:2" in row

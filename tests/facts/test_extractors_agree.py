@@ -51,6 +51,12 @@ TRICKY = [
     "async def a():\n    async with b() as c:\n        async for d in e():\n            import f\n",
     "try:\n    pass\nexcept* ValueError:\n    import g\n",
     "if x:\n    pass\nelse:\n    import y; import z\n",
+    # ROCm facts: flags, returns, early exits, `__main__`, package walks
+    "from p import is_hip\n_is_hip = is_hip()\na = b = is_cuda() and x\nc, (d, *e) = f()\nn: bool = not y\nn += 1\nclass K:\n    z = 1\nfor i, j in g():\n    pass\n",
+    "def s():\n    if not is_cuda():\n        return False\n    elif q:\n        raise E\n    import t\n    if r: return\n    return x and y\n",
+    "if __name__ == '__main__':\n    import m\nif '__main__' != __name__:\n    pass\nif __name__ == 'x':\n    pass\n",
+    "import pkgutil, importlib\nimport pkg.models as pm\nfor _, n, _ in pkgutil.iter_modules(pm.__path__):\n    importlib.import_module(f'pkg.models.{n}')\ndef reg(p):\n    for m in pkgutil.walk_packages(p.__path__):\n        importlib.import_module(m.name)\n    for m in pkgutil.iter_modules(q):\n        importlib.import_module('lit')\n",
+    "def f():\n    if a:\n        return 1\n    else:\n        return 2\n    if b:\n        x()\n        raise E\n    y()\n",
 ]
 
 
@@ -80,7 +86,7 @@ def _agree(source: bytes, module: str = "pkg.sub.mod", is_package: bool = False)
         # CPython decides syntax in both (libcst's parse runs only after CPython's check).
         assert (ours.syntax_error is None) == (theirs.syntax_error is None) or theirs.syntax_error is not None
         return
-    for field in ("imports", "calls", "decorators", "functions", "suppressions"):
+    for field in ("imports", "calls", "decorators", "functions", "assigns", "returns", "scans", "suppressions"):
         assert getattr(ours, field) == getattr(theirs, field), field
 
 

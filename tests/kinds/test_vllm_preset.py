@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -46,11 +47,15 @@ def test_preset_extends_rocm_safety_and_stable_abi(vllm: Project) -> None:
     assert policy.sources == ("preset:rocm-safety", "preset:stable-abi", "preset:vllm", "import-policy.yaml")
     rocm = policy.rocm_safety
     assert rocm is not None
-    assert rocm.entry_modules == ("vllm", "vllm.platforms.rocm", "vllm.model_executor.layers.quantization")
+    assert rocm.entry_modules == ENTRIES
     assert [g.text for g in rocm.files] == ["vllm/**"]
     assert rocm.probes == (("_has_module", "_has_module_spec"),)
-    assert rocm.guards == ("TYPE_CHECKING", "is_cuda")
-    assert {"tilelang", "triton", "aiter"} <= {p.text for p in rocm.heavy_modules}
+    assert rocm.guards[:3] == ("TYPE_CHECKING", "is_cuda", "is_xpu")
+    assert rocm.rocm == ("is_rocm", "is_hip", "is_cuda_alike", "torch.version.hip")
+    heavy = {p.text for p in rocm.heavy_modules}
+    assert {"tilelang", "aiter", "deep_ep", "flashinfer", "cutlass"} <= heavy
+    assert "triton" not in heavy  # the kernel language on ROCm
+    assert rocm.reason("tilelang.language") is not None
 
 
 def test_every_vllm_rule_has_examples(vllm: Project) -> None:
@@ -281,14 +286,23 @@ def _mkdir(path: Path) -> Path:
 # -- the ROCm-safety settings: entry modules, probes, guards ------------------------------------
 
 ROCM_RULES = "trial-import-probe,eager-heavy-import,import-time-jit,heavy-import-reachable"
+ENTRIES = (
+    "vllm", "vllm.platforms.rocm", "vllm.v1.worker.gpu_worker", "vllm.v1.engine.core",
+    "vllm.entrypoints.openai.api_server", "vllm.model_executor.layers.quantization",
+)
 
 
 def _reduced_rocm_tree(project: Project) -> None:
     """One case per ROCm rule under the preset's settings, shaped after vLLM 0.33.0 and #51151:
     the entry module `vllm.model_executor.layers.quantization` imports mhc eagerly, and mhc asks
     has_tilelang() at import time."""
-    for package in ("vllm", "vllm/model_executor", "vllm/model_executor/layers", "vllm/models", "vllm/utils", "vllm/platforms"):
+    for package in (
+        "vllm", "vllm/model_executor", "vllm/model_executor/layers", "vllm/models", "vllm/utils", "vllm/platforms",
+        "vllm/v1", "vllm/v1/worker", "vllm/v1/engine", "vllm/entrypoints", "vllm/entrypoints/openai",
+    ):
         project.write(f"{package}/__init__.py", "")
+    for entry in ("vllm/v1/worker/gpu_worker.py", "vllm/v1/engine/core.py", "vllm/entrypoints/openai/api_server.py"):
+        project.write(entry, "")
     project.write("vllm/platforms/__init__.py", "current_platform = None\n")
     project.write("vllm/platforms/rocm.py", "import torch\n")
     project.write(
@@ -336,23 +350,85 @@ def test_reduced_vllm_tree_rocm_pass(vllm: Project) -> None:
     _reduced_rocm_tree(vllm)
     code, out, _ = vllm.run("check", "--select", ROCM_RULES, "vllm")
     assert code == 1
-    # dsv4's aiter is eager in its own module but reached only from a function: not reachable.
-    # has_aiter() probes with _has_module_spec and cuda_only.py imports under is_cuda(): silent.
+    # dsv4's aiter is eager in its own module but reached only from a function: only the opt-in
+    # eager-heavy-import reports it. has_aiter() probes with _has_module_spec, cuda_only.py imports
+    # under is_cuda(), and triton is not heavy: silent.
     assert out.splitlines() == [
-        "vllm/model_executor/layers/mhc.py:3:20: eager-heavy-import `has_tilelang()` runs when this module is imported "
-        'and imports `tilelang` (has_tilelang() -> _has_module("tilelang"))',
         "vllm/model_executor/layers/mhc.py:3:20: heavy-import-reachable importing `vllm.model_executor.layers.quantization` "
-        "imports `tilelang`: vllm.model_executor.layers.quantization -> vllm.model_executor.layers.mhc -> tilelang",
+        'calls `has_tilelang() -> _has_module("tilelang")`, which imports `tilelang`: '
+        "vllm.model_executor.layers.quantization -> vllm.model_executor.layers.mhc -> tilelang "
+        "(tilelang: on ROCm its HIP stub replaces hipMalloc/hipFree for the whole process, vLLM #51151)",
         "vllm/models/dsv4.py:1:8: eager-heavy-import heavy module `aiter` is imported when this module is imported; "
-        "import it where it is used, or under a guard",
-        "vllm/models/kernels.py:1:8: eager-heavy-import heavy module `triton` is imported when this module is imported; "
-        "import it where it is used, or under a guard",
-        "vllm/models/kernels.py:4:2: import-time-jit `@triton.jit` from heavy module `triton` runs when this module is "
-        "imported; compile on first use instead",
+        "import it where it is used, or under a guard (aiter: AMD's kernel library: loads (and may JIT-build) HIP "
+        "modules at import, whatever the config asks)",
         'vllm/utils/import_utils.py:15:12: trial-import-probe `_has_module("tilelang")` imports `tilelang` just to see '
         "whether it is installed; use `_has_module_spec`, which only looks for the module",
-        "Found 6 violations (0 fixable with --fix).",
+        "Found 3 violations (0 fixable with --fix).",
         "No fixes available (1 hidden fix can be enabled with the --unsafe-fixes option).",
+    ]
+
+
+# vLLM 0.33.0's #51151 route, reduced: the ROCm worker reaches mhc through the DeepSeek-V4 package.
+ROUTE_51151 = {
+    "vllm/v1/worker/gpu_worker.py": "from vllm.v1.worker.gpu.warmup import warmup\n",
+    "vllm/v1/worker/gpu/__init__.py": "",
+    "vllm/v1/worker/gpu/warmup.py": "from vllm.v1.worker.gpu.model_runner import Runner\n\ndef warmup():\n    pass\n",
+    "vllm/v1/worker/gpu/model_runner.py": "from vllm.v1.worker.gpu.eplb_utils import eplb\n\nclass Runner:\n    pass\n",
+    "vllm/v1/worker/gpu/eplb_utils.py": "from vllm.models.deepseek_v4 import DSpark\n\ndef eplb():\n    pass\n",
+    "vllm/models/deepseek_v4/__init__.py": (
+        "from vllm.platforms import current_platform\n\n"
+        "if current_platform.is_rocm():\n    from .amd.dspark import DSpark\nelse:\n    from .nvidia.dspark import DSpark\n"
+    ),
+    "vllm/models/deepseek_v4/amd/__init__.py": "",
+    "vllm/models/deepseek_v4/amd/dspark.py": "from vllm.model_executor.layers import mhc\n\nclass DSpark:\n    pass\n",
+    "vllm/models/deepseek_v4/nvidia/__init__.py": "",
+    "vllm/models/deepseek_v4/nvidia/dspark.py": "import deep_gemm\n\nclass DSpark:\n    pass\n",
+    "vllm/model_executor/layers/mhc.py": (
+        "from vllm.utils.import_utils import has_tilelang\n\n\n"
+        "def _has_tilelang_mhc():\n    if not has_tilelang():\n        return False\n    return True\n\n\n"
+        "HAS_TILELANG_MHC = _has_tilelang_mhc()\n"
+    ),
+    "vllm/model_executor/layers/quantization/__init__.py": "",
+    # the CUDA-only shapes that must stay silent: a muse_spark-like package, flint-like early return
+    "vllm/models/muse/__init__.py": (
+        "from typing import TYPE_CHECKING\nfrom vllm.platforms import current_platform\n\n"
+        "if TYPE_CHECKING or not current_platform.is_rocm():\n    from .nvidia import kernels\n"
+    ),
+    "vllm/models/muse/nvidia/__init__.py": "",
+    "vllm/models/muse/nvidia/kernels.py": "import cutlass\nimport triton\n\n@triton.jit\ndef k():\n    pass\n",
+    "vllm/models/flint.py": (
+        "from vllm.platforms import current_platform\n\n\ndef _load():\n"
+        "    if not current_platform.is_cuda():\n        return None\n    import deep_gemm\n    return deep_gemm\n\n\n"
+        "KERNELS = _load()\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("spec_only", [False, True], ids=["regressed", "as-shipped"])
+def test_51151_rebuilt_in_a_reduced_tree(vllm: Project, spec_only: bool) -> None:
+    """has_tilelang() back on `_has_module`: reported at mhc's import-time call with the worker's chain,
+    and at the probe; with `_has_module_spec` (as 0.33.0 ships) neither."""
+    _reduced_rocm_tree(vllm)
+    for path, text in ROUTE_51151.items():
+        vllm.write(path, text)
+    vllm.write("vllm/models/muse_spark.py", "from vllm.models import muse, flint\n")
+    vllm.write("vllm/v1/worker/gpu/warmup.py", ROUTE_51151["vllm/v1/worker/gpu/warmup.py"] + "from vllm.models import muse_spark\n")
+    if spec_only:
+        source = (vllm.root / "vllm/utils/import_utils.py").read_text()
+        vllm.write("vllm/utils/import_utils.py", source.replace('return _has_module("tilelang")', 'return _has_module_spec("tilelang")'))
+    code, out, _ = vllm.run("check", "--format", "json", "--ignore", "eager-heavy-import", "vllm")
+    rocm = ROCM_RULES.split(",")
+    found = [(d["rule"], d["path"], d["line"], d.get("chain")) for d in json.loads(out)["diagnostics"] if d["rule"] in rocm]
+    if spec_only:
+        assert found == []
+        return
+    assert found == [
+        ("heavy-import-reachable", "vllm/model_executor/layers/mhc.py", 10, [
+            "vllm.v1.worker.gpu_worker", "vllm.v1.worker.gpu.warmup", "vllm.v1.worker.gpu.model_runner",
+            "vllm.v1.worker.gpu.eplb_utils", "vllm.models.deepseek_v4", "vllm.models.deepseek_v4.amd.dspark",
+            "vllm.model_executor.layers.mhc", "tilelang",
+        ]),
+        ("trial-import-probe", "vllm/utils/import_utils.py", 15, None),
     ]
 
 
@@ -363,6 +439,9 @@ def test_why_tilelang_from_the_preset_entry_modules(vllm: Project) -> None:
     assert out.splitlines() == [
         "vllm: no eager import chain to tilelang",
         "vllm.platforms.rocm: no eager import chain to tilelang",
+        "vllm.v1.worker.gpu_worker: no eager import chain to tilelang",
+        "vllm.v1.engine.core: no eager import chain to tilelang",
+        "vllm.entrypoints.openai.api_server: no eager import chain to tilelang",
         "vllm.model_executor.layers.quantization -> tilelang (2 links):",
         "  vllm/model_executor/layers/quantization/__init__.py:1: vllm.model_executor.layers.quantization -> "
         "vllm.model_executor.layers.mhc (from vllm.model_executor.layers import mhc)",

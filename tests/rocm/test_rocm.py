@@ -50,7 +50,8 @@ EAGER_LINE = (
     'imports `tilelang` (_has_tilelang_mhc() -> has_tilelang() -> _has_module("tilelang"))'
 )
 REACHABLE_LINE = (
-    "vllm/layers/mhc.py:8:20: heavy-import-reachable importing `vllm.quant` imports `tilelang`: "
+    "vllm/layers/mhc.py:8:20: heavy-import-reachable importing `vllm.quant` calls "
+    '`_has_tilelang_mhc() -> has_tilelang() -> _has_module("tilelang")`, which imports `tilelang`: '
     "vllm.quant -> vllm.quant.dsv4 -> vllm.quant.dsv4.dspark -> vllm.layers.mhc -> tilelang"
 )
 PROBE_LINE = (
@@ -79,7 +80,10 @@ def chain_51151(project: Project, dspark: str = "from vllm.layers import mhc\n\n
 
 def test_51151_chain_is_reported_at_the_import_time_call(project: Project) -> None:
     chain_51151(project)
-    assert findings(project, ) == [EAGER_LINE, REACHABLE_LINE, PROBE_LINE]
+    assert findings(project, ) == [REACHABLE_LINE, PROBE_LINE]
+    # eager-heavy-import is opt-in, and never reports a site heavy-import-reachable reports
+    assert findings(project, "--select", "eager-heavy-import") == [EAGER_LINE]
+    assert findings(project, "--select", "eager-heavy-import,heavy-import-reachable") == [REACHABLE_LINE]
 
 
 def test_51151_chain_in_json(project: Project) -> None:
@@ -93,7 +97,7 @@ def test_51151_chain_in_json(project: Project) -> None:
 
 def test_graph_covers_the_project_when_one_file_is_passed(project: Project) -> None:
     chain_51151(project)
-    assert findings(project, "vllm/layers/mhc.py") == [EAGER_LINE, REACHABLE_LINE]
+    assert findings(project, "vllm/layers/mhc.py") == [REACHABLE_LINE]
     assert findings(project, "vllm/quant/dsv4/dspark.py") == []
 
 
@@ -112,13 +116,13 @@ def test_51151_chain_cut_by_a_lazy_import(project: Project) -> None:
 def test_rules_are_selectable_and_ignorable(project: Project) -> None:
     chain_51151(project)
     assert findings(project, "--select", "trial-import-probe") == [PROBE_LINE]
-    assert findings(project, "--ignore", "eager-heavy-import,trial-import-probe") == [REACHABLE_LINE]
+    assert findings(project, "--ignore", "trial-import-probe") == [REACHABLE_LINE]
 
 
 def test_suppression_on_the_heavy_site(project: Project) -> None:
     chain_51151(project)
     project.write("vllm/layers/mhc.py", MHC.replace("_has_tilelang_mhc()\n", "_has_tilelang_mhc()  # import-policy: ignore[heavy-import-reachable]\n"))
-    assert findings(project, "vllm/layers/mhc.py") == [EAGER_LINE]
+    assert findings(project, "vllm/layers/mhc.py") == []
 
 
 # --- why ----------------------------------------------------------------------
@@ -233,9 +237,9 @@ def test_why_unknown_entry_module_is_warned(project: Project) -> None:
 # --- one rule at a time: flag and allow ----------------------------------------
 
 
-def lines_for(project: Project, rule: str, source: str, extra_policy: str = "") -> list[str]:
+def lines_for(project: Project, rule: str, source: str, extra_policy: str = "", reached: bool = False) -> list[str]:
     project.config(POLICY.replace("entry_modules: [vllm, vllm.quant]", "entry_modules: [app]") + extra_policy)
-    project.write("app/__init__.py", "")
+    project.write("app/__init__.py", "from app import mod\n" if reached else "")
     project.write("app/mod.py", source)
     return findings(project, "--select", rule, "app/mod.py")
 
@@ -347,7 +351,7 @@ rules:
     ],
 )
 def test_import_time_jit_flags(project: Project, source: str, column: int) -> None:
-    [line] = lines_for(project, "import-time-jit", source, GATEWAY_RULE)
+    [line] = lines_for(project, "import-time-jit", source, GATEWAY_RULE, reached=True)
     assert line.startswith(f"app/mod.py:{source[:source.index('@')].count(chr(10)) + 1}:{column}: import-time-jit `@")
 
 
@@ -361,7 +365,12 @@ def test_import_time_jit_flags(project: Project, source: str, column: int) -> No
     ],
 )
 def test_import_time_jit_allows(project: Project, source: str) -> None:
-    assert lines_for(project, "import-time-jit", source, GATEWAY_RULE) == []
+    assert lines_for(project, "import-time-jit", source, GATEWAY_RULE, reached=True) == []
+
+
+def test_import_time_jit_only_where_an_entry_module_reaches(project: Project) -> None:
+    source = "import tilelang\n\n@tilelang.jit\ndef kernel():\n    pass\n"
+    assert lines_for(project, "import-time-jit", source) == []
 
 
 def test_heavy_import_reachable_only_from_entry_modules(project: Project) -> None:
@@ -380,14 +389,15 @@ def test_rules_apply_only_where_files_match(project: Project) -> None:
     project.config(POLICY.replace("entry_modules: [vllm, vllm.quant]", 'entry_modules: [app]\n  files: ["app/**"]'))
     project.write("app/__init__.py", "import aiter\n")
     project.write("tools/x.py", "import aiter\n")
-    assert [line.split(": ")[0] for line in findings(project, )] == ["app/__init__.py:1:8", "app/__init__.py:1:8"]
+    assert [line.split(": ")[0] for line in findings(project, )] == ["app/__init__.py:1:8"]
 
 
 def test_no_config_uses_the_preset(project: Project) -> None:
     project.write("app/__init__.py", "import tilelang\n")
     code, out, err = project.run("check")
     assert code == 1
-    assert out.splitlines()[0].startswith("app/__init__.py:1:8: eager-heavy-import heavy module `tilelang`")
+    # entry modules default to the top-level packages
+    assert out.splitlines()[0].startswith("app/__init__.py:1:8: heavy-import-reachable importing `app` imports `tilelang`")
     assert "rocm-safety preset" in err
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from import_policy.rocm.predicates import is_guard, kept_off, through_gateway
+from import_policy.rocm.platform import Judge
+from import_policy.rocm.predicates import through_gateway
 from import_policy.config.model import Origin, RocmSafety
 from import_policy.facts.model import (
     BoolOp, Branch, CallFact, Context, FileFacts, FunctionFact, ImportFact, Leaf, Not, Opaque, Span, Test,
@@ -23,23 +24,28 @@ TC = Leaf("TYPE_CHECKING", "typing.TYPE_CHECKING")
 OTHER = Leaf("is_rocm", "current_platform.is_rocm")
 
 
+def _judge(rocm: RocmSafety = ROCM) -> Judge:
+    return Judge(rocm, Project.from_facts(rocm, []))
+
+
 @pytest.mark.parametrize(
-    ("test", "guarded"),
+    ("test", "value"),
     [
-        (CUDA, True), (TC, True), (OTHER, False), (Opaque(), False), (Not(CUDA), False),
-        (BoolOp("and", (OTHER, CUDA)), True), (BoolOp("or", (TC, CUDA)), True), (BoolOp("or", (CUDA, OTHER)), False),
-        (Leaf("is_cuda_alike", "p.is_cuda_alike"), False),
+        (CUDA, False), (TC, False), (OTHER, None), (Opaque(), None), (Not(CUDA), True),
+        (BoolOp("and", (OTHER, CUDA)), False), (BoolOp("or", (TC, CUDA)), False), (BoolOp("or", (CUDA, OTHER)), None),
+        (Leaf("is_cuda_alike", "p.is_cuda_alike"), None), (Leaf("_is_cuda", "_is_cuda"), False),
     ],
 )
-def test_is_guard(test: Test, guarded: bool) -> None:
-    assert is_guard(GUARDS, test) is guarded
+def test_conditions_are_three_valued(test: Test, value: bool | None) -> None:
+    assert _judge().value(test, "m.py") is value
 
 
-def test_else_of_a_guard_is_not_kept_off() -> None:
-    assert kept_off(ROCM, Context(True, False, (Branch(CUDA, orelse=False),)))
-    assert not kept_off(ROCM, Context(True, False, (Branch(CUDA, orelse=True),)))
-    assert kept_off(ROCM, Context(True, False, (Branch(Not(CUDA), orelse=True),)))
-    assert kept_off(ROCM, Context(True, True))  # type-checking-only code never runs
+def test_else_of_a_guard_runs() -> None:
+    judge = _judge()
+    assert not judge.runs(Context(True, False, (Branch(CUDA, orelse=False),)), "m.py")
+    assert judge.runs(Context(True, False, (Branch(CUDA, orelse=True),)), "m.py")
+    assert not judge.runs(Context(True, False, (Branch(Not(CUDA), orelse=True),)), "m.py")
+    assert not judge.runs(Context(True, True), "m.py")  # type-checking-only code never runs
 
 
 def test_through_gateway() -> None:

@@ -150,16 +150,21 @@ def selection_of(loaded: Loaded, args: argparse.Namespace) -> Selection:
         if unknown:
             raise UsageError(f"{flag}: unknown rule {', '.join(map(repr, unknown))}; rules in force: {', '.join(sorted(known))}")
     select = frozenset(args.select) | frozenset(args.extend_select or ()) if args.select else None
-    return Selection(select, frozenset(args.ignore or ()))
+    selection = Selection(select, frozenset(args.ignore or ())).under(loaded.policy)
+    # `--extend-select` adds to the set in force, opt-in rules included.
+    return replace(selection, enable=selection.enable | frozenset(args.extend_select or ()))
 
 
 def wants_unused_suppression(selection: Selection, args: argparse.Namespace) -> bool:
-    """The opt-in rule is in force when selected by name: `--select` or `--extend-select`."""
+    """The opt-in rule is in force when selected by name (`--select`, `--extend-select`) or
+    turned on by the configuration's `enable:`, and not turned off."""
     if UNUSED_SUPPRESSION in selection.ignore:
         return False
     if selection.select is not None:
         return UNUSED_SUPPRESSION in selection.select
-    return UNUSED_SUPPRESSION in (args.extend_select or ())
+    if UNUSED_SUPPRESSION in selection.config_ignore:
+        return False
+    return UNUSED_SUPPRESSION in selection.enable
 
 
 def read_inputs(policy: Policy, args: argparse.Namespace) -> Inputs:

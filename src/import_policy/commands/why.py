@@ -1,4 +1,6 @@
-"""`import-policy why MODULE`: the shortest eager chain from each entry module to MODULE."""
+"""`import-policy why MODULE`: the shortest eager chain from each entry module to MODULE
+(`--all`: every route, one chain per import of the module holding the site, each the shortest
+ending that way)."""
 
 from __future__ import annotations
 
@@ -19,22 +21,27 @@ class WhyError(Exception):
     """The policy cannot answer: no `rocm_safety` section, or no entry modules."""
 
 
-def why(policy: Policy, target: str, fmt: str, cwd: Path) -> tuple[str, list[str]]:
+def why(policy: Policy, target: str, fmt: str, cwd: Path, every: bool = False) -> tuple[str, list[str]]:
     """The rendered chains, and warnings for stderr."""
     rocm = policy.rocm_safety
     if rocm is None:
         raise WhyError("the policy has no rocm_safety section, so no entry modules to start from")
-    if not rocm.entry_modules:
-        raise WhyError(f"rocm_safety has no entry_modules (declared at {rocm.origin})")
     plan = rocm_pass.make_plan(policy, lambda rule: True)
     assert plan is not None
+    if not plan.entries:
+        raise WhyError(f"rocm_safety has no entry_modules (declared at {rocm.origin}) and the project no top-level package")
     graph = rocm_pass.project(plan, {}, read_file, FactsCache(policy.root))
     warnings = [
         f"entry module {entry!r} is not a module of this project"
-        for entry in rocm.entry_modules
+        for entry in plan.entries
         if entry not in graph.module_path
     ]
-    chains: list[tuple[str, Chain | None]] = [(entry, graph.why(entry, target)) for entry in rocm.entry_modules]
+    chains: list[tuple[str, Chain | None]] = []
+    for entry in plan.entries:
+        found = graph.why_all(entry, target) if every else [c for c in [graph.why(entry, target)] if c is not None]
+        chains.extend((entry, chain) for chain in found)
+        if not found:
+            chains.append((entry, None))
 
     def shown(path: str) -> str:
         return Path(os.path.relpath(policy.root / path, cwd)).as_posix()
@@ -42,10 +49,10 @@ def why(policy: Policy, target: str, fmt: str, cwd: Path) -> tuple[str, list[str
     return RENDERERS[fmt](target, chains, shown), warnings
 
 
-def command(policy: Policy, target: str, fmt: str) -> int:
+def command(policy: Policy, target: str, fmt: str, every: bool = False) -> int:
     """`why MODULE`: the chains on stdout, warnings on stderr; no chain is an answer, not a failure."""
     try:
-        text, warnings = why(policy, target, fmt, Path.cwd())
+        text, warnings = why(policy, target, fmt, Path.cwd(), every)
     except WhyError as error:
         raise UsageError(str(error)) from None
     for warning in warnings:

@@ -222,7 +222,10 @@ def _merge(root: Path, ordered: list[tuple[_Source, Document]]) -> Policy:
     roots: list[str] | None = None
     rocm: dict[str, tuple[object, int]] = {}
     rocm_origin: Origin | None = None
+    switches: dict[str, list[tuple[str, ConfigError]]] = {"ignore": [], "enable": []}
     for source, document in ordered:
+        for key, ids in (("ignore", document.ignore), ("enable", document.enable)):
+            switches[key].extend((rule_id, ConfigError(source.shown, line, "")) for rule_id, line in ids)
         for rule in document.rules:
             rules.pop(rule.id, None)
             rules[rule.id] = rule
@@ -243,7 +246,10 @@ def _merge(root: Path, ordered: list[tuple[_Source, Document]]) -> Policy:
             files=rocm.get("files", ((), 0))[0],  # type: ignore[arg-type]
             entry_modules=rocm.get("entry_modules", ((), 0))[0],  # type: ignore[arg-type]
             origin=rocm_origin,
+            rocm=rocm.get("rocm", ((), 0))[0],  # type: ignore[arg-type]
+            reasons=rocm.get("reasons", ((), 0))[0],  # type: ignore[arg-type]
         )
+    _check_switches(switches, {rule.id for rule in rules.values()} | set(BUILTIN_IDS))
     return Policy(
         root=root,
         rules=tuple(rules.values()),
@@ -251,4 +257,22 @@ def _merge(root: Path, ordered: list[tuple[_Source, Document]]) -> Policy:
         exclude=tuple(exclude),
         roots=tuple(roots),
         sources=tuple(source.shown for source, _ in ordered),
+        ignore=tuple(dict.fromkeys(rule_id for rule_id, _ in switches["ignore"])),
+        enable=tuple(dict.fromkeys(rule_id for rule_id, _ in switches["enable"])),
     )
+
+
+def _check_switches(switches: dict[str, list[tuple[str, ConfigError]]], known: set[str]) -> None:
+    """`ignore:` and `enable:` name rules that exist, declared (in any file) or built in."""
+    errors: list[ConfigError] = []
+    for key, entries in switches.items():
+        for rule_id, where in entries:
+            if key == "ignore" and rule_id == "syntax-error":
+                message = "syntax-error cannot be ignored: a file that does not parse is never passed silently"
+            elif rule_id not in known:
+                message = f"{key}: unknown rule {rule_id!r}; rules: {', '.join(sorted(known))}"
+            else:
+                continue
+            errors.append(ConfigError(where.source, where.line, message))
+    if errors:
+        raise ConfigErrors(errors)

@@ -74,9 +74,20 @@ class RocmSafety:
     files: tuple[PathGlob, ...]
     entry_modules: tuple[str, ...]
     origin: Origin
+    rocm: tuple[str, ...] = ()  # names true in a ROCm process (`is_rocm`, `is_hip`)
+    reasons: tuple[tuple[str, str], ...] = ()  # heavy module -> why it is heavy, when given
 
     def applies_to(self, path: str) -> bool:
         return not self.files or any_match(self.files, path) is not None
+
+    def reason(self, heavy: str) -> str | None:
+        """Why a heavy module is heavy: the reason of the longest configured name covering it."""
+        best: tuple[int, str] | None = None
+        for name, reason in self.reasons:
+            if heavy == name or heavy.startswith(name + "."):
+                if best is None or len(name) > best[0]:
+                    best = (len(name), reason)
+        return best[1] if best is not None else None
 
 
 @dataclass(frozen=True)
@@ -87,6 +98,8 @@ class Policy:
     exclude: tuple[PathGlob, ...] = ()
     roots: tuple[str, ...] = (".",)
     sources: tuple[str, ...] = field(default=())  # every file or preset read, in order
+    ignore: tuple[str, ...] = ()  # rule ids turned off by the configuration
+    enable: tuple[str, ...] = ()  # rule ids, off by default, turned on by the configuration
 
     def rule(self, rule_id: str) -> Rule | None:
         for rule in self.rules:

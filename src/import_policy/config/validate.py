@@ -18,10 +18,10 @@ from import_policy.patterns import DottedPattern, PathGlob, PatternError
 RULE_ID = re.compile(r"[a-z0-9][a-z0-9-]*")
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
-TOP_KEYS = ("version", "extends", "exclude", "roots", "rules", "rocm_safety")
+TOP_KEYS = ("version", "extends", "exclude", "roots", "rules", "rocm_safety", "ignore", "enable")
 COMMON_RULE_KEYS = ("id", "kind", "message", "files", "allow_in", "severity", "examples")
 DEFAULT_KIND = "import"
-ROCM_KEYS = ("heavy_modules", "probes", "guards", "files", "entry_modules")
+ROCM_KEYS = ("heavy_modules", "probes", "guards", "rocm", "files", "entry_modules")
 
 
 @dataclass(frozen=True)
@@ -45,6 +45,8 @@ class Document:
     rules: list[Rule] = field(default_factory=list)
     rocm_safety: dict[str, tuple[object, int]] = field(default_factory=dict)
     rocm_line: int = 0
+    ignore: list[tuple[str, int]] = field(default_factory=list)
+    enable: list[tuple[str, int]] = field(default_factory=list)
 
 
 T = TypeVar("T")
@@ -165,6 +167,15 @@ class Validator:
         if "rocm_safety" in items:
             doc.rocm_line, node = items["rocm_safety"]
             doc.rocm_safety = self.rocm_safety(node)
+        for key in ("ignore", "enable"):
+            if key in items:
+                ids = []
+                for text, line in self.strings(items[key][1], key):
+                    if RULE_ID.fullmatch(text):
+                        ids.append((text, line))
+                    else:
+                        self.error(line, f"{key} entry {text!r} must be a rule id (lowercase letters, digits and '-')")
+                setattr(doc, key, ids)
         return doc
 
     def rules(self, node: Node) -> list[Rule]:
@@ -247,15 +258,37 @@ class Validator:
         out: dict[str, tuple[object, int]] = {}
         items = node.items
         if "heavy_modules" in items:
-            out["heavy_modules"] = (tuple(self.dotted_patterns(items["heavy_modules"][1], "heavy_modules")), items["heavy_modules"][0])
-        if "guards" in items:
-            guards = []
-            for text, line in self.strings(items["guards"][1], "guards"):
-                if IDENTIFIER.fullmatch(text):
-                    guards.append(text)
+            heavy_node = items["heavy_modules"][1]
+            if isinstance(heavy_node, Map):  # name -> reason
+                patterns: list[DottedPattern] = []
+                reasons: list[tuple[str, str]] = []
+                for key, (line, value) in heavy_node.items.items():
+                    try:
+                        patterns.append(DottedPattern.compile(key))
+                    except PatternError as error:
+                        self.error(line, f"bad heavy_modules entry: {error}")
+                        continue
+                    if isinstance(value, Scalar) and value.value is None:
+                        continue
+                    reason = self.string(value, f"the reason of heavy module {key!r}")
+                    if reason is not None:
+                        reasons.append((key, reason))
+                out["heavy_modules"] = (tuple(patterns), items["heavy_modules"][0])
+                out["reasons"] = (tuple(reasons), items["heavy_modules"][0])
+            else:
+                out["heavy_modules"] = (tuple(self.dotted_patterns(heavy_node, "heavy_modules")), items["heavy_modules"][0])
+                out["reasons"] = ((), items["heavy_modules"][0])
+        for key in ("guards", "rocm"):
+            if key not in items:
+                continue
+            names = []
+            for text, line in self.strings(items[key][1], key):
+                if DOTTED.fullmatch(text):  # a last name (`is_cuda`), or a full dotted name (`torch.version.hip`)
+                    names.append(text)
                 else:
-                    self.error(line, f"guard {text!r} must be an identifier such as TYPE_CHECKING or is_cuda")
-            out["guards"] = (tuple(guards), items["guards"][0])
+                    example = "is_cuda or torch.version.cuda" if key == "guards" else "is_hip or torch.version.hip"
+                    self.error(line, f"{key} entry {text!r} must be a name such as {example}")
+            out[key] = (tuple(names), items[key][0])
         if "files" in items:
             out["files"] = (tuple(self.globs(items["files"][1], "rocm_safety.files")), items["files"][0])
         if "entry_modules" in items:

@@ -31,6 +31,7 @@ from import_policy.facts.model import (
     FileFacts,
     FunctionFact,
     ImportFact,
+    IsMain,
     Leaf,
     Not,
     Opaque,
@@ -39,7 +40,7 @@ from import_policy.facts.model import (
 )
 from import_policy.facts.syntax import cpython_parse
 from import_policy.facts.usegate import UseGate, bound_imports, could_matter
-from import_policy.facts.walkstate import DYNAMIC_IMPORTERS, WalkState
+from import_policy.facts.walkstate import DYNAMIC_IMPORTERS, PACKAGE_WALKERS, WalkState
 
 
 _COMPOUND = (
@@ -114,6 +115,9 @@ def _collect(
         calls=tuple(sorted(collector.calls, key=position)),
         decorators=tuple(sorted(collector.decorators, key=position)),
         functions=tuple(collector.functions),
+        assigns=tuple(collector.assigns),
+        returns=tuple(collector.returns),
+        scans=tuple(collector.scans),
         suppressions=suppressions,
     )
     return facts, collector.chains
@@ -228,6 +232,7 @@ class _Collector(WalkState):
             return
         outer = self._statement_line
         previous: ast.stmt | None = None  # the simple statement before, which a `;` may join
+        exits = 0
         for statement in statements:
             compound = isinstance(statement, _COMPOUND)
             if compound or previous is None or not self.joined(previous):
@@ -235,6 +240,13 @@ class _Collector(WalkState):
                 self._statement_line = statement.lineno
             self.statement(statement)
             previous = None if compound else statement
+            if _exits_early(statement):
+                self.early_exit(self.test_of(statement.test))  # type: ignore[attr-defined]
+                exits += 1
+        for _ in range(exits):
+            self.branches.pop()
+        if exits:
+            self.changed()
         self._statement_line = outer
 
     def joined(self, previous: ast.stmt) -> bool:
@@ -258,8 +270,43 @@ class _Collector(WalkState):
             test = self.test_of(node.test)
             self._block(node.body, Branch(test, orelse=False))
             self._block(node.orelse, Branch(test, orelse=True))
+        elif isinstance(node, (ast.For, ast.AsyncFor)):
+            self.loop(node)
         else:
+            self.assignment(node)
             self.generic(node)
+
+    def assignment(self, node: ast.stmt) -> None:
+        """Module-level bindings (facts.model.AssignFact) and returns (ReturnFact)."""
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                value = self.condition(node.value) if isinstance(target, ast.Name) else Opaque()
+                for name in _target_names(target):
+                    self.bind(name.id, value, name.lineno)
+        elif isinstance(node, ast.AnnAssign) and node.value is not None and isinstance(node.target, ast.Name):
+            self.bind(node.target.id, self.condition(node.value), node.target.lineno)
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            self.bind(node.target.id, Opaque(), node.target.lineno)
+        elif isinstance(node, ast.Return):
+            value = Leaf("None", "None") if node.value is None else self.condition(node.value)
+            self.returned(value, node.lineno)
+
+    def loop(self, node: ast.For | ast.AsyncFor) -> None:
+        for name in _target_names(node.target):
+            self.bind(name.id, Opaque(), name.lineno)
+        context = self.context()
+        walked = node.iter
+        package = None
+        is_walk = False
+        if isinstance(walked, ast.Call) and _named(walked.func):
+            dotted = full_name(walked.func)
+            is_walk = dotted is not None and self.qualify(dotted) in PACKAGE_WALKERS
+            if is_walk and walked.args and _named(walked.args[0]):
+                package = self.walked_package(full_name(walked.args[0]))
+        before = self.computed_imports
+        self.generic(node)
+        if is_walk:
+            self.scanned(package, node.lineno, context, self.computed_imports - before)
 
     def _block(self, statements: list[ast.stmt], branch: Branch) -> None:
         if not statements:
@@ -282,6 +329,7 @@ class _Collector(WalkState):
         self._leave(node.name, function=True)
 
     def class_(self, node: ast.ClassDef) -> None:
+        self.bind(node.name, Opaque(), node.lineno)
         self.decorators_of(node.decorator_list)
         for child in [*node.bases, *node.keywords]:
             self.generic(child)
@@ -355,6 +403,13 @@ class _Collector(WalkState):
 
     # --- expressions --------------------------------------------------------------
 
+    def condition(self, expression: ast.expr) -> Test:
+        """An assigned or returned value read as a condition; too deep to read is Opaque."""
+        try:
+            return self.test_of(expression)
+        except RecursionError:
+            return Opaque()
+
     def test_of(self, expression: ast.expr) -> Test:
         if isinstance(expression, ast.BoolOp):
             op: Literal["and", "or"] = "and" if isinstance(expression.op, ast.And) else "or"
@@ -365,11 +420,13 @@ class _Collector(WalkState):
             return folded
         if isinstance(expression, ast.UnaryOp) and isinstance(expression.op, ast.Not):
             return Not(self.test_of(expression.operand))
+        if isinstance(expression, ast.Compare):
+            return _main_test(expression)
         target = expression.func if isinstance(expression, ast.Call) else expression
         dotted = full_name(target) if _named(target) else None
         if dotted is None:
             return Opaque()
-        return Leaf(dotted.rpartition(".")[2], self.qualify(dotted))
+        return Leaf(dotted.rpartition(".")[2], self.qualify(dotted), isinstance(expression, ast.Call))
 
     def expression(self, node: ast.AST) -> None:
         kind = type(node)
@@ -446,7 +503,10 @@ class _Collector(WalkState):
         if self._in_fstring and not self._placed(node.func, span):
             raise Unsupported("a call misplaced inside an f-string")
         self.calls.append(CallFact(callee, dotted.rpartition(".")[2], first, span, line, context))
-        if (callee in DYNAMIC_IMPORTERS or dotted in DYNAMIC_IMPORTERS) and first and not first.startswith("."):
+        dynamic = callee in DYNAMIC_IMPORTERS or dotted in DYNAMIC_IMPORTERS
+        if dynamic and first is None:
+            self.computed_imports += 1
+        if dynamic and first and not first.startswith("."):
             arg_span = self.span(node.args[0])
             self.imports.append(
                 ImportFact(
@@ -466,6 +526,43 @@ def _fields_of(kind: type) -> tuple[str, ...]:
     if fields is None:
         fields = _FIELDS[kind] = tuple(f for f in getattr(kind, "_fields", ()) if f not in _SKIPPED_FIELDS)
     return fields
+
+
+def _exits_early(statement: ast.stmt) -> bool:
+    """`if C: ... return` (or `raise`) with no `else:`."""
+    return (
+        isinstance(statement, ast.If) and not statement.orelse
+        and isinstance(statement.body[-1], (ast.Return, ast.Raise))
+    )
+
+
+def _target_names(target: ast.expr) -> list[ast.Name]:
+    """The names an assignment target binds: `a`, `a, (b, *c)`."""
+    if isinstance(target, ast.Name):
+        return [target]
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [name for element in target.elts for name in _target_names(element)]
+    if isinstance(target, ast.Starred):
+        return _target_names(target.value)
+    return []
+
+
+def _main_test(compare: ast.Compare) -> Test:
+    """`__name__ == "__main__"` (either way round) is IsMain; `!=` its negation."""
+    if len(compare.ops) != 1 or not isinstance(compare.ops[0], (ast.Eq, ast.NotEq)):
+        return Opaque()
+    sides = {_main_side(compare.left), _main_side(compare.comparators[0])}
+    if sides != {"name", "main"}:
+        return Opaque()
+    return IsMain() if isinstance(compare.ops[0], ast.Eq) else Not(IsMain())
+
+
+def _main_side(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Name) and node.id == "__name__":
+        return "name"
+    if isinstance(node, ast.Constant) and node.value == "__main__":
+        return "main"
+    return None
 
 
 def _is_keyword_name(node: ast.AST) -> bool:

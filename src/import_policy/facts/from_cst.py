@@ -33,6 +33,7 @@ from import_policy.facts.model import (
     FileFacts,
     FunctionFact,
     ImportFact,
+    IsMain,
     Leaf,
     Not,
     Opaque,
@@ -43,7 +44,7 @@ from import_policy.facts.model import (
 )
 from import_policy.facts.syntax import cpython_check
 from import_policy.facts.usegate import UseGate, bound_imports, could_matter
-from import_policy.facts.walkstate import DYNAMIC_IMPORTERS, WalkState
+from import_policy.facts.walkstate import DYNAMIC_IMPORTERS, PACKAGE_WALKERS, WalkState
 
 # A possible use: the chain, its root name, span, statement line, context.
 _Chain = tuple["cst.Name | cst.Attribute", cst.Name, Span, int, Context]
@@ -109,6 +110,9 @@ def extract(
         calls=tuple(collector.calls),
         decorators=tuple(collector.decorators),
         functions=tuple(collector.functions),
+        assigns=tuple(collector.assigns),
+        returns=tuple(collector.returns),
+        scans=tuple(collector.scans),
         suppressions=suppressions,
     )
 
@@ -229,6 +233,11 @@ class _Collector(WalkState, cst.CSTVisitor):
         self.functions: list[FunctionFact] = []
         self._statement_lines: list[int] = [1]
         self._statement_index = 0
+        # Early-exit branches pushed in each open block (facts.walkstate.early_exit).
+        self._exits: list[int] = [0]
+        self._elifs: set[int] = set()
+        # Open `for` loops: (whether it walks a package, the package, context, dynamic imports before).
+        self._loops: list[tuple[bool, str | None, Context, int]] = []
 
     # --- where we are -------------------------------------------------------------
 
@@ -262,6 +271,9 @@ class _Collector(WalkState, cst.CSTVisitor):
         self.names.pop()
         self.changed()
 
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.bind(node.name.value, Opaque(), self.span_of(node.name).line)
+
     def visit_ClassDef_body(self, node: cst.ClassDef) -> None:
         self.names.append(node.name.value)
         self.changed()
@@ -289,8 +301,67 @@ class _Collector(WalkState, cst.CSTVisitor):
         self.changed()
 
     def visit_If_orelse(self, node: cst.If) -> None:
+        if isinstance(node.orelse, cst.If):
+            self._elifs.add(id(node.orelse))
         self.branches.append(Branch(self.test_of(node.test), orelse=True))
         self.changed()
+
+    def leave_If(self, original_node: cst.If) -> None:
+        if id(original_node) in self._elifs or original_node.orelse is not None:
+            return
+        body = original_node.body
+        last = body.body[-1] if body.body else None
+        if isinstance(last, cst.SimpleStatementLine):
+            last = last.body[-1] if last.body else None
+        if isinstance(last, (cst.Return, cst.Raise)):
+            self.early_exit(self.test_of(original_node.test))
+            self._exits[-1] += 1
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        self._exits.append(0)
+
+    def leave_IndentedBlock(self, original_node: cst.IndentedBlock) -> None:
+        for _ in range(self._exits.pop()):
+            self.branches.pop()
+        self.changed()
+
+    # --- bindings, returns, loops -------------------------------------------------
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            value = self.condition(node.value) if isinstance(target.target, cst.Name) else Opaque()
+            for name in _target_names(target.target):
+                self.bind(name.value, value, self.span_of(name).line)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None and isinstance(node.target, cst.Name):
+            self.bind(node.target.value, self.condition(node.value), self.span_of(node.target).line)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        if isinstance(node.target, cst.Name):
+            self.bind(node.target.value, Opaque(), self.span_of(node.target).line)
+
+    def visit_Return(self, node: cst.Return) -> None:
+        value = Leaf("None", "None") if node.value is None else self.condition(node.value)
+        self.returned(value, self.span_of(node).line)
+
+    def visit_For(self, node: cst.For) -> None:
+        for name in _target_names(node.target):
+            self.bind(name.value, Opaque(), self.span_of(name).line)
+        walked = node.iter
+        is_walk, package = False, None
+        if isinstance(walked, cst.Call) and isinstance(walked.func, (cst.Name, cst.Attribute)):
+            dotted = get_full_name_for_node(walked.func)
+            is_walk = dotted is not None and self.qualify(dotted) in PACKAGE_WALKERS
+            first = walked.args[0] if walked.args else None
+            if is_walk and first is not None and isinstance(first.value, (cst.Name, cst.Attribute)):
+                package = self.walked_package(get_full_name_for_node(first.value))
+        self._loops.append((is_walk, package, self.context(), self.computed_imports))
+
+    def leave_For(self, original_node: cst.For) -> None:
+        is_walk, package, context, before = self._loops.pop()
+        if is_walk:
+            self.scanned(package, self.span_of(original_node).line, context, self.computed_imports - before)
 
     def leave_If_orelse(self, node: cst.If) -> None:
         self.branches.pop()
@@ -298,17 +369,26 @@ class _Collector(WalkState, cst.CSTVisitor):
 
     # --- names --------------------------------------------------------------------
 
+    def condition(self, expression: cst.BaseExpression) -> Test:
+        """An assigned or returned value read as a condition; too deep to read is Opaque."""
+        try:
+            return self.test_of(expression)
+        except RecursionError:
+            return Opaque()
+
     def test_of(self, expression: cst.BaseExpression) -> Test:
         if isinstance(expression, cst.BooleanOperation):
             op: Literal["and", "or"] = "and" if isinstance(expression.operator, cst.And) else "or"
             return BoolOp(op, (self.test_of(expression.left), self.test_of(expression.right)))
         if isinstance(expression, cst.UnaryOperation) and isinstance(expression.operator, cst.Not):
             return Not(self.test_of(expression.expression))
+        if isinstance(expression, cst.Comparison):
+            return _main_test(expression)
         target = expression.func if isinstance(expression, cst.Call) else expression
         dotted = get_full_name_for_node(target) if isinstance(target, (cst.Name, cst.Attribute)) else None
         if dotted is None:
             return Opaque()
-        return Leaf(dotted.rpartition(".")[2], self.qualify(dotted))
+        return Leaf(dotted.rpartition(".")[2], self.qualify(dotted), isinstance(expression, cst.Call))
 
     # --- imports ------------------------------------------------------------------
 
@@ -405,7 +485,10 @@ class _Collector(WalkState, cst.CSTVisitor):
         context = self.context()
         line = self._statement_lines[-1]
         self.calls.append(CallFact(callee, dotted.rpartition(".")[2], first, span, line, context))
-        if (callee in DYNAMIC_IMPORTERS or dotted in DYNAMIC_IMPORTERS) and first and not first.startswith("."):
+        dynamic = callee in DYNAMIC_IMPORTERS or dotted in DYNAMIC_IMPORTERS
+        if dynamic and first is None:
+            self.computed_imports += 1
+        if dynamic and first and not first.startswith("."):
             argument = node.args[0].value
             arg_span = self.span_of(argument)
             self.imports.append(
@@ -424,6 +507,35 @@ class _Collector(WalkState, cst.CSTVisitor):
         self.decorators.append(
             DecoratorFact((self.qualify(dotted),), self.span_of(target), self.span_of(node).line, self.context())
         )
+
+
+def _target_names(target: cst.BaseExpression) -> list[cst.Name]:
+    """The names an assignment target binds: `a`, `a, (b, *c)`."""
+    if isinstance(target, cst.Name):
+        return [target]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [name for element in target.elements for name in _target_names(element.value)]
+    return []
+
+
+def _main_test(comparison: cst.Comparison) -> Test:
+    """`__name__ == "__main__"` (either way round) is IsMain; `!=` its negation."""
+    if len(comparison.comparisons) != 1:
+        return Opaque()
+    target = comparison.comparisons[0]
+    if not isinstance(target.operator, (cst.Equal, cst.NotEqual)):
+        return Opaque()
+    if {_main_side(comparison.left), _main_side(target.comparator)} != {"name", "main"}:
+        return Opaque()
+    return IsMain() if isinstance(target.operator, cst.Equal) else Not(IsMain())
+
+
+def _main_side(node: cst.BaseExpression) -> str | None:
+    if isinstance(node, cst.Name) and node.value == "__name__":
+        return "name"
+    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)) and node.evaluated_value == "__main__":
+        return "main"
+    return None
 
 
 def _first_string(args: Sequence[cst.Arg]) -> str | None:

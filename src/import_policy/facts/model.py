@@ -31,6 +31,12 @@ class Leaf:
 
     tail: str
     qualified: str
+    call: bool = False  # `is_cuda()` rather than `is_cuda`
+
+
+@dataclass(frozen=True)
+class IsMain:
+    """`__name__ == "__main__"`: false while a module is imported."""
 
 
 @dataclass(frozen=True)
@@ -49,15 +55,20 @@ class Opaque:
     """A test the passes do not reason about (comparisons, literals, ...)."""
 
 
-Test = Union[Leaf, BoolOp, Not, Opaque]
+Test = Union[Leaf, BoolOp, Not, Opaque, IsMain]
 
 
 @dataclass(frozen=True)
 class Branch:
-    """An enclosing `if`: its test, and whether the fact sits in its `else:` side."""
+    """An enclosing `if`: its test, and whether the fact sits in its `else:` side.
+
+    `early`: not an `else:` written out but the statements after `if C: return` (or
+    `raise`) in the same block, which run only when C is false.
+    """
 
     test: Test
     orelse: bool
+    early: bool = False
 
 
 @dataclass(frozen=True)
@@ -150,6 +161,45 @@ class FunctionFact:
 
 
 @dataclass(frozen=True)
+class AssignFact:
+    """A module-level binding of a name other than an import or a `def`: `x = <value>`.
+
+    `value` is the right-hand side read as a condition when it is one (`_is_hip = is_hip()`),
+    else Opaque; tuple targets, augmented assignments, `for` targets and classes bind
+    with an Opaque value. The ROCm pass reads a name bound once as a platform flag.
+    """
+
+    name: str
+    value: Test
+    line: int
+    context: Context
+
+
+@dataclass(frozen=True)
+class ReturnFact:
+    """A `return` in a function (`function` is its dotted name); a bare `return` gives `None`."""
+
+    function: str
+    value: Test
+    line: int
+    context: Context
+
+
+@dataclass(frozen=True)
+class ScanFact:
+    """A `for` loop over `pkgutil.iter_modules(...)` / `walk_packages(...)` whose body imports
+    a computed name (`importlib.import_module(name)`): it imports every module of a package.
+
+    `package`: the dotted module whose `__path__` is walked when the first argument is
+    `X.__path__` with X a module-level import, else None (the package comes from an argument).
+    """
+
+    package: str | None
+    line: int
+    context: Context
+
+
+@dataclass(frozen=True)
 class SyntaxErrorFact:
     message: str
     line: int
@@ -186,5 +236,8 @@ class FileFacts:
     # down): they import nothing Python could resolve, so only their form is recorded, one per
     # statement, with `module` "" and `name` the module as written after the dots.
     escapes: tuple[ImportFact, ...] = ()
+    assigns: tuple[AssignFact, ...] = ()
+    returns: tuple[ReturnFact, ...] = ()
+    scans: tuple[ScanFact, ...] = ()
     suppressions: Suppressions = field(default_factory=Suppressions)
     syntax_error: SyntaxErrorFact | None = None

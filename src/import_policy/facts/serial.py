@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from import_policy.facts.model import (
+    AssignFact,
     BoolOp,
     Branch,
     CallFact,
@@ -18,9 +19,12 @@ from import_policy.facts.model import (
     FileFacts,
     FunctionFact,
     ImportFact,
+    IsMain,
     Leaf,
     Not,
     Opaque,
+    ReturnFact,
+    ScanFact,
     Span,
     Suppressions,
     SyntaxErrorFact,
@@ -37,16 +41,18 @@ def _span(span: Span) -> Json:
 
 def _test(test: Test) -> Json:
     if isinstance(test, Leaf):
-        return ["L", test.tail, test.qualified]
+        return ["L", test.tail, test.qualified, test.call]
     if isinstance(test, BoolOp):
         return ["B", test.op, [_test(t) for t in test.operands]]
     if isinstance(test, Not):
         return ["N", _test(test.operand)]
+    if isinstance(test, IsMain):
+        return ["M"]
     return ["O"]
 
 
 def _context(context: Context) -> Json:
-    branches = [[_test(b.test), b.orelse] for b in context.branches]
+    branches = [[_test(b.test), b.orelse, b.early] for b in context.branches]
     return [context.import_time, context.type_checking, branches, context.function]
 
 
@@ -73,6 +79,9 @@ def to_json(facts: FileFacts) -> Json:
             [list(d.qualified_names), _span(d.span), d.statement_line, _context(d.context)] for d in facts.decorators
         ],
         "functions": [[f.name, f.line, _context(f.context)] for f in facts.functions],
+        "assigns": [[a.name, _test(a.value), a.line, _context(a.context)] for a in facts.assigns],
+        "returns": [[r.function, _test(r.value), r.line, _context(r.context)] for r in facts.returns],
+        "scans": [[s.package, s.line, _context(s.context)] for s in facts.scans],
         "suppressions": [facts.suppressions.file, [[line, sorted(rules)] for line, rules in facts.suppressions.lines]],
         "syntax_error": (
             None if facts.syntax_error is None
@@ -120,14 +129,16 @@ def _span_of(value: Json) -> Span:
 def _test_of(value: Json) -> Test:
     items = _list(value)
     tag = items[0] if items else None
-    if tag == "L" and len(items) == 3:
-        return Leaf(_str(items[1]), _str(items[2]))
+    if tag == "L" and len(items) == 4:
+        return Leaf(_str(items[1]), _str(items[2]), _bool(items[3]))
     if tag == "B" and len(items) == 3 and items[1] in ("and", "or"):
         return BoolOp("and" if items[1] == "and" else "or", tuple(_test_of(t) for t in _list(items[2])))
     if tag == "N" and len(items) == 2:
         return Not(_test_of(items[1]))
     if tag == "O" and len(items) == 1:
         return Opaque()
+    if tag == "M" and len(items) == 1:
+        return IsMain()
     raise ValueError(f"not a test: {value!r}")
 
 
@@ -136,7 +147,10 @@ def _context_of(value: Json) -> Context:
     return Context(
         _bool(import_time),
         _bool(type_checking),
-        tuple(Branch(_test_of(t), _bool(orelse)) for t, orelse in (_list(b, 2) for b in _list(branches))),
+        tuple(
+            Branch(_test_of(t), _bool(orelse), _bool(early))
+            for t, orelse, early in (_list(b, 3) for b in _list(branches))
+        ),
         _opt_str(function),
     )
 
@@ -177,6 +191,18 @@ def from_json(value: Json) -> FileFacts:
         functions=tuple(
             FunctionFact(_str(name), _int(line), _context_of(ctx))
             for name, line, ctx in (_list(v, 3) for v in _list(value["functions"]))
+        ),
+        assigns=tuple(
+            AssignFact(_str(name), _test_of(test), _int(line), _context_of(ctx))
+            for name, test, line, ctx in (_list(v, 4) for v in _list(value["assigns"]))
+        ),
+        returns=tuple(
+            ReturnFact(_str(name), _test_of(test), _int(line), _context_of(ctx))
+            for name, test, line, ctx in (_list(v, 4) for v in _list(value["returns"]))
+        ),
+        scans=tuple(
+            ScanFact(_opt_str(package), _int(line), _context_of(ctx))
+            for package, line, ctx in (_list(v, 3) for v in _list(value["scans"]))
         ),
         suppressions=Suppressions(
             _bool(suppress_file),

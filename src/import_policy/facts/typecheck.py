@@ -20,6 +20,8 @@ def is_type_checking_test(test: Test) -> bool:
 
 def is_type_checking_only(branches: Iterable[Branch]) -> bool:
     for branch in branches:
+        if branch.early:
+            continue  # code after an early `return` is judged by the ROCm pass alone
         if not branch.orelse and is_type_checking_test(branch.test):
             return True
         # `if not TYPE_CHECKING: ... else: <type-checking-only>`

@@ -24,17 +24,35 @@ GRAPH_MODE = rocm_pass.GRAPH_MODE
 
 @dataclass(frozen=True)
 class Selection:
-    """Which rule ids are in force, from --select/--ignore."""
+    """Which rule ids are in force: the configuration's `ignore:`/`enable:` and the rules off
+    by default, then --select (which replaces that set for the run) and --ignore (which adds)."""
 
     select: frozenset[str] | None = None
     ignore: frozenset[str] = frozenset()
+    config_ignore: frozenset[str] = frozenset()
+    enable: frozenset[str] = frozenset()
+    off_by_default: frozenset[str] = frozenset()
+
+    def under(self, policy: Policy) -> Selection:
+        """This selection with the policy's own switches."""
+        from import_policy.kinds.registry import BUILTIN  # the registry imports the plan's users
+
+        return replace(  # unions: applying it twice (the command, then the plan) changes nothing
+            self, config_ignore=self.config_ignore | frozenset(policy.ignore),
+            enable=self.enable | frozenset(policy.enable),
+            off_by_default=frozenset(rule.id for rule in BUILTIN if rule.opt_in),
+        )
 
     def wants(self, rule_id: str) -> bool:
         if rule_id == SYNTAX_ERROR:
             return True  # a file we cannot read is never silently passed
-        if self.select is not None and rule_id not in self.select:
+        if rule_id in self.ignore:
             return False
-        return rule_id not in self.ignore
+        if self.select is not None:
+            return rule_id in self.select
+        if rule_id in self.config_ignore:
+            return False
+        return rule_id not in self.off_by_default or rule_id in self.enable
 
 
 @dataclass(frozen=True)
@@ -83,6 +101,7 @@ class Plan:
     slow_after: float | None = field(default=None, kw_only=True)
 
     def __post_init__(self) -> None:
+        self.selection = self.selection.under(self.policy)
         selected = [r for r in self.policy.rules if self.selection.wants(r.id)]
         # Every rule's kind is looked up here, so a rule whose kind is not registered fails
         # the run at once instead of silently never being checked.

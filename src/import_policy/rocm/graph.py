@@ -1,11 +1,12 @@
-"""The project's eager import graph, its heavy sites, and shortest chains (contract section 4).
+"""The project's eager import graph on ROCm, its heavy sites, and shortest chains (contract section 4).
 
 Built from the facts of every project file, never by importing anything.
-Nodes are project modules; an edge is an import that runs when its module is
-imported (not in a function, not kept off ROCm by a guard). A heavy site is an
-eager import of a heavy module, an eager call of a probe on one, or an eager
-call of a project function that (through other project functions, across
-modules) imports or probes one.
+Nodes are project modules; an edge is an import that runs on ROCm when its
+module is imported (`platform.Judge` decides what runs). A heavy site is, in
+code that runs at import time on ROCm: an import of a heavy module, a call of a
+probe on one (or `find_spec("a.b")` with `a` heavy), a call of a project
+function that (through other project functions, across modules) imports or
+probes one, or a decorator from a heavy module.
 """
 
 from __future__ import annotations
@@ -15,12 +16,14 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Literal, Union
 
-from import_policy.rocm.predicates import eager, eager_heavy_imports, is_heavy, kept_off, probe_of
 from import_policy.config.model import RocmSafety
-from import_policy.facts.model import CallFact, FileFacts, ImportFact, Span
+from import_policy.facts.model import CallFact, FileFacts, ImportFact, Leaf, ScanFact, Span
 from import_policy.patterns import prefixes
+from import_policy.rocm.platform import Judge
+from import_policy.rocm.predicates import find_spec_of, is_heavy, probe_of, through_gateway
 
-LinkKind = Literal["import", "package", "probe", "call"]
+LinkKind = Literal["import", "package", "probe", "call", "scan", "jit"]
+SiteKind = Literal["import", "probe", "call", "jit"]
 # How deep calls through project functions are followed; real wrappers are two or three deep.
 MAX_CALL_DEPTH = 32
 
@@ -46,8 +49,12 @@ class HeavySite:
     heavy: str
     span: Span
     statement_line: int
-    kind: Literal["import", "probe", "call"]
-    detail: str  # `import tilelang`, `_has_module("tilelang")`, `has_x() -> _has_module("x")`
+    kind: SiteKind
+    detail: str  # `import tilelang`, `_has_module("tilelang")`, `has_x() -> _has_module("x")`, `@tilelang.jit`
+
+    @property
+    def key(self) -> tuple[str, int, int]:
+        return (self.path, self.span.line, self.span.column)
 
 
 @dataclass(frozen=True)
@@ -62,6 +69,7 @@ class Chain:
 
 _Witness = tuple[str, tuple[str, ...]]  # heavy module, call steps (`has_x()`, `_has_module("x")`)
 _BodyFact = Union[ImportFact, CallFact]
+FunctionKey = tuple[str, str]  # file, dotted function name in it
 
 
 class Project:
@@ -73,24 +81,33 @@ class Project:
     and the functions the passed files call, is ever parsed.
     """
 
-    def __init__(self, rocm: RocmSafety, modules: Mapping[str, str], load: Callable[[str], FileFacts | None]) -> None:
+    def __init__(
+        self, rocm: RocmSafety, modules: Mapping[str, str], load: Callable[[str], FileFacts | None],
+        exports: Mapping[str, str] | None = None,
+    ) -> None:
         self.rocm = rocm
-        self.module_path = modules  # looked up, never walked: it may find files lazily
+        self.module_path = modules  # looked up, never walked unless a package walk asks
+        self.exports = dict(exports or {})
+        self.judge = Judge(rocm, self)
         self._load = load
         self._files: dict[str, _File | None] = {}
         self._sites: dict[str, list[HeavySite]] = {}
         self._edges: dict[str, list[Link]] = {}
-        self._witnesses: dict[tuple[str, str], _Witness | None] = {}
-        self._in_progress: set[tuple[str, str]] = set()
+        self._witnesses: dict[FunctionKey, _Witness | None] = {}
+        self._scans: dict[FunctionKey, tuple[str, ...]] = {}
+        self._body_imports: dict[FunctionKey, tuple[str, ...]] = {}
+        self._children: dict[str, tuple[str, ...]] = {}
+        self._in_progress: set[object] = set()
+        self._reach: dict[str, dict[str, Link | None]] = {}
 
     @classmethod
-    def from_facts(cls, rocm: RocmSafety, files: Iterable[FileFacts]) -> Project:
+    def from_facts(cls, rocm: RocmSafety, files: Iterable[FileFacts], exports: Mapping[str, str] | None = None) -> Project:
         by_path = {facts.path: facts for facts in files}
         modules: dict[str, str] = {}
         for facts in by_path.values():
             if facts.module is not None and not facts.path.endswith(".pyi"):
                 modules.setdefault(facts.module, facts.path)
-        return cls(rocm, modules, by_path.get)
+        return cls(rocm, modules, by_path.get, exports)
 
     def _file(self, path: str) -> _File | None:
         if path not in self._files:
@@ -99,34 +116,55 @@ class Project:
             self._files[path] = _File(facts) if ok and facts is not None else None  # stubs never run
         return self._files[path]
 
+    def facts(self, path: str) -> FileFacts | None:
+        file = self._file(path)
+        return file.facts if file is not None else None
+
     # --- calls through project functions ------------------------------------------
 
-    def resolve(self, callee: str, path: str, depth: int = 0) -> tuple[str, str] | None:
-        """The project function a callee names: (file, dotted name in it), following re-exports."""
+    def resolve(self, callee: str, path: str, within: str | None = None, depth: int = 0) -> FunctionKey | None:
+        """The project function a callee names: (file, dotted name in it), following re-exports,
+        `self.m()` within a class, and `obj.m()` on a module-level instance of a local class."""
         if depth > 8:
             return None
         here = self._file(path)
-        if here is not None and "." not in callee and callee in here.functions:
-            return path, callee
+        if here is not None:
+            if callee in here.functions:
+                return path, callee
+            if f"{callee}.__init__" in here.functions:  # `Registry()` runs `Registry.__init__`
+                return path, f"{callee}.__init__"
+            root, _, rest = callee.partition(".")
+            if rest and root in ("self", "cls") and within is not None and "." in within:
+                method = f"{within.rpartition('.')[0]}.{rest}"
+                return (path, method) if method in here.functions else None
+            owner = here.instances.get(root)
+            if rest and owner is not None and f"{owner}.{rest}" in here.functions:
+                return path, f"{owner}.{rest}"
         parts = callee.split(".")
         for cut in range(len(parts) - 1, 0, -1):
             target = self.module_path.get(".".join(parts[:cut]))
             if target is None:
                 continue
-            rest = parts[cut:]
+            rest_parts = parts[cut:]
             there = self._file(target)
             if there is None:
                 return None
-            if ".".join(rest) in there.functions:
-                return target, ".".join(rest)
-            alias = there.aliases.get(rest[0])
+            if ".".join(rest_parts) in there.functions:
+                return target, ".".join(rest_parts)
+            if ".".join([*rest_parts, "__init__"]) in there.functions:
+                return target, ".".join([*rest_parts, "__init__"])
+            alias = there.aliases.get(rest_parts[0])
             if alias is not None:  # `from .import_utils import has_x` in a package __init__
-                return self.resolve(".".join([alias, *rest[1:]]), target, depth + 1)
+                return self.resolve(".".join([alias, *rest_parts[1:]]), target, None, depth + 1)
+            for star in there.stars:  # `from .common import *` in a package __init__
+                found = self.resolve(".".join([star, *rest_parts]), target, None, depth + 1)
+                if found is not None:
+                    return found
             return None
         return None
 
-    def witness(self, key: tuple[str, str], depth: int = 0) -> _Witness | None:
-        """Whether calling the function imports a heavy module, and through which calls."""
+    def witness(self, key: FunctionKey, depth: int = 0) -> _Witness | None:
+        """Whether calling the function imports a heavy module on ROCm, and through which calls."""
         if key in self._witnesses:
             return self._witnesses[key]
         if key in self._in_progress or depth > MAX_CALL_DEPTH:
@@ -136,7 +174,7 @@ class Project:
         path = key[0]
         file = self._file(path)
         for fact in file.bodies.get(key[1], ()) if file is not None else ():
-            if kept_off(self.rocm, fact.context):
+            if not self.judge.runs(fact.context, path):
                 continue
             if isinstance(fact, ImportFact):
                 if is_heavy(self.rocm, fact.name):
@@ -154,7 +192,10 @@ class Project:
     def _call_witness(self, call: CallFact, path: str, depth: int) -> _Witness | None:
         if probe_of(self.rocm, call) is not None and call.first_string is not None:
             return call.first_string, (f'{call.tail}("{call.first_string}")',)
-        key = self.resolve(call.callee, path)
+        parent = find_spec_of(self.rocm, call)
+        if parent is not None:
+            return parent, (f'{call.tail}("{call.first_string}")',)
+        key = self.resolve(call.callee, path, call.context.function)
         if key is None:
             return None
         inner = self.witness(key, depth)
@@ -162,13 +203,83 @@ class Project:
             return None
         return inner[0], (f"{call.tail}()", *inner[1])
 
+    def scanned(self, key: FunctionKey, depth: int = 0) -> tuple[str, ...]:
+        """Packages whose every module calling the function imports (a `pkgutil` walk)."""
+        if key in self._scans:
+            return self._scans[key]
+        if ("scan", key) in self._in_progress or depth > MAX_CALL_DEPTH:
+            return ()
+        self._in_progress.add(("scan", key))
+        found: list[str] = []
+        path = key[0]
+        file = self._file(path)
+        if file is not None:
+            for scan in file.scans.get(key[1], ()):
+                if scan.package is not None and self.judge.runs(scan.context, path):
+                    found.append(scan.package)
+            for fact in file.bodies.get(key[1], ()):
+                if isinstance(fact, CallFact) and self.judge.runs(fact.context, path):
+                    found.extend(self._call_scans(fact, path, depth + 1))
+        self._in_progress.discard(("scan", key))
+        self._scans[key] = tuple(dict.fromkeys(found))
+        return self._scans[key]
+
+    def body_imports(self, key: FunctionKey, depth: int = 0) -> tuple[str, ...]:
+        """What calling the function imports that runs on ROCm (its body, and the project
+        functions it calls): `def _register(): from . import models` called at import time."""
+        if key in self._body_imports:
+            return self._body_imports[key]
+        if ("imports", key) in self._in_progress or depth > MAX_CALL_DEPTH:
+            return ()
+        self._in_progress.add(("imports", key))
+        found: list[str] = []
+        path = key[0]
+        file = self._file(path)
+        for fact in file.bodies.get(key[1], ()) if file is not None else ():
+            if not self.judge.runs(fact.context, path):
+                continue
+            if isinstance(fact, ImportFact):
+                found.append(_imported(fact))
+                if fact.kind == "from" and fact.member != "*":
+                    found.append(fact.name)  # the submodule, when it is one (judged by the caller)
+            else:
+                inner = self.resolve(fact.callee, path, fact.context.function)
+                if inner is not None:
+                    found.extend(self.body_imports(inner, depth + 1))
+        self._in_progress.discard(("imports", key))
+        self._body_imports[key] = tuple(dict.fromkeys(found))
+        return self._body_imports[key]
+
+    def _call_scans(self, call: CallFact, path: str, depth: int) -> list[str]:
+        key = self.resolve(call.callee, path, call.context.function)
+        if key is None:
+            return []
+        found = list(self.scanned(key, depth))
+        callee = self._file(key[0])
+        # `import_model_classes("pkg.models")`: the walk's package is the literal argument.
+        if call.first_string is not None and callee is not None and any(
+            scan.package is None for scan in callee.scans.get(key[1], ())
+        ):
+            found.append(call.first_string)
+        return found
+
+    def children(self, package: str) -> tuple[str, ...]:
+        """The modules directly in a project package (what `pkgutil.iter_modules` lists)."""
+        if package not in self._children:
+            prefix = package + "."
+            self._children[package] = tuple(
+                sorted(m for m in self.module_path if m.startswith(prefix) and "." not in m[len(prefix):])
+            )
+        return self._children[package]
+
     # --- sites and edges ----------------------------------------------------------
 
     def sites(self, path: str) -> list[HeavySite]:
-        """The heavy sites of one file, in source order."""
+        """The heavy sites of one file, in source order (decorators included)."""
         if path not in self._sites:
             file = self._file(path)
-            self._sites[path] = list(self._find_sites(file.facts)) if file is not None else []
+            found = list(self._find_sites(file.facts)) if file is not None else []
+            self._sites[path] = sorted(found, key=lambda s: (s.span.line, s.span.column))
         return self._sites[path]
 
     def edges(self, module: str) -> list[Link]:
@@ -177,42 +288,93 @@ class Project:
             self._edges[module] = self._find_edges(file.facts) if file is not None else []
         return self._edges[module]
 
+    def eager(self, facts: FileFacts, fact: ImportFact | CallFact) -> bool:
+        return self.judge.eager(fact.context, facts.path)
+
     def _find_sites(self, facts: FileFacts) -> Iterator[HeavySite]:
-        for fact in eager_heavy_imports(self.rocm, facts):
+        seen_statements: set[int] = set()
+        for fact in facts.imports:
+            if not is_heavy(self.rocm, fact.name) or not self.judge.eager(fact.context, facts.path):
+                continue
+            # A `from` statement of a heavy module counts once, at its module.
             whole = fact.kind == "from" and is_heavy(self.rocm, fact.module)
+            if whole:
+                if fact.statement in seen_statements:
+                    continue
+                seen_statements.add(fact.statement)
             heavy = fact.module if whole else fact.name
             span = fact.module_span if whole else fact.span
             detail = f"import {heavy}" if fact.kind != "dynamic" else f'import_module("{heavy}")'
             yield HeavySite(facts.path, facts.module, heavy, span, fact.statement_line, "import", detail)
         for call in facts.calls:
-            if not eager(self.rocm, call.context):
+            if not self.judge.eager(call.context, facts.path):
                 continue
             found = self._call_witness(call, facts.path, 0)
             if found is not None:
                 # One step is the probe itself; more is a call of a project function.
-                kind: Literal["probe", "call"] = "probe" if len(found[1]) == 1 else "call"
+                kind: SiteKind = "probe" if len(found[1]) == 1 else "call"
                 yield HeavySite(
                     facts.path, facts.module, found[0], call.span, call.statement_line, kind, " -> ".join(found[1])
                 )
+        file = self._file(facts.path)
+        for decorator in facts.decorators:
+            if not self.judge.eager(decorator.context, facts.path):
+                continue
+            for name in decorator.qualified_names:
+                if file is not None and not file.imported(name):
+                    continue  # `tilelang = _LazyTilelang()`: a local object that shares the name
+                real = through_gateway(name, self.exports)
+                if is_heavy(self.rocm, real):
+                    yield HeavySite(
+                        facts.path, facts.module, real.split(".")[0], decorator.span, decorator.statement_line,
+                        "jit", f"@{real}",
+                    )
+                    break
 
     def _find_edges(self, facts: FileFacts) -> list[Link]:
         assert facts.module is not None
         seen: set[str] = set()
         links: list[Link] = []
+
+        def add(target: str, line: int, kind: LinkKind, detail: str) -> None:
+            if target != facts.module and target not in seen and target in self.module_path:
+                seen.add(target)
+                links.append(Link(facts.module or "", target, facts.path, line, kind, detail))
+
         for fact in facts.imports:
-            if not eager(self.rocm, fact.context):
+            if not self.judge.eager(fact.context, facts.path):
                 continue
-            for prefix in reversed(prefixes(fact.name)):
-                if prefix == facts.module or prefix in seen or prefix not in self.module_path:
-                    continue
-                seen.add(prefix)
-                links.append(Link(facts.module, prefix, facts.path, fact.span.line, "import", _spelled(fact)))
+            named = fact.module if fact.kind == "from" and fact.member != "*" else fact.name
+            for prefix in reversed(prefixes(named)):
+                add(prefix, fact.span.line, "import", _spelled(fact))
+            if fact.kind == "from" and fact.member != "*" and fact.name in self.module_path:
+                # `from pkg import name` imports the submodule only when pkg/__init__ does not bind it.
+                init = self._file(self.module_path[fact.module]) if fact.module in self.module_path else None
+                if init is None or fact.member not in init.bound:
+                    add(fact.name, fact.span.line, "import", _spelled(fact))
+        file = self._file(facts.path)
+        for scan in file.scans.get(None, ()) if file is not None else ():
+            if scan.package is not None and self.judge.eager(scan.context, facts.path):
+                for child in self.children(scan.package):
+                    add(child, scan.line, "scan", f"walks {scan.package} and imports each module")
+        for call in facts.calls:
+            if not self.judge.eager(call.context, facts.path):
+                continue
+            for package in self._call_scans(call, facts.path, 0):
+                for child in self.children(package):
+                    add(child, call.span.line, "scan", f"{call.tail}() imports every module of {package}")
+            key = self.resolve(call.callee, facts.path, call.context.function)
+            for name in self.body_imports(key) if key is not None else ():
+                for prefix in reversed(prefixes(name)):
+                    add(prefix, call.span.line, "call", f"{call.tail}() imports {name}")
         return links
 
     # --- chains -------------------------------------------------------------------
 
     def reach(self, entry: str) -> dict[str, Link | None]:
         """Every module that importing `entry` runs, with the link it was first reached by (BFS)."""
+        if entry in self._reach:
+            return self._reach[entry]
         if entry not in self.module_path:
             return {}
         parents: dict[str, Link | None] = {entry: None}
@@ -230,6 +392,7 @@ class Project:
                 if link.target not in parents:
                     parents[link.target] = link
                     queue.append(link.target)
+        self._reach[entry] = parents
         return parents
 
     @staticmethod
@@ -248,20 +411,55 @@ class Project:
             for site in self.sites(self.module_path[module]):
                 yield _with_site(self.chain(entry, parents, module), site), site
 
+    def first_reached(self, entries: Iterable[str]) -> Iterator[tuple[Chain, HeavySite]]:
+        """Each heavy site any entry reaches, once: with the shortest chain from the first entry
+        (in the order given) that reaches it."""
+        seen: set[tuple[str, int, int]] = set()
+        for entry in entries:
+            for chain, site in self.reachable_sites(entry):
+                if site.key not in seen:
+                    seen.add(site.key)
+                    yield chain, site
+
     def why(self, entry: str, target: str) -> Chain | None:
         """The shortest eager chain from `entry` to a project module or a heavy module."""
+        found = self.why_all(entry, target)
+        return min(found, key=lambda chain: len(chain.links)) if found else None
+
+    def why_all(self, entry: str, target: str) -> list[Chain]:
+        """Every route to `target`, one chain per last two links: each import of the module that
+        holds the site (or of `target`, a project module) by each module `entry` reaches, then
+        the site, each chain the shortest that ends with those links."""
         parents = self.reach(entry)
+        into: dict[str, list[Link]] = {}
+        for module in parents:
+            for link in self.edges(module):
+                if link.target in parents:
+                    into.setdefault(link.target, []).append(link)
+
+        def routes(module: str) -> list[Chain]:
+            """Chains to `module`, one per import of it (the entry itself, or a parent package
+            of the entry, by its own link)."""
+            link = parents[module]
+            found = [Chain(entry, (*self.chain(entry, parents, l.source).links, l)) for l in into.get(module, ())]
+            if link is None or link.kind == "package":
+                found.insert(0, self.chain(entry, parents, module))
+            return found
+
+        chains: list[Chain] = []
         if target in self.module_path:
-            return self.chain(entry, parents, target) if target in parents else None
-        best: Chain | None = None
-        for module in parents:  # BFS order: the first hit is among the nearest
-            for site in self.sites(self.module_path[module]):
-                if site.heavy == target or site.heavy.startswith(target + "."):
-                    chain = _with_site(self.chain(entry, parents, module), site)
-                    if best is None or len(chain.links) < len(best.links):
-                        best = chain
-                    break
-        return best
+            if target in parents:
+                chains = routes(target)
+        else:
+            for module in parents:
+                sites = [
+                    site for site in self.sites(self.module_path[module])
+                    if site.heavy == target or site.heavy.startswith(target + ".")
+                ]
+                for prefix in routes(module) if sites else ():
+                    chains.extend(_with_site(prefix, site) for site in sites)
+        chains.sort(key=lambda chain: len(chain.links))
+        return chains
 
 
 class _File:
@@ -276,6 +474,25 @@ class _File:
             for i in facts.imports
             if i.bound is not None and i.context.function is None
         }
+        self.stars = [i.module for i in facts.imports if i.member == "*" and i.context.function is None]
+        # Every name the module binds at module level other than to its own submodule of that
+        # name (for `from pkg import name`; `from . import name` in pkg/__init__ is the submodule).
+        self.bound = {
+            *(a.name for a in facts.assigns), *(f.name for f in facts.functions if "." not in f.name),
+            *(
+                i.bound for i in facts.imports
+                if i.bound is not None and i.context.function is None and i.name != f"{facts.module}.{i.bound}"
+            ),
+        }
+        # `registry = Registry()` with `Registry` a local class: `registry.m()` is `Registry.m`.
+        counts: dict[str, int] = {}
+        for assign in facts.assigns:
+            counts[assign.name] = counts.get(assign.name, 0) + 1
+        self.instances = {
+            a.name: a.value.qualified for a in facts.assigns
+            if counts[a.name] == 1 and isinstance(a.value, Leaf) and a.value.call and "." not in a.value.qualified
+            and a.value.qualified in self.bound
+        }
         self.bodies: dict[str, list[_BodyFact]] = {}
         body_facts: list[_BodyFact] = [*facts.imports, *facts.calls]
         for fact in body_facts:
@@ -283,12 +500,29 @@ class _File:
                 self.bodies.setdefault(fact.context.function, []).append(fact)
         for body in self.bodies.values():
             body.sort(key=lambda f: (f.span.line, f.span.column))
+        self.scans: dict[str | None, list[ScanFact]] = {}
+        for scan in facts.scans:
+            self.scans.setdefault(scan.context.function, []).append(scan)
+
+
+    def imported(self, qualified: str) -> bool:
+        """Whether a qualified name was reached through a module-level import (`import tilelang`
+        then `@tilelang.jit`; a `tilelang = None` fallback beside it does not change that)."""
+        for target in self.aliases.values():
+            if qualified == target or qualified.startswith(target + "."):
+                return True
+        return False
 
 
 def _with_site(chain: Chain, site: HeavySite) -> Chain:
     source = chain.modules[-1]
     kind: LinkKind = "import" if site.kind == "import" else site.kind
     return Chain(chain.entry, (*chain.links, Link(source, site.heavy, site.path, site.span.line, kind, site.detail)))
+
+
+def _imported(fact: ImportFact) -> str:
+    """The module an import runs: `from m import x` runs `m` (and `m.x` if a submodule)."""
+    return fact.module if fact.kind == "from" and fact.member != "*" else fact.name
 
 
 def _spelled(fact: ImportFact) -> str:

@@ -1,20 +1,19 @@
 """The ROCm-safety pass over one file's facts (contract section 4).
 
-Pure functions: what is heavy, what a guard keeps off ROCm, and the per-file
-findings `trial-import-probe` and `import-time-jit`. Heavy sites that need the
-whole project (calls of project functions that probe) come from `graph.py`;
-`eager-heavy-import` and `heavy-import-reachable` are reported from there.
+Pure functions: what is heavy, what a probe is, and the per-file finding
+`trial-import-probe`. What runs on ROCm is `platform.py`'s; heavy sites and
+chains, which need the whole project, are `graph.py`'s.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import replace
 
 from import_policy.config.model import Policy, RocmSafety
 from import_policy.kinds.imports import gateways
 from import_policy.diagnostics import Diagnostic
-from import_policy.facts.model import BoolOp, CallFact, Context, FileFacts, ImportFact, Leaf, Not, Span, Test
+from import_policy.facts.model import CallFact, FileFacts, Span
 from import_policy.fix.payload import ProbeFix
 from import_policy.patterns import judge
 
@@ -30,42 +29,6 @@ def is_heavy(rocm: RocmSafety, name: str) -> bool:
     return judge(name, rocm.heavy_modules, ()).forbidden
 
 
-def _leaf_is_guard(guards: Iterable[str], leaf: Leaf) -> bool:
-    for guard in guards:
-        if guard in (leaf.tail, leaf.qualified) or leaf.qualified.endswith("." + guard):
-            return True
-    return False
-
-
-def is_guard(guards: tuple[str, ...], test: Test) -> bool:
-    """A guard, `A and B` with either a guard, or `A or B` with both guards."""
-    if isinstance(test, Leaf):
-        return _leaf_is_guard(guards, test)
-    if isinstance(test, BoolOp):
-        if test.op == "and":
-            return any(is_guard(guards, operand) for operand in test.operands)
-        return all(is_guard(guards, operand) for operand in test.operands)
-    return False
-
-
-def kept_off(rocm: RocmSafety, context: Context) -> bool:
-    """Code that does not run on ROCm: type-checking-only code, or under a guard (not its `else:`)."""
-    if context.type_checking:
-        return True
-    for branch in context.branches:
-        if not branch.orelse and is_guard(rocm.guards, branch.test):
-            return True
-        # `if not is_cuda(): ... else: <CUDA only>`
-        if branch.orelse and isinstance(branch.test, Not) and is_guard(rocm.guards, branch.test.operand):
-            return True
-    return False
-
-
-def eager(rocm: RocmSafety, context: Context) -> bool:
-    """Runs on ROCm when the module is imported."""
-    return context.import_time and not kept_off(rocm, context)
-
-
 def probe_of(rocm: RocmSafety, call: CallFact) -> tuple[str, str | None] | None:
     """(probe, alternative) when `call` is a configured probe on a heavy module."""
     if call.first_string is None or not is_heavy(rocm, call.first_string):
@@ -74,6 +37,18 @@ def probe_of(rocm: RocmSafety, call: CallFact) -> tuple[str, str | None] | None:
         if probe in (call.tail, call.callee):
             return probe, alternative
     return None
+
+
+# `find_spec("a.b")` imports `a` (and runs its __init__) to find `a.b`.
+FIND_SPEC = "importlib.util.find_spec"
+
+
+def find_spec_of(rocm: RocmSafety, call: CallFact) -> str | None:
+    """The heavy parent that `importlib.util.find_spec("a.b")` imports (`a`); None for a top-level name."""
+    if call.callee != FIND_SPEC or call.first_string is None or "." not in call.first_string:
+        return None
+    parent = call.first_string.rpartition(".")[0]
+    return parent if is_heavy(rocm, parent) else None
 
 
 def _diagnostic(rule: str, facts: FileFacts, span: Span, statement_line: int, message: str) -> Diagnostic:
@@ -115,32 +90,3 @@ def through_gateway(name: str, exports: dict[str, str]) -> str:
         if original is not None:
             return ".".join([original, *parts[cut:]])
     return name
-
-
-def import_time_jit(rocm: RocmSafety, facts: FileFacts, exports: dict[str, str]) -> Iterator[Diagnostic]:
-    for decorator in facts.decorators:
-        if not eager(rocm, decorator.context):
-            continue
-        for name in decorator.qualified_names:
-            real = through_gateway(name, exports)
-            if is_heavy(rocm, real):
-                heavy = real.split(".")[0]
-                yield _diagnostic(
-                    IMPORT_TIME_JIT, facts, decorator.span, decorator.statement_line,
-                    f"`@{real}` from heavy module `{heavy}` runs when this module is imported; "
-                    "compile on first use instead",
-                )
-                break
-
-
-def eager_heavy_imports(rocm: RocmSafety, facts: FileFacts) -> Iterator[ImportFact]:
-    """Import-time, unguarded imports of heavy modules; a `from` statement counts once, at its module."""
-    seen_statements: set[int] = set()
-    for fact in facts.imports:
-        if not eager(rocm, fact.context) or not is_heavy(rocm, fact.name):
-            continue
-        if fact.kind == "from" and is_heavy(rocm, fact.module):
-            if fact.statement in seen_statements:
-                continue
-            seen_statements.add(fact.statement)
-        yield fact

@@ -22,25 +22,32 @@ def settings(policy: Policy) -> list[str]:
         return ", ".join(items) if items else "(none)"
 
     probes = [f"{probe} -> {alternative or '(no fix)'}" for probe, alternative in rocm.probes]
+    reasons = [f"    {name}: {reason}" for name, reason in rocm.reasons]
     return [
         f"  declared in:   {str(rocm.origin).replace('preset:', 'preset ')}",
         f"  heavy modules: {shown([p.text for p in rocm.heavy_modules])}",
+        *reasons,
         f"  probes:        {shown(probes)}",
         f"  guards:        {shown(list(rocm.guards))}",
+        f"  rocm:          {shown(list(rocm.rocm))}",
         f"  files:         {shown([g.text for g in rocm.files]) if rocm.files else '(everywhere)'}",
-        f"  entry modules: {shown(list(rocm.entry_modules))}",
+        f"  entry modules: {shown(list(rocm.entry_modules)) if rocm.entry_modules else '(the top-level packages)'}",
     ]
 
 
-def _rule(rule_id: str, summary: str, fixable: str) -> BuiltinRule:
+def _rule(rule_id: str, summary: str, fixable: str, opt_in: bool = False) -> BuiltinRule:
     return BuiltinRule(
-        rule_id, "rocm-safety", summary, fixable, True, shipped_doc("import_policy.rocm", rule_id), settings
+        rule_id, "rocm-safety", summary, fixable, True, shipped_doc("import_policy.rocm", rule_id), settings,
+        opt_in=opt_in,
     )
 
 
 ROCM_RULES = (
     _rule(TRIAL_IMPORT_PROBE, "A probe that imports a heavy module to see if it exists.", "unsafe"),
-    _rule(EAGER_HEAVY_IMPORT, "A heavy module imported at import time, unguarded.", "no"),
-    _rule(IMPORT_TIME_JIT, "A decorator from a heavy module applied at import time.", "no"),
-    _rule(HEAVY_IMPORT_REACHABLE, "A heavy module reached from an entry module by eager imports.", "no"),
+    _rule(
+        EAGER_HEAVY_IMPORT, "Any heavy import or call that runs on ROCm at import time, reached or not (strict lint).",
+        "no", opt_in=True,
+    ),
+    _rule(IMPORT_TIME_JIT, "A decorator from a heavy module, in a module an entry module reaches.", "no"),
+    _rule(HEAVY_IMPORT_REACHABLE, "A heavy import or call a ROCm process runs by importing an entry module.", "no"),
 )

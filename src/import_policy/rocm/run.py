@@ -23,7 +23,6 @@ from import_policy.rocm.predicates import (
     RULE_IDS,
     TRIAL_IMPORT_PROBE,
     gateway_exports,
-    import_time_jit,
     trial_import_probes,
 )
 from import_policy.config.model import Policy, RocmSafety
@@ -32,6 +31,7 @@ from import_policy.discovery.files import Locator, SourceFile, discover, module_
 from import_policy.facts.from_ast import graph_facts
 from import_policy.facts.comments import suppressions
 from import_policy.facts.model import FileFacts, Suppressions
+from import_policy.facts.walkstate import DYNAMIC_IMPORTERS
 from import_policy.rocm.graph import Chain, HeavySite, Project
 from import_policy.facts.prefilter import RELATIVE_IMPORT
 
@@ -50,34 +50,45 @@ class RocmPlan:
     tokens: tuple[bytes, ...] | None
     # Top-level modules and packages of the project: a call can reach project code only through one.
     project_names: frozenset[str] = frozenset()
+    # The configured entry modules, else the project's top-level packages.
+    entries: tuple[str, ...] = ()
 
     @property
     def needs_project(self) -> bool:
-        return bool(self.rules & {EAGER_HEAVY_IMPORT, HEAVY_IMPORT_REACHABLE})
+        return bool(self.rules & {EAGER_HEAVY_IMPORT, HEAVY_IMPORT_REACHABLE, IMPORT_TIME_JIT})
 
     @property
     def reads_every_file(self) -> bool:
-        """Whether each checked file's own facts are needed. With `heavy-import-reachable`
+        """Whether each checked file's own facts are needed. With the reachability rules
         alone, only the files a chain reaches are: the project loads them when it gets there,
         and the engine only syntax-checks the others."""
-        return bool(self.rules - {HEAVY_IMPORT_REACHABLE})
+        return bool(self.rules - {HEAVY_IMPORT_REACHABLE, IMPORT_TIME_JIT})
 
     def slim(self, facts: FileFacts) -> FileFacts:
-        """What the pass keeps of a file: calls that may be probes (a string argument) or reach a
-        project function (this file's, or one under a project package). A whole
-        project's calls would not fit in the memory budget (issue 7, T5)."""
+        """What the pass keeps of a file: calls that may be probes (a string argument), walk a
+        package (a computed dynamic import) or reach a project function (this file's, a method
+        of one of its classes, or one under a project package). A whole project's calls would
+        not fit in the memory budget."""
         local = {function.name for function in facts.functions}
-        calls = tuple(
-            call for call in facts.calls
-            if call.first_string is not None or call.callee in local or call.callee.split(".")[0] in self.project_names
-        )
+        local |= {name[: -len(".__init__")] for name in local if name.endswith(".__init__")}  # `Loader()`
+        methods = {name.rpartition(".")[2] for name in local if "." in name}
+        instances = {assign.name for assign in facts.assigns}
+
+        def kept(callee: str) -> bool:
+            root, _, rest = callee.partition(".")
+            return (
+                callee in local or root in self.project_names or callee in DYNAMIC_IMPORTERS
+                or (root in ("self", "cls") and rest in methods) or (bool(rest) and root in instances)
+            )
+
+        calls = tuple(call for call in facts.calls if call.first_string is not None or kept(call.callee))
         return replace(facts, calls=calls) if len(calls) < len(facts.calls) else facts
 
     def wants_parse(self, source: bytes, path: str) -> bool:
         if path.endswith(".pyi"):
             return False  # stubs never run
-        if self.tokens is None:
-            return True
+        if self.tokens is None or path.endswith("__init__.py"):
+            return True  # what a package binds decides whether `from pkg import name` is the submodule
         return any(token in source for token in self.tokens) or RELATIVE_IMPORT.search(source) is not None
 
 
@@ -89,21 +100,38 @@ def make_plan(policy: Policy, wants: Callable[[str], bool]) -> RocmPlan | None:
     if not rules:
         return None
     exports = gateway_exports(policy)
-    project_names = frozenset(_top_level_names(policy))
+    top = list(_top_level_names(policy))
+    project_names = frozenset(name for name, _ in top)
+    entries = rocm.entry_modules or default_entries(top)
     heads: set[str] = set()
     for pattern in rocm.heavy_modules:
         head = pattern.literal_head
         if head is None:
-            return RocmPlan(policy, rocm, rules, exports, None, project_names)
+            return RocmPlan(policy, rocm, rules, exports, None, project_names, entries)
         heads.add(head)
     heads.update(probe.rpartition(".")[2] for probe, _ in rocm.probes)
     heads.update(gateway.split(".")[0] for gateway in exports)
     heads.update(project_names)
-    return RocmPlan(policy, rocm, rules, exports, tuple(sorted(h.encode() for h in heads if h)), project_names)
+    # Platform tests and package walks: a file defining `def supported(): return is_cuda()`
+    # or walking a package matters even when it imports nothing of the project.
+    heads.update(name.lstrip("_") for name in (*rocm.guards, *rocm.rocm) if name != "TYPE_CHECKING")
+    heads.update(("find_spec", "iter_modules", "walk_packages"))
+    tokens = tuple(sorted(h.encode() for h in heads if h))
+    return RocmPlan(policy, rocm, rules, exports, tokens, project_names, entries)
 
 
-def _top_level_names(policy: Policy) -> Iterator[str]:
-    """Top-level modules and packages under the roots: an import of the project spells one of them."""
+# Top-level packages that hold no code a process runs: never default entry modules.
+NOT_RUNTIME = frozenset({"tests", "test", "testing", "docs", "doc", "examples", "benchmarks", "scripts", "tools"})
+
+
+def default_entries(top: Iterable[tuple[str, bool]]) -> tuple[str, ...]:
+    """The project's top-level packages (not plain modules, not tests or docs), sorted."""
+    return tuple(sorted(name for name, package in top if package and name not in NOT_RUNTIME))
+
+
+def _top_level_names(policy: Policy) -> Iterator[tuple[str, bool]]:
+    """Top-level modules and packages under the roots (name, is a package with `__init__.py`):
+    an import of the project spells one of them."""
     for root in policy.roots:
         try:
             entries = list(os.scandir(policy.root / root))
@@ -112,7 +140,8 @@ def _top_level_names(policy: Policy) -> Iterator[str]:
         for entry in entries:
             name = entry.name[:-3] if entry.name.endswith(".py") else entry.name
             if name.isidentifier() and (entry.name.endswith(".py") or entry.is_dir()):
-                yield name
+                package = entry.is_dir() and os.path.isfile(os.path.join(entry.path, "__init__.py"))
+                yield name, package
 
 
 def project(plan: RocmPlan, known: Mapping[str, FileFacts], read: Reader, cache: FactsCache | None = None) -> Project:
@@ -140,7 +169,7 @@ def project(plan: RocmPlan, known: Mapping[str, FileFacts], read: Reader, cache:
                 cache.put(key, facts)
         return plan.slim(facts)
 
-    return Project(plan.rocm, modules, load)
+    return Project(plan.rocm, modules, load, plan.exports)
 
 
 class ProjectModules(Mapping[str, str]):
@@ -202,7 +231,10 @@ class ProjectModules(Mapping[str, str]):
 def check(
     plan: RocmPlan, passed: Mapping[str, FileFacts], read: Reader, cache: FactsCache | None = None
 ) -> list[Diagnostic]:
-    """The pass's diagnostics for the files passed (already parsed by the engine)."""
+    """The pass's diagnostics for the files passed (already parsed by the engine).
+
+    A site is reported under one rule only: a reached site as `heavy-import-reachable` or
+    `import-time-jit`, else a probe as `trial-import-probe`, else `eager-heavy-import`."""
     rocm = plan.rocm
     applies = {
         path: facts for path, facts in passed.items()
@@ -210,19 +242,33 @@ def check(
     }
     if not applies:
         return []
+    probes: dict[tuple[str, int, int], Diagnostic] = {}
+    if TRIAL_IMPORT_PROBE in plan.rules:
+        for facts in applies.values():
+            for diagnostic in trial_import_probes(rocm, facts):
+                probes.setdefault((diagnostic.path, diagnostic.line, diagnostic.column), diagnostic)
     found: list[Diagnostic] = []
-    for facts in applies.values():
-        if TRIAL_IMPORT_PROBE in plan.rules:
-            found.extend(trial_import_probes(rocm, facts))
-        if IMPORT_TIME_JIT in plan.rules:
-            found.extend(import_time_jit(rocm, facts, plan.exports))
     if plan.needs_project:
         graph = project(plan, passed, read, cache)
+        reported: set[tuple[str, int, int]] = set()
+        if plan.rules & {HEAVY_IMPORT_REACHABLE, IMPORT_TIME_JIT}:
+            for chain, site in graph.first_reached(plan.entries):
+                rule = IMPORT_TIME_JIT if site.kind == "jit" else HEAVY_IMPORT_REACHABLE
+                if rule not in plan.rules:
+                    continue
+                reported.add(site.key)
+                if site.path in applies:
+                    diagnostic = _reached(rule, rocm, chain, site)
+                    probe = probes.pop(site.key, None)
+                    if probe is not None and probe.fix is not None:  # the probe's fix comes along
+                        diagnostic = replace(diagnostic, fixable=True, fix=probe.fix)
+                    found.append(diagnostic)
         if EAGER_HEAVY_IMPORT in plan.rules:
             for path in applies:
-                found.extend(_eager(site) for site in graph.sites(path))
-        if HEAVY_IMPORT_REACHABLE in plan.rules:
-            found.extend(_reachable(graph, rocm.entry_modules, applies))
+                for site in graph.sites(path):
+                    if site.kind != "jit" and site.key not in reported and site.key not in probes:
+                        found.append(_eager(rocm, site))
+    found.extend(probes.values())
     quiet: dict[str, Suppressions] = {}
 
     def suppressed(d: Diagnostic) -> bool:
@@ -251,28 +297,42 @@ def _diagnostic(rule: str, site: HeavySite, message: str, chain: tuple[str, ...]
     )
 
 
-def _eager(site: HeavySite) -> Diagnostic:
+def _because(rocm: RocmSafety, heavy: str) -> str:
+    """Why the module is heavy, when the configuration says: ` (aiter: loads HIP modules at import)`."""
+    reason = rocm.reason(heavy)
+    return f" ({heavy.split('.')[0]}: {reason})" if reason else ""
+
+
+def _eager(rocm: RocmSafety, site: HeavySite) -> Diagnostic:
+    because = _because(rocm, site.heavy)
     if site.kind == "import":
         message = (
             f"heavy module `{site.heavy}` is imported when this module is imported; "
-            "import it where it is used, or under a guard"
+            f"import it where it is used, or under a guard{because}"
         )
     elif site.kind == "probe":
-        message = f"`{site.detail}` runs when this module is imported and imports `{site.heavy}`"
+        message = f"`{site.detail}` runs when this module is imported and imports `{site.heavy}`{because}"
     else:
-        message = f"`{site.detail.split(' -> ')[0]}` runs when this module is imported and imports `{site.heavy}` ({site.detail})"
+        message = (
+            f"`{site.detail.split(' -> ')[0]}` runs when this module is imported and imports "
+            f"`{site.heavy}` ({site.detail}){because}"
+        )
     return _diagnostic(EAGER_HEAVY_IMPORT, site, message)
 
 
-def _reachable(project: Project, entries: Iterable[str], applies: Mapping[str, FileFacts]) -> Iterator[Diagnostic]:
-    for entry in entries:
-        for chain, site in project.reachable_sites(entry):
-            if site.path in applies:
-                yield _diagnostic(HEAVY_IMPORT_REACHABLE, site, _reachable_message(chain, site), chain.modules)
+def _reached(rule: str, rocm: RocmSafety, chain: Chain, site: HeavySite) -> Diagnostic:
+    because = _because(rocm, site.heavy)
+    path = " -> ".join(chain.modules)
+    if site.kind == "jit":
+        message = (
+            f"`{site.detail}` from heavy module `{site.heavy}` runs when this module is imported, and importing "
+            f"`{chain.entry}` imports it: {path}; compile on first use instead{because}"
+        )
+    elif site.kind == "import":
+        message = f"importing `{chain.entry}` imports `{site.heavy}`: {path}{because}"
+    else:
+        message = f"importing `{chain.entry}` calls `{site.detail}`, which imports `{site.heavy}`: {path}{because}"
+    return _diagnostic(rule, site, message, chain.modules)
 
 
-def _reachable_message(chain: Chain, site: HeavySite) -> str:
-    return f"importing `{chain.entry}` imports `{site.heavy}`: {' -> '.join(chain.modules)}"
-
-
-__all__ = ["RocmPlan", "check", "make_plan", "project"]
+__all__ = ["RocmPlan", "check", "default_entries", "make_plan", "project"]
