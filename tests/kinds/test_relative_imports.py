@@ -136,3 +136,23 @@ def test_a_stdlib_name_makes_the_fix_unsafe(project: Project) -> None:
     project.write("email/sub/m.py", "from ..x import y\n")
     project.run("check", "--no-cache", "--fix")
     assert (project.root / "email/sub/m.py").read_text() == "from ..x import y\n"
+
+
+@pytest.mark.parametrize(
+    ("after", "expected"),
+    [
+        ("", "from pkg.util import _has_module_spec\n"),
+        ("\n\ng = _has_module\n", "from pkg.util import _has_module, _has_module_spec\n"),
+    ],
+)
+def test_fix_and_the_probe_fix_on_one_statement(project: Project, after: str, expected: str) -> None:
+    """Both fixes land in one --fix: the probe's rename, and the move to the absolute module
+    (the name the probe fix adds moves with the others)."""
+    project.write("import-policy.yaml", "version: 1\nextends: [rocm-safety]\nrules:\n  - id: r\n    kind: relative-imports\n")
+    project.write("pkg/__init__.py", "")
+    project.write("pkg/sub/__init__.py", "")
+    project.write("pkg/util.py", "def _has_module(x): return True\ndef _has_module_spec(x): return True\n")
+    project.write("pkg/sub/m.py", 'from ..util import _has_module\n\n\ndef f():\n    return _has_module("aiter")\n' + after)
+    code, out, _ = project.run("check", "--no-cache", "--fix", "--unsafe-fixes", "pkg/sub/m.py")
+    assert (code, out.splitlines()[-1]) == (0, "Found 2 violations (2 fixed, 0 remaining).")
+    assert (project.root / "pkg/sub/m.py").read_text().splitlines()[0] + "\n" == expected

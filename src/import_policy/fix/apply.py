@@ -285,9 +285,11 @@ class _Job:
 
     def outputs(self, small: cst.BaseSmallStatement) -> list[Out]:
         node: cst.CSTNode = small
+        edits = self.edits.get(small)
         if isinstance(small, cst.ImportFrom) and small in self.probe_imports:
             node = update_import(small, self.probe_imports[small], self.probes, self.source)
-        edits = self.edits.get(small)
+            if edits:
+                edits = _follow_renames(small, node, edits)
         if not edits:
             assert isinstance(node, cst.BaseSmallStatement)
             return [Out(node=node)]
@@ -295,6 +297,31 @@ class _Job:
             return rewrite_import(node, edits)
         assert isinstance(node, cst.ImportFrom)
         return rewrite_from(node, edits)
+
+
+def _written(node: cst.CSTNode) -> list[str]:
+    names = getattr(node, "names", ())
+    return [get_full_name_for_node(a.name) or "" for a in names if isinstance(a, cst.ImportAlias)]
+
+
+def _follow_renames(before: cst.ImportFrom, after: cst.CSTNode, edits: dict[str, AliasEdit]) -> dict[str, AliasEdit]:
+    """The edits of a statement whose names the probe fix renamed or added to: a renamed name
+    keeps its edit under its new spelling, and when every name of the statement moved to one
+    module (a module or relative-import fix), the names the probe fix added move with them."""
+    old, new = _written(before), _written(after)
+    out = dict(edits)
+    for was, now in zip(old, new):
+        if was != now and was in out:
+            edit = out.pop(was)
+            bound = now if edit.bound == was else edit.bound
+            out[now] = AliasEdit(now, edit.aliased, bound, edit.target, edit.gateway)
+    targets = {(e.target, e.gateway) for e in out.values()}
+    if len(targets) == 1 and all(name in out for name in old if name in new):
+        target, gateway = next(iter(targets))
+        if gateway is None:
+            for added in new[len(old):]:
+                out.setdefault(added, AliasEdit(added, False, added, target))
+    return out
 
 
 # --- appliers: one per payload tag ----------------------------------------------------------
