@@ -117,7 +117,7 @@ def _run(plan: Plan, files: Sequence[SourceFile], read: Reader, jobs: int) -> Re
             plan.observe(outcome, rules)
         diagnostics.extend(check_python(plan, outcome, rules))
         if plan.rocm is not None:
-            python[file.relative] = outcome
+            python[file.relative] = plan.rocm.record(outcome)
     if plan.rocm is not None:
         diagnostics.extend(rocm_pass.check(plan.rocm, python, read, plan.cache))
     diagnostics.sort(key=Diagnostic.sort_key)

@@ -52,6 +52,9 @@ class RocmPlan:
     project_names: frozenset[str] = frozenset()
     # The configured entry modules, else the project's top-level packages.
     entries: tuple[str, ...] = ()
+    # Top-level names an import must start with to be an edge, a site or a platform test's
+    # source (project, heavy, gateway, dotted guards); None: every import may be.
+    import_heads: frozenset[str] | None = None
 
     @property
     def needs_project(self) -> bool:
@@ -84,6 +87,21 @@ class RocmPlan:
         calls = tuple(call for call in facts.calls if call.first_string is not None or kept(call.callee))
         return replace(facts, calls=calls) if len(calls) < len(facts.calls) else facts
 
+    def record(self, facts: FileFacts) -> FileFacts:
+        """What the pass holds of a checked file until the whole run is read: no uses (the
+        import rules are done with them), and only the imports that can be an edge or a site
+        (of a project module, a heavy module or a gateway), so a big tree fits the budget."""
+        heads = self.import_heads
+        imports = facts.imports
+        if heads is not None:
+            imports = tuple(
+                fact for fact in imports
+                if fact.level or fact.kind == "dynamic" or fact.name.partition(".")[0] in heads
+            )
+        if not facts.uses and not facts.escapes and len(imports) == len(facts.imports):
+            return facts
+        return replace(facts, uses=(), escapes=(), imports=imports)
+
     def wants_parse(self, source: bytes, path: str) -> bool:
         if path.endswith(".pyi"):
             return False  # stubs never run
@@ -109,6 +127,10 @@ def make_plan(policy: Policy, wants: Callable[[str], bool]) -> RocmPlan | None:
         if head is None:
             return RocmPlan(policy, rocm, rules, exports, None, project_names, entries)
         heads.add(head)
+    import_heads = frozenset(
+        heads | {gateway.split(".")[0] for gateway in exports} | project_names
+        | {name.split(".")[0] for name in (*rocm.guards, *rocm.rocm) if "." in name}
+    )
     heads.update(probe.rpartition(".")[2] for probe, _ in rocm.probes)
     heads.update(gateway.split(".")[0] for gateway in exports)
     heads.update(project_names)
@@ -117,7 +139,7 @@ def make_plan(policy: Policy, wants: Callable[[str], bool]) -> RocmPlan | None:
     heads.update(name.lstrip("_") for name in (*rocm.guards, *rocm.rocm) if name != "TYPE_CHECKING")
     heads.update(("find_spec", "iter_modules", "walk_packages"))
     tokens = tuple(sorted(h.encode() for h in heads if h))
-    return RocmPlan(policy, rocm, rules, exports, tokens, project_names, entries)
+    return RocmPlan(policy, rocm, rules, exports, tokens, project_names, entries, import_heads)
 
 
 # Top-level packages that hold no code a process runs: never default entry modules.
