@@ -21,7 +21,7 @@ from import_policy.discovery.files import SourceFile
 from import_policy.pipeline.plan import Plan, Selection
 from import_policy.pipeline.engine import run
 from import_policy.commands.test_rules import sample_path
-from test_extractors_agree import TRICKY
+from corner_cases import TRICKY
 
 REPO = Path(__file__).resolve().parents[2]
 

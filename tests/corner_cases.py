@@ -1,0 +1,41 @@
+"""Sources whose spelling is awkward for an extractor: shared by the extractor agreement
+and the soundness tests."""
+
+from __future__ import annotations
+
+TRICKY = [
+    "import os, triton\nimport a.b.c as d\nfrom . import x\nfrom .. import y as z\nfrom ...pkg.mod import (\n    p,\n    q as r,\n)\n",
+    "from .import x\nfrom . mod import y\nimport a . b\nfrom\\\n  m import n\n",
+    "import a; import b\nx = 1; from c import d\nif x: import e; import f\nelse: import g\n",
+    "a = 1; \\\n  import b\n",
+    "try:\n    import triton\nexcept ImportError:\n    triton = None\nelse:\n    pass\nfinally:\n    import g\n",
+    "if TYPE_CHECKING:\n    import t\nelif is_cuda() and not x.y or z:\n    import u\nelse:\n    if w:\n        import v\n",
+    "if a and b and c or (d and e) and not f():\n    import x\n",
+    "from typing import TYPE_CHECKING as TC\nif TC:\n    import h\n",
+    "@triton.jit\ndef k(x=f(), *a, y: g() = h(), **kw) -> r():\n    import inside\n    return lambda q=l(): m()\n",
+    "@ dec(1)\n@a.b.c\nclass C(Base, metaclass=M):\n    x = f()\n    def m(self):\n        g()\n    @staticmethod\n    async def n():\n        await h()\n",
+    "@(paren)\ndef p(): pass\n",
+    "import importlib\nm = importlib.import_module('triton.language')\n__import__(\"tilelang\")\nimport_module('.rel')\nimportlib.import_module(name)\n",
+    "if True:\n    import t\nelif None.x or False():\n    pass\nx = (f(1))\ny = g((h(2)))\nz = 'a'.join(x)\nw = a().b()[0].c()\nv = q[0].r()\nf()()\n",
+    "s = f'{g()} and {h(1)}'\nt = f'''\n{k()}\n'''\n",
+    "x = [f(i) for i in g() if h(i)]\ny = {k(): v() for k in l()}\nz = a() if b() else c()\nd = {e(): f(), **g()}\n",
+    "match x:\n    case {'k': 1} if f():\n        import m\n    case _:\n        g()\n",
+    "with open(f()) as h, ctx():\n    import w\nfor i in it():\n    j()\nelse:\n    k()\nwhile c():\n    pass\n",
+    "# -*- coding: latin-1 -*-\ns = '\xe9'; import a\n".encode("latin-1").decode("latin-1"),
+    "x = 'é' + f('ü'); import ä.ö as ü\nclass Ä:\n    def ö(self): return g('ß')\n",
+    "\ufeffimport bom\nf()\n",
+    "import a\r\nif x:\r\n    import b\r\nf()\r\n",
+    "def f():\n\tif x:\n\t\timport t\n\treturn g()\n",
+    "from m import *\nfrom .n import *\n",
+    "x = f(\n    'a'\n    'b',\n)\nimportlib.import_module(\n    'triton'\n    '.language'\n)\n",
+    "def outer():\n    def inner():\n        import deep\n    class K:\n        def m(self):\n            import deeper\n",
+    "async def a():\n    async with b() as c:\n        async for d in e():\n            import f\n",
+    "try:\n    pass\nexcept* ValueError:\n    import g\n",
+    "if x:\n    pass\nelse:\n    import y; import z\n",
+    # ROCm facts: flags, returns, early exits, `__main__`, package walks
+    "from p import is_hip\n_is_hip = is_hip()\na = b = is_cuda() and x\nc, (d, *e) = f()\nn: bool = not y\nn += 1\nclass K:\n    z = 1\nfor i, j in g():\n    pass\n",
+    "def s():\n    if not is_cuda():\n        return False\n    elif q:\n        raise E\n    import t\n    if r: return\n    return x and y\n",
+    "if __name__ == '__main__':\n    import m\nif '__main__' != __name__:\n    pass\nif __name__ == 'x':\n    pass\n",
+    "import pkgutil, importlib\nimport pkg.models as pm\nfor _, n, _ in pkgutil.iter_modules(pm.__path__):\n    importlib.import_module(f'pkg.models.{n}')\ndef reg(p):\n    for m in pkgutil.walk_packages(p.__path__):\n        importlib.import_module(m.name)\n    for m in pkgutil.iter_modules(q):\n        importlib.import_module('lit')\n",
+    "def f():\n    if a:\n        return 1\n    else:\n        return 2\n    if b:\n        x()\n        raise E\n    y()\n",
+]
