@@ -314,7 +314,7 @@ def python_files(corpus: Path) -> list[str]:
 def no_parse_batch(corpus: Path, files: list[str], size: int = 10) -> list[str]:
     """`size` files under vllm/ the prefilter lets skip the parse (typical of a pre-commit run)."""
     from import_policy.config.load import load
-    from import_policy.discovery.files import module_name
+    from import_policy.project.modules import module_name
     from import_policy.pipeline.plan import Plan, Selection
 
     policy = load(None, corpus).policy

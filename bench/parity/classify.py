@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from import_policy.kinds.imports import ImportRule
-from import_policy.discovery.files import module_name
+from import_policy.project.modules import module_name
 from import_policy.patterns import judge
 
 from source import Source

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from import_policy.config.load import load
-from import_policy.rocm.run import ProjectModules
+from import_policy.project.modules import ProjectModules
 
 CONFIG = """\
 version: 1

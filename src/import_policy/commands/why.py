@@ -13,7 +13,7 @@ from import_policy.cache.facts import FactsCache
 from import_policy.commands import EXIT_OK, UsageError
 from import_policy.config.model import Policy
 from import_policy.pipeline.extract import read_file
-from import_policy.rocm.graph import Chain
+from import_policy.project.graph import Chain
 from import_policy.report.why import RENDERERS
 
 

@@ -369,22 +369,3 @@ class _GitIgnores:
         return _Spec(self.layers(folder))
 
 
-def module_name(relative: str, roots: tuple[str, ...]) -> tuple[str | None, bool]:
-    """`src/pkg/mod.py` with roots ('.', 'src') -> ('pkg.mod', False); the deepest root wins."""
-    if not relative.endswith((".py", ".pyi")) or relative.startswith("../"):
-        return None, False
-    best: str | None = None
-    for root in roots:
-        prefix = "" if root in (".", "") else root.rstrip("/") + "/"
-        if relative.startswith(prefix) and (best is None or len(prefix) > len(best)):
-            best = prefix
-    if best is None:
-        return None, False
-    inner = relative[len(best):].rsplit(".", 1)[0]
-    parts = inner.split("/")
-    is_package = parts[-1] == "__init__"
-    if is_package:
-        parts = parts[:-1]
-    if not parts or not all(p.isidentifier() for p in parts):
-        return None, is_package
-    return ".".join(parts), is_package

@@ -11,7 +11,8 @@ import time
 from collections.abc import Callable, Sequence
 
 from import_policy.config.model import RuleBase
-from import_policy.discovery.files import SourceFile, module_name
+from import_policy.discovery.files import SourceFile
+from import_policy.project.modules import module_name
 from import_policy.facts.from_ast import graph_facts, rule_facts
 from import_policy.facts.model import FileFacts
 from import_policy.pipeline import slow

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 
-def top_level(root: Path, roots: Sequence[str]) -> dict[str, tuple[str, ...]]:
-    """Top-level name -> the roots (in order) that provide it, as a module or a package."""
-    found: dict[str, list[str]] = {}
+def top_level_names(root: Path, roots: Sequence[str]) -> Iterator[tuple[str, str, bool]]:
+    """(name, root, is a package with `__init__.py`) for each top-level module and folder
+    under each root, roots in order: an absolute import of the project spells one of them."""
     for folder in roots:
         try:
             entries = list(os.scandir(root / folder))
@@ -21,11 +21,18 @@ def top_level(root: Path, roots: Sequence[str]) -> dict[str, tuple[str, ...]]:
                 continue
             try:
                 is_module = entry.name.endswith(".py") and entry.is_file()
-                is_package = not is_module and entry.is_dir()
+                is_folder = not is_module and entry.is_dir()
             except OSError:
                 continue
-            if is_module or is_package:
-                providers = found.setdefault(name, [])
-                if folder not in providers:
-                    providers.append(folder)
+            if is_module or is_folder:
+                yield name, folder, is_folder and os.path.isfile(os.path.join(entry.path, "__init__.py"))
+
+
+def top_level(root: Path, roots: Sequence[str]) -> dict[str, tuple[str, ...]]:
+    """Top-level name -> the roots (in order) that provide it, as a module or a package."""
+    found: dict[str, list[str]] = {}
+    for name, folder, _ in top_level_names(root, roots):
+        providers = found.setdefault(name, [])
+        if folder not in providers:
+            providers.append(folder)
     return {name: tuple(providers) for name, providers in found.items()}

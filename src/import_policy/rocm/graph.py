@@ -11,7 +11,6 @@ probes one, or a decorator from a heavy module.
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Literal, Union
@@ -19,25 +18,16 @@ from typing import Literal, Union
 from import_policy.config.model import RocmSafety
 from import_policy.facts.model import CallFact, FileFacts, ImportFact, Leaf, ScanFact, Span
 from import_policy.patterns import prefixes
+from import_policy.project.graph import Chain, ImportGraph, Link
+from import_policy.project.modules import modules_of
 from import_policy.rocm.platform import Judge
 from import_policy.rocm.predicates import find_spec_of, is_heavy, probe_of, through_gateway
 
-LinkKind = Literal["import", "package", "probe", "call", "scan", "jit"]
+# The kinds of link this pass's edges make (`Link.kind`): "import", "package", "probe",
+# "call", "scan", "jit".
 SiteKind = Literal["import", "probe", "call", "jit"]
 # How deep calls through project functions are followed; real wrappers are two or three deep.
 MAX_CALL_DEPTH = 32
-
-
-@dataclass(frozen=True)
-class Link:
-    """One step of a chain: `source` running makes `target` run, at `path:line`."""
-
-    source: str
-    target: str
-    path: str
-    line: int
-    kind: LinkKind
-    detail: str
 
 
 @dataclass(frozen=True)
@@ -55,16 +45,6 @@ class HeavySite:
     @property
     def key(self) -> tuple[str, int, int]:
         return (self.path, self.span.line, self.span.column)
-
-
-@dataclass(frozen=True)
-class Chain:
-    entry: str
-    links: tuple[Link, ...]
-
-    @property
-    def modules(self) -> tuple[str, ...]:
-        return (self.entry, *(link.target for link in self.links))
 
 
 _Witness = tuple[str, tuple[str, ...]]  # heavy module, call steps (`has_x()`, `_has_module("x")`)
@@ -97,17 +77,13 @@ class Project:
         self._scans: dict[FunctionKey, tuple[str, ...]] = {}
         self._body_imports: dict[FunctionKey, tuple[str, ...]] = {}
         self._children: dict[str, tuple[str, ...]] = {}
+        self.graph = ImportGraph(modules, self.edges)
         self._in_progress: set[object] = set()
-        self._reach: dict[str, dict[str, Link | None]] = {}
 
     @classmethod
     def from_facts(cls, rocm: RocmSafety, files: Iterable[FileFacts], exports: Mapping[str, str] | None = None) -> Project:
         by_path = {facts.path: facts for facts in files}
-        modules: dict[str, str] = {}
-        for facts in by_path.values():
-            if facts.module is not None and not facts.path.endswith(".pyi"):
-                modules.setdefault(facts.module, facts.path)
-        return cls(rocm, modules, by_path.get, exports)
+        return cls(rocm, modules_of(by_path.values()), by_path.get, exports)
 
     def _file(self, path: str) -> _File | None:
         if path not in self._files:
@@ -336,7 +312,7 @@ class Project:
         seen: set[str] = set()
         links: list[Link] = []
 
-        def add(target: str, line: int, kind: LinkKind, detail: str) -> None:
+        def add(target: str, line: int, kind: str, detail: str) -> None:
             if target != facts.module and target not in seen and target in self.module_path:
                 seen.add(target)
                 links.append(Link(facts.module or "", target, facts.path, line, kind, detail))
@@ -373,36 +349,9 @@ class Project:
 
     def reach(self, entry: str) -> dict[str, Link | None]:
         """Every module that importing `entry` runs, with the link it was first reached by (BFS)."""
-        if entry in self._reach:
-            return self._reach[entry]
-        if entry not in self.module_path:
-            return {}
-        parents: dict[str, Link | None] = {entry: None}
-        queue = deque([entry])
-        # Importing `a.b.c` runs `a/__init__.py` and `a/b/__init__.py` first.
-        for ancestor in reversed(prefixes(entry)[1:]):
-            if ancestor in self.module_path and ancestor not in parents:
-                parents[ancestor] = Link(
-                    entry, ancestor, self.module_path[ancestor], 1, "package", f"parent package of {entry}"
-                )
-                queue.append(ancestor)
-        while queue:
-            module = queue.popleft()
-            for link in self.edges(module):
-                if link.target not in parents:
-                    parents[link.target] = link
-                    queue.append(link.target)
-        self._reach[entry] = parents
-        return parents
+        return self.graph.reach(entry)
 
-    @staticmethod
-    def chain(entry: str, parents: dict[str, Link | None], module: str) -> Chain:
-        links: list[Link] = []
-        current = parents[module]
-        while current is not None:
-            links.append(current)
-            current = parents[current.source] if current.source != entry else None
-        return Chain(entry, tuple(reversed(links)))
+    chain = staticmethod(ImportGraph.chain)
 
     def reachable_sites(self, entry: str) -> Iterator[tuple[Chain, HeavySite]]:
         """Each heavy site `entry` reaches, with the shortest chain to it."""
@@ -431,11 +380,7 @@ class Project:
         holds the site (or of `target`, a project module) by each module `entry` reaches, then
         the site, each chain the shortest that ends with those links."""
         parents = self.reach(entry)
-        into: dict[str, list[Link]] = {}
-        for module in parents:
-            for link in self.edges(module):
-                if link.target in parents:
-                    into.setdefault(link.target, []).append(link)
+        into = self.graph.into(entry)
 
         def routes(module: str) -> list[Chain]:
             """Chains to `module`, one per import of it (the entry itself, or a parent package
@@ -516,7 +461,7 @@ class _File:
 
 def _with_site(chain: Chain, site: HeavySite) -> Chain:
     source = chain.modules[-1]
-    kind: LinkKind = "import" if site.kind == "import" else site.kind
+    kind: str = "import" if site.kind == "import" else site.kind
     return Chain(chain.entry, (*chain.links, Link(source, site.heavy, site.path, site.span.line, kind, site.detail)))
 
 

@@ -11,8 +11,7 @@ site and no function that reaches one.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
 from import_policy.cache.facts import FactsCache
@@ -27,12 +26,15 @@ from import_policy.rocm.predicates import (
 )
 from import_policy.config.model import Policy, RocmSafety
 from import_policy.diagnostics import Diagnostic
-from import_policy.discovery.files import Locator, SourceFile, discover, module_name
+from import_policy.discovery.files import SourceFile
+from import_policy.project.layout import top_level_names
+from import_policy.project.modules import ProjectModules, module_name
 from import_policy.facts.from_ast import graph_facts
 from import_policy.facts.comments import suppressions
 from import_policy.facts.model import FileFacts, Suppressions
 from import_policy.facts.walkstate import DYNAMIC_IMPORTERS
-from import_policy.rocm.graph import Chain, HeavySite, Project
+from import_policy.project.graph import Chain
+from import_policy.rocm.graph import HeavySite, Project
 from import_policy.facts.prefilter import RELATIVE_IMPORT
 
 Reader = Callable[[SourceFile], bytes]
@@ -118,7 +120,7 @@ def make_plan(policy: Policy, wants: Callable[[str], bool]) -> RocmPlan | None:
     if not rules:
         return None
     exports = gateway_exports(policy)
-    top = list(_top_level_names(policy))
+    top = [(name, package) for name, _, package in top_level_names(policy.root, policy.roots)]
     project_names = frozenset(name for name, _ in top)
     entries = rocm.entry_modules or default_entries(top)
     heads: set[str] = set()
@@ -151,21 +153,6 @@ def default_entries(top: Iterable[tuple[str, bool]]) -> tuple[str, ...]:
     return tuple(sorted(name for name, package in top if package and name not in NOT_RUNTIME))
 
 
-def _top_level_names(policy: Policy) -> Iterator[tuple[str, bool]]:
-    """Top-level modules and packages under the roots (name, is a package with `__init__.py`):
-    an import of the project spells one of them."""
-    for root in policy.roots:
-        try:
-            entries = list(os.scandir(policy.root / root))
-        except OSError:
-            continue
-        for entry in entries:
-            name = entry.name[:-3] if entry.name.endswith(".py") else entry.name
-            if name.isidentifier() and (entry.name.endswith(".py") or entry.is_dir()):
-                package = entry.is_dir() and os.path.isfile(os.path.join(entry.path, "__init__.py"))
-                yield name, package
-
-
 def project(plan: RocmPlan, known: Mapping[str, FileFacts], read: Reader, cache: FactsCache | None = None) -> Project:
     """The whole project's graph: `known` facts as given, other files read and parsed (or
     taken from the cache) when reached."""
@@ -192,62 +179,6 @@ def project(plan: RocmPlan, known: Mapping[str, FileFacts], read: Reader, cache:
         return plan.slim(facts)
 
     return Project(plan.rocm, modules, load, plan.exports)
-
-
-class ProjectModules(Mapping[str, str]):
-    """Module -> file, for every module of the project, found one lookup at a time.
-
-    The same answer as walking the whole tree (`discover`) and keeping, per module, the
-    first file in path order, with the files passed first; a pre-commit run of a few files
-    looks up only the modules its chains and calls reach instead of walking thousands.
-    """
-
-    def __init__(self, policy: Policy, known: Mapping[str, FileFacts]) -> None:
-        self.policy = policy
-        self.known: dict[str, str] = {}
-        for path, facts in known.items():
-            if facts.module is not None and not path.endswith(".pyi"):
-                self.known.setdefault(facts.module, path)
-        self.locator = Locator(policy.root, policy.exclude)
-        self.found: dict[str, str | None] = {}
-        self._all: dict[str, str] | None = None
-
-    def __getitem__(self, module: str) -> str:
-        path = self.known.get(module)
-        if path is None:
-            path = self._find(module)
-        if path is None:
-            raise KeyError(module)
-        return path
-
-    def _find(self, module: str) -> str | None:
-        if module not in self.found:
-            inner = module.replace(".", "/")
-            candidates = []
-            for root in self.policy.roots:
-                prefix = "" if root in (".", "") else root.rstrip("/") + "/"
-                for relative in (f"{prefix}{inner}.py", f"{prefix}{inner}/__init__.py"):
-                    if module_name(relative, self.policy.roots)[0] == module and self.locator.walked(relative):
-                        candidates.append(relative)
-            self.found[module] = min(candidates) if candidates else None
-        return self.found[module]
-
-    def _everything(self) -> dict[str, str]:
-        if self._all is None:
-            policy = self.policy
-            found = dict(self.known)
-            for file in discover([policy.root], policy.root, policy.exclude, frozenset({"python"})):
-                module = module_name(file.relative, policy.roots)[0]
-                if module is not None and not file.relative.endswith(".pyi"):
-                    found.setdefault(module, file.relative)
-            self._all = found
-        return self._all
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._everything())
-
-    def __len__(self) -> int:
-        return len(self._everything())
 
 
 def check(

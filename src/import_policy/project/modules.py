@@ -1,0 +1,93 @@
+"""Module <-> file, written once: a file's module name under the roots, and the module map
+of a whole project (looked up one module at a time, or walked when asked for everything)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+
+from import_policy.config.model import Policy
+from import_policy.discovery.files import Locator, discover
+from import_policy.facts.model import FileFacts
+
+
+def module_name(relative: str, roots: tuple[str, ...]) -> tuple[str | None, bool]:
+    """`src/pkg/mod.py` with roots ('.', 'src') -> ('pkg.mod', False); the deepest root wins."""
+    if not relative.endswith((".py", ".pyi")) or relative.startswith("../"):
+        return None, False
+    best: str | None = None
+    for root in roots:
+        prefix = "" if root in (".", "") else root.rstrip("/") + "/"
+        if relative.startswith(prefix) and (best is None or len(prefix) > len(best)):
+            best = prefix
+    if best is None:
+        return None, False
+    inner = relative[len(best):].rsplit(".", 1)[0]
+    parts = inner.split("/")
+    is_package = parts[-1] == "__init__"
+    if is_package:
+        parts = parts[:-1]
+    if not parts or not all(p.isidentifier() for p in parts):
+        return None, is_package
+    return ".".join(parts), is_package
+
+
+def modules_of(files: Iterable[FileFacts]) -> dict[str, str]:
+    """Module -> path of these files, the first file of a module winning; stubs never run."""
+    found: dict[str, str] = {}
+    for facts in files:
+        if facts.module is not None and not facts.path.endswith(".pyi"):
+            found.setdefault(facts.module, facts.path)
+    return found
+
+
+class ProjectModules(Mapping[str, str]):
+    """Module -> file, for every module of the project, found one lookup at a time.
+
+    The same answer as walking the whole tree (`discover`) and keeping, per module, the
+    first file in path order, with the files passed first; a pre-commit run of a few files
+    looks up only the modules its chains and calls reach instead of walking thousands.
+    """
+
+    def __init__(self, policy: Policy, known: Mapping[str, FileFacts]) -> None:
+        self.policy = policy
+        self.known = modules_of(known.values())
+        self.locator = Locator(policy.root, policy.exclude)
+        self.found: dict[str, str | None] = {}
+        self._all: dict[str, str] | None = None
+
+    def __getitem__(self, module: str) -> str:
+        path = self.known.get(module)
+        if path is None:
+            path = self._find(module)
+        if path is None:
+            raise KeyError(module)
+        return path
+
+    def _find(self, module: str) -> str | None:
+        if module not in self.found:
+            inner = module.replace(".", "/")
+            candidates = []
+            for root in self.policy.roots:
+                prefix = "" if root in (".", "") else root.rstrip("/") + "/"
+                for relative in (f"{prefix}{inner}.py", f"{prefix}{inner}/__init__.py"):
+                    if module_name(relative, self.policy.roots)[0] == module and self.locator.walked(relative):
+                        candidates.append(relative)
+            self.found[module] = min(candidates) if candidates else None
+        return self.found[module]
+
+    def _everything(self) -> dict[str, str]:
+        if self._all is None:
+            policy = self.policy
+            found = dict(self.known)
+            for file in discover([policy.root], policy.root, policy.exclude, frozenset({"python"})):
+                module = module_name(file.relative, policy.roots)[0]
+                if module is not None and not file.relative.endswith(".pyi"):
+                    found.setdefault(module, file.relative)
+            self._all = found
+        return self._all
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._everything())
+
+    def __len__(self) -> int:
+        return len(self._everything())
