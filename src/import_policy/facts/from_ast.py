@@ -86,7 +86,11 @@ def rule_facts(
 def _uses(
     source: bytes, path: str, tree: ast.Module, collector: _Collector, imports: Sequence[ImportFact], gate: UseGate
 ) -> tuple[UseFact, ...] | None:
-    imported = bound_imports(imports)
+    # Each (kind, name) once: a module imported in every block of a file is one name to the gate.
+    imported = {
+        root: list({(fact.kind, fact.name): fact for fact in facts}.values())
+        for root, facts in bound_imports(imports).items()
+    }
     resolved = uses_ast.resolve(source, path, tree, set(imported))
     if resolved is None:
         return None

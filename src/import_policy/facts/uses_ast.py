@@ -40,11 +40,16 @@ class NoTable(Exception):
     """A scope `symtable` has no block for (its layout differs from the tree's): libcst decides."""
 
 
+# An import statement as qualification reads it: its module ("" for `import`, leading dots
+# kept) and its (name, asname) pairs. Equal statements share one, and their results.
+_Shape = tuple[str, tuple[tuple[str, "str | None"], ...]]
+
+
 @dataclass
 class _Binding:
     order: int
     # The import statement that made it; None for any other binding (assignment, def, parameter, ...).
-    statement: ast.Import | ast.ImportFrom | None
+    statement: _Shape | None
 
 
 @dataclass
@@ -55,6 +60,7 @@ class _Scope:
     bindings: dict[str, list[_Binding]] = field(default_factory=dict)
     # The symtable children not yet matched to a node, by (block name, line).
     pending: dict[tuple[str, int], list[symtable.SymbolTable]] | None = None
+    _distinct: dict[str, list[_Binding]] | None = None
 
     def child_table(self, name: str, line: int) -> symtable.SymbolTable:
         if self.pending is None:
@@ -65,6 +71,19 @@ class _Scope:
         if not found:
             raise NoTable(f"{name} at line {line}")
         return found.pop(0)
+
+    def distinct(self) -> dict[str, list[_Binding]]:
+        """The bindings under each name, each statement at its first binding only: a module
+        imported in every block of a file is bound hundreds of times by equal statements. The
+        first binding of all stays, so whether any comes before a use is unchanged."""
+        if self._distinct is None:
+            self._distinct = {}
+            for name, bindings in self.bindings.items():
+                firsts: dict[int, _Binding] = {}
+                for binding in bindings:
+                    firsts.setdefault(id(binding.statement), binding)
+                self._distinct[name] = sorted(firsts.values(), key=lambda b: b.order)
+        return self._distinct
 
     def symbol(self, name: str) -> symtable.Symbol | None:
         try:
@@ -127,13 +146,23 @@ class _Walker:
         self.roots = roots
         self.order = 0
         self.uses: list[_Use] = []
+        self.shapes: dict[_Shape, _Shape] = {}
 
     # --- bindings -------------------------------------------------------------------
 
     def bind(self, scope: _Scope, name: str, statement: ast.Import | ast.ImportFrom | None = None,
              key: str | None = None) -> None:
         target = scope.owner(name)
-        target.bindings.setdefault(key or name, []).append(_Binding(self.order, statement))
+        target.bindings.setdefault(key or name, []).append(
+            _Binding(self.order, None if statement is None else self.shape(statement))
+        )
+
+    def shape(self, statement: ast.Import | ast.ImportFrom) -> _Shape:
+        module = ""
+        if isinstance(statement, ast.ImportFrom):
+            module = "." * (statement.level or 0) + (statement.module or "")
+        shape = (module, tuple((alias.name, alias.asname) for alias in statement.names))
+        return self.shapes.setdefault(shape, shape)
 
     def tick(self) -> None:
         self.order += 1
@@ -323,18 +352,16 @@ def _parameters(args: ast.arguments) -> list[ast.arg]:
     return found
 
 
-def _qualify(statement: ast.Import | ast.ImportFrom, full_name: str) -> set[str]:
+def _qualify(statement: _Shape, full_name: str) -> frozenset[str]:
     """What libcst's `ImportAssignment.get_qualified_names_for` gives: every name of the
     statement whose bound spelling is a dotted prefix of `full_name`, longest first."""
-    module = ""
-    if isinstance(statement, ast.ImportFrom):
-        module = "." * (statement.level or 0) + (statement.module or "")
+    module, aliases = statement
     found: set[str] = set()
-    for alias in statement.names:
-        parts = alias.name.split(".")
+    for name, asname in aliases:
+        parts = name.split(".")
         for end in range(len(parts), 0, -1):
             real = ".".join(parts[:end])
-            spelled = alias.asname if alias.asname is not None else real
+            spelled = asname if asname is not None else real
             if module.endswith("."):
                 real = module + real
             elif module:
@@ -347,7 +374,7 @@ def _qualify(statement: ast.Import | ast.ImportFrom, full_name: str) -> set[str]
             rest = rest.lstrip(".")
             found.add(f"{real}.{rest}" if rest else real)
             break
-    return found
+    return frozenset(found)
 
 
 def _qualified(bindings: Iterable[_Binding], full_name: str) -> set[str]:
@@ -364,7 +391,7 @@ def _resolve(use: _Use) -> set[str]:
     if owner.is_class and owner is scope and not any(b.order < use.order for b in owner.bindings.get(use.root, ())):
         # A class body looks a name up when the line runs: before the class binds it, it is the outer one.
         owner = scope.enclosing(use.root)
-    bound = owner.bindings
+    bound = owner.distinct()
     if use.dotted in bound:
         # The chain is itself a name a binding spelled (`tc`, or `a.b` after `import a.b`).
         everything = bound[use.dotted]
@@ -377,7 +404,7 @@ def _resolve(use: _Use) -> set[str]:
             return set()  # a module-level use before the import: a builtin, or nothing
         # Used before its scope binds it: libcst takes what the parent scope binds (a class too).
         outer = scope.parent.owner(use.root)
-        return _qualified(outer.bindings.get(use.dotted, ()), use.dotted)
+        return _qualified(outer.distinct().get(use.dotted, ()), use.dotted)
     prefix = use.dotted
     while "." in prefix:
         prefix = prefix.rpartition(".")[0]
