@@ -269,9 +269,7 @@ def use_items(depth: int = 2) -> st.SearchStrategy[tuple[UseItem, ...]]:
     return st.lists(st.one_of(leaf, leaf, block), min_size=1, max_size=6).map(tuple)
 
 
-def render_uses(
-    items: tuple[UseItem, ...], indent: str = "", in_function: bool = False, block: str = "", in_class: bool = False
-) -> list[str]:
+def render_uses(items: tuple[UseItem, ...], indent: str = "", block: str = "", in_class: bool = False) -> list[str]:
     """Lines of a program; a class body binds before it uses (CPython looks a class-body name up
     when the line runs, libcst takes every binding of the class), globals open a function, and
     a class body holds no class or `if` (libcst lets an inner class see the outer class's
@@ -291,14 +289,13 @@ def render_uses(
             if item.text == "method":
                 lines.append(f"{indent}class K{counter}:")
                 lines.append(f"{indent}    def meth(self):")
-                lines += render_uses(item.body, indent + "        ", True, "def")
+                lines += render_uses(item.body, indent + "        ", "def")
                 continue
             kind = "def" if item.text in ("class", "if") and in_class else item.text
             header = {"def": f"def f{counter}():", "async def": f"async def g{counter}():",
                       "class": f"class C{counter}:", "if": "if cond:"}[kind]
             lines.append(indent + header)
-            function = kind in ("def", "async def") or (in_function and kind == "if")
-            lines += render_uses(item.body, indent + "    ", function, kind, kind == "class")
+            lines += render_uses(item.body, indent + "    ", kind, kind == "class")
         else:
             lines += [indent + line for line in item.text.split("\n")]
     return lines or [indent + "pass"]

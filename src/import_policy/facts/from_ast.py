@@ -1,12 +1,12 @@
-"""The same facts as `facts.python.extract`, uses aside, from CPython's own parser.
+"""The same facts as `facts.from_cst.extract` from CPython's own parser (uses through facts.uses_ast).
 
 Every file gets CPython's parse anyway (its syntax check); walking that tree costs
 about as much again, where libcst's parse, positions and visit cost some thirty times
 that (docs/performance.md). Issue 7 allows a faster parse as long as both agree:
 tests/facts/test_extractors_agree.py holds this module to libcst's facts on every fixture, and
 tests/pipeline/test_soundness.py the diagnostics. The ROCm pass reads these facts
-(`graph_facts`), and so do the import rules (`rule_facts`) unless a use could be
-judged, which only libcst's scope analysis resolves.
+(`graph_facts`), and so do the import rules (`rule_facts`); a use that could be
+judged is resolved from `symtable` (facts.uses_ast), as libcst's scope analysis would.
 
 Where `ast` does not carry a position libcst reports (a dotted name spelled with
 inner spaces, `from` and its module on different lines, a decorator off its `@`
