@@ -577,6 +577,7 @@ def case_t7(bench: Bench) -> None:
     bench.rows.append(rows("T7 one 1.4 MB file, a use rule, cold", ours, ruff, 3))
     bench.commands += [ours, ruff]
 
+
 # --- T8: --diff of one big file ----------------------------------------------------------
 
 

@@ -24,8 +24,8 @@ from import_policy.discovery.files import discover, module_name
 from import_policy.facts import from_ast
 from import_policy.facts.from_cst import extract as libcst_extract
 from import_policy.facts.model import UseFact
-from import_policy.pipeline.engine import Plan, Selection, use_gate
 from import_policy.facts.usegate import UseGate
+from import_policy.pipeline.plan import Plan, Selection
 
 DEFAULT_CORPUS = Path("~/.cache/import-policy-corpus/vllm-0.33.0")
 
@@ -58,12 +58,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             continue
         source = file.path.read_bytes()
         module, is_package = module_name(file.relative, policy.roots)
-        candidates, use_candidates = plan.prefilters(rules)
-        if candidates is not None and not candidates.wants(source, module):
+        needs = plan.needs(rules)
+        if not needs.could_report(source, module) or not needs.uses_matter(source, module):
             continue
-        if use_candidates is not None and not use_candidates.wants(source, module):
-            continue
-        gate: UseGate = _every_use if args.every_use else use_gate(rules)
+        gate: UseGate = _every_use if args.every_use else needs.gate()
         start = time.perf_counter()
         ours = from_ast.rule_facts(source, file.relative, module, is_package, gate)
         seconds["cpython"] += time.perf_counter() - start
