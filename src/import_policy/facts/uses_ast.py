@@ -15,15 +15,18 @@ them, so both resolvers give the same facts (tests/test_fast_facts.py holds them
   `ImportAssignment` does (relative modules keep their dots).
 
 Where libcst's own scoping is not CPython's (a name local to a function shadowing a
-dotted import of the module, `del` making a name local, a walrus in a comprehension),
-this module follows CPython.
+dotted import of the module, a class body before its own binding of a name, an inner class
+seeing the outer class's names, match captures and keyword patterns taken for uses, `del`
+making a name local, a walrus in a comprehension), this module follows CPython; the tests
+pin each case. A scope `symtable` has no block for (a newer Python's layout) hands the
+file back to libcst.
 """
 
 from __future__ import annotations
 
 import ast
 import symtable
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 # The node types that open a scope, and the name `symtable` gives their block.
