@@ -5,7 +5,7 @@ same qualified names from the tree CPython already parsed. `symtable` says, for 
 function, class, lambda and comprehension, whether a name is local there, declared
 `global` or `nonlocal`, or free: exactly CPython's scoping, class bodies and comprehensions
 included. Within the scope a name resolves to, the bindings are read the way libcst reads
-them, so both resolvers give the same facts (tests/test_fast_facts.py holds them equal):
+them, so both resolvers give the same facts (tests/facts/test_extractors_agree.py holds them equal):
 
 - a bare name (`tc`) sees the bindings of its scope made before it, or, if there are none
   yet but later ones, what the enclosing scope binds;
