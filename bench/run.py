@@ -1,7 +1,8 @@
 """Benchmark import-policy against the tools it replaces, on a vLLM checkout.
 
-    python bench/run.py [--corpus DIR] [--venv DIR] [--runs 5] [--slow-runs 5] [--cases T1,T2,T3,T4,T6,T8]
+    python bench/run.py [--corpus DIR] [--venv DIR] [--runs 5] [--slow-runs 5] [--cases T1,T2,T3,T4,T6,T7,T8]
     python bench/run.py --prepare-only      # build T6's tree and config, check the config loads, stop
+    python bench/run.py --write-t7 DIR      # write T7's file and configs into DIR, stop (to time it by hand)
 
 Cases (docs/benchmarks.md has the targets and how to read them):
   T1  whole tree, the vllm preset without heavy-import-reachable, cold   vs vLLM's check_forbidden_imports.py
@@ -12,6 +13,7 @@ Cases (docs/benchmarks.md has the targets and how to read them):
   T4  heavy-import-reachable over the whole project, cold/warm           vs import-linter cold/warm
   T5  peak RSS of every import-policy command above
   T6  the tree copied 4 times, cold                                       vs the same layout with 1 copy (T1')
+  T7  one generated 1.4 MB file, a use rule (forbid: [torch.cuda.synchronize]), cold   vs ruff TID251 on it
   T8  `check --diff` of one generated 4 MB file with one fixable import   against absolute targets (5 s, 300 MB)
 
 The corpus defaults to ~/.cache/import-policy-corpus/vllm-0.33.0 and is fetched
@@ -54,7 +56,7 @@ DEFAULT_VENV = Path("~/.cache/import-policy-bench/venv")
 DEFAULT_FETCHER = REPO.parent / "shared" / "corpus" / "fetch_sdist.py"
 TOOLS = ("regex", "ruff", "import-linter")  # regex: vLLM's script imports it
 INNER = "IMPORT_POLICY_BENCH_VENV"  # set when the bench runs itself again under its venv
-CASES = ("T1", "T2", "T3", "T4", "T5", "T6", "T8")
+CASES = ("T1", "T2", "T3", "T4", "T5", "T6", "T7", "T8")
 GRAPH_RULE = "heavy-import-reachable"
 PRESET_POLICY = "version: 1\nextends: [vllm]\n"
 # vllm.yaml extends these two; `_merge` in config/load.py merges parents first.
@@ -467,6 +469,115 @@ def case_t6(bench: Bench, four: Path, one: Path) -> None:
     bench.commands += [t6, t1_prime]
 
 
+# --- T7: one big generated file with a use rule ------------------------------------------
+
+T7_BYTES = 1_400_000
+T7_POLICY = """\
+version: 1
+rules:
+  - id: torch-cuda-sync
+    message: "Use current_platform.synchronize()."
+    forbid: [torch.cuda.synchronize]
+"""
+T7_RUFF = """\
+[lint.flake8-tidy-imports.banned-api]
+"torch.cuda.synchronize".msg = "Use current_platform.synchronize()."
+"""
+# One block of the file: imports bound under aliases, then uses through them in every
+# kind of scope (module, class, method, nested function, lambda, comprehension), names
+# rebound and shadowed, and attribute chains that only look like the forbidden name.
+T7_BLOCK = """\
+import torch
+import torch.cuda as tc{n}
+from torch import cuda as cu{n}
+from torch.cuda import synchronize as sync{n}
+
+
+def kernel_{n}(x, y, *, scale=1.0):
+    \"\"\"Scale and add; synchronize when asked.\"\"\"
+    out = [a * scale + b for a, b in zip(x, y)]
+    if scale > 2:
+        torch.cuda.synchronize()
+    total = sum(v for v in out if v > 0)
+    return out, total
+
+
+class Runner{n}:
+    device = torch.device("cuda")
+    streams = {{i: torch.cuda.Stream() for i in range(4)}}
+
+    def __init__(self, size: int = {n}) -> None:
+        self.size = size
+        self.buffer = torch.empty(size, device=self.device)
+
+    def step(self, batch):
+        tc{n}.synchronize()
+        cu{n}.current_stream().wait_stream(self.streams[0])
+        result = [self.buffer[i] + b for i, b in enumerate(batch)]
+        return result
+
+    def shadowed(self, torch=None):
+        torch.cuda.synchronize()  # a parameter, not the module
+        tc{n} = self
+        return tc{n}.size
+
+    @staticmethod
+    def helper(values):
+        def inner(v):
+            sync{n}()
+            return v * 2
+        return list(map(inner, values)) + [lambda: cu{n}.synchronize()]
+
+
+def report_{n}(stats: dict[str, float]) -> str:
+    lines = []
+    for key, value in sorted(stats.items()):
+        lines.append(f"{{key}}: {{value:.3f}} on {{torch.cuda.device_count()}} devices")
+    torch.cuda.empty_cache()
+    return "\\n".join(lines)
+
+
+TABLE_{n} = {{
+    "name": "runner-{n}",
+    "sizes": [1, 2, 4, 8, 16, 32],
+    "flags": {{"sync": True, "async": False}},
+}}
+"""
+
+
+def t7_source(size: int = T7_BYTES) -> str:
+    """About `size` bytes of Python: `T7_BLOCK` again and again, numbered."""
+    blocks: list[str] = ['"""A generated module for the T7 benchmark."""\n\n']
+    total, n = len(blocks[0]), 0
+    while total < size:
+        block = T7_BLOCK.format(n=n) + "\n\n"
+        blocks.append(block)
+        total += len(block.encode("utf-8"))
+        n += 1
+    return "".join(blocks)
+
+
+def prepare_t7(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / CONFIG).write_text(T7_POLICY, encoding="utf-8")
+    (folder / "ruff.toml").write_text(T7_RUFF, encoding="utf-8")
+    (folder / "big.py").write_text(t7_source(), encoding="utf-8")
+    return folder
+
+
+def case_t7(bench: Bench) -> None:
+    folder = prepare_t7(bench.work / "t7")
+    print(f"T7 one generated file of {(folder / 'big.py').stat().st_size:,} bytes, a use rule, cold", file=sys.stderr)
+    ours = Command("import-policy T7 cold", [bench.python, "-m", "import_policy", "check", "--no-cache", "big.py"],
+                   cwd=folder)
+    ruff = Command("ruff TID251 --no-cache", [bench.python, "-m", "ruff", "check", "--config", "ruff.toml",
+                                              "--select", "TID251", "--no-cache", "--exit-zero", "--quiet", "big.py"],
+                   cwd=folder)
+    alternate([ours, ruff], bench.runs, folder)
+    bench.rows.append(rows("T7 one 1.4 MB file, a use rule, cold", ours, ruff, 3))
+    bench.commands += [ours, ruff]
+
+
 # --- T8: --diff of one big file ----------------------------------------------------------
 
 
@@ -588,9 +699,11 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--venv", type=Path, default=DEFAULT_VENV, help=f"the bench's own venv (default: {DEFAULT_VENV})")
     parser.add_argument("--runs", type=int, default=5, help="rounds for fast cases (median; at least 5 for the record)")
     parser.add_argument("--slow-runs", type=int, default=5, help="rounds for the cold whole-tree cases (T1, T4 cold, T6)")
-    parser.add_argument("--cases", type=case_list, default=case_list("T1,T2,T3,T4,T6,T8"),
+    parser.add_argument("--cases", type=case_list, default=case_list("T1,T2,T3,T4,T6,T7,T8"),
                         help="comma-separated subset of " + ",".join(CASES) + " (T5, peak RSS, is always printed)")
     parser.add_argument("--jobs", default=str(os.cpu_count() or 1), help="import-policy --jobs")
+    parser.add_argument("--write-t7", type=Path, metavar="DIR",
+                        help="write T7's generated file and its two configs into DIR, print the path and stop")
     parser.add_argument("--prepare-only", action="store_true",
                         help="build T6's tree and config, check the config loads, print the paths and stop")
     return parser
@@ -610,6 +723,8 @@ def run_cases(bench: Bench, cases: set[str], stack: contextlib.ExitStack) -> Non
         case_t4(bench)
     if "T6" in cases:
         case_t6(bench, *prepare_t6(bench.corpus, bench.python, bench.work / "t6"))
+    if "T7" in cases:
+        case_t7(bench)
     if "T8" in cases:
         case_t8(bench)
 
@@ -617,6 +732,9 @@ def run_cases(bench: Bench, cases: set[str], stack: contextlib.ExitStack) -> Non
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = parser().parse_args(argv)
+    if args.write_t7 is not None:
+        print(prepare_t7(args.write_t7.expanduser().resolve()) / "big.py")
+        return 0
     corpus: Path = args.corpus.expanduser().resolve()
     venv: Path = args.venv.expanduser().absolute()
     if os.environ.get(INNER) != "1":

@@ -15,6 +15,7 @@ TRICKY = [
     "@triton.jit\ndef k(x=f(), *a, y: g() = h(), **kw) -> r():\n    import inside\n    return lambda q=l(): m()\n",
     "@ dec(1)\n@a.b.c\nclass C(Base, metaclass=M):\n    x = f()\n    def m(self):\n        g()\n    @staticmethod\n    async def n():\n        await h()\n",
     "@(paren)\ndef p(): pass\n",
+    "class A(f(), g.h(1), metaclass=m.M, **k()):\n    pass\n",
     "import importlib\nm = importlib.import_module('triton.language')\n__import__(\"tilelang\")\nimport_module('.rel')\nimportlib.import_module(name)\n",
     "if True:\n    import t\nelif None.x or False():\n    pass\nx = (f(1))\ny = g((h(2)))\nz = 'a'.join(x)\nw = a().b()[0].c()\nv = q[0].r()\nf()()\n",
     "s = f'{g()} and {h(1)}'\nt = f'''\n{k()}\n'''\n",

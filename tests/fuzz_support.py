@@ -217,3 +217,89 @@ MUTATION_POLICY = (
     "  - id: gate\n    forbid: [tilelang, pathlib]\n"
     "    fix: {gateway: gw, exports: {tilelang: tilelang, pathlib: pathlib}}\n"
 )
+
+
+# --- programs with uses of imported names, for the two use resolvers -------------------
+
+# Every import form; `m` is only ever bound by imports, so no scope rebinds the root of a
+# dotted `import m.sub` (libcst resolves `m.sub.f` past a local `m`; CPython does not).
+USE_IMPORTS = (
+    "import m", "import m.sub", "import m.sub.deep", "import m.sub as x", "import m as y",
+    "from m import sub as x", "from m.sub import f as cu", "from m import sub", "from . import sub as y",
+    "from .. import rel as cu", "from .pkg import g as x", "import m.sub as x, other as y",
+    "from m import (sub as cu, f as x)",
+)
+USE_NAMES = ("x", "y", "cu", "sub")
+# Statements that bind a name without importing it (`{n}`: the name).
+USE_REBINDS = (
+    "{n} = None", "{n} = {n}", "{n} += 1", "for {n} in range(2): pass", "with ctx() as {n}: pass",
+    "try:\n    pass\nexcept Exception as {n}:\n    pass", "{n}: int = 0", "({n}, z) = (1, 2)",
+    "def {n}(): pass", "class {n}: pass",
+)
+# Expressions that use a name (`{n}`), some in scopes of their own.
+USE_EXPRESSIONS = (
+    "{n}", "{n}.f", "{n}.sub.f", "{n}.sub.deep.g", "{n}.f()", "{n}[0].f", "print({n}.f, key={n})",
+    "[{n}.f for _ in range(2)]", "[{n} for {n} in range(2)]", "[q for q in {n}.f]",
+    "{{k: {n}.g for k in {n}.f}}", "(lambda: {n}.f)()", "(lambda {n}=1: {n}.f)()",
+    "(lambda q={n}.f: q)()", "f'{{{n}.f}}'", "{n}.f if {n} else {n}.g", "m.sub.f", "m.f", "m",
+)
+USE_BLOCKS = ("def", "async def", "class", "if", "method")
+
+
+@dataclass(frozen=True)
+class UseItem:
+    kind: str  # import | rebind | use | global | block
+    text: str
+    body: tuple[UseItem, ...] = ()
+
+
+def use_items(depth: int = 2) -> st.SearchStrategy[tuple[UseItem, ...]]:
+    name = st.sampled_from(USE_NAMES)
+    leaf = st.one_of(
+        st.sampled_from(USE_IMPORTS).map(lambda t: UseItem("import", t)),
+        st.tuples(st.sampled_from(USE_REBINDS), name).map(lambda t: UseItem("rebind", t[0].format(n=t[1]))),
+        st.tuples(st.sampled_from(USE_EXPRESSIONS), name).map(lambda t: UseItem("use", t[0].format(n=t[1]))),
+        name.map(lambda n: UseItem("global", f"global {n}")),
+    )
+    if depth == 0:
+        return st.lists(leaf, min_size=1, max_size=5).map(tuple)
+    block = st.tuples(st.sampled_from(USE_BLOCKS), use_items(depth - 1)).map(
+        lambda t: UseItem("block", t[0], t[1])
+    )
+    return st.lists(st.one_of(leaf, leaf, block), min_size=1, max_size=6).map(tuple)
+
+
+def render_uses(items: tuple[UseItem, ...], indent: str = "", block: str = "", in_class: bool = False) -> list[str]:
+    """Lines of a program; a class body binds before it uses (CPython looks a class-body name up
+    when the line runs, libcst takes every binding of the class), globals open a function, and
+    a class body holds no class or `if` (libcst lets an inner class see the outer class's
+    names, and takes a binding in a later `if` for one before the use)."""
+    if in_class:
+        items = tuple(sorted(items, key=lambda item: item.kind == "use"))
+    # Only at the top of a function body: a `global` after a binding of the name is read in
+    # order by libcst and for the whole function by CPython.
+    globals_ = [item for item in items if item.kind == "global"] if block in ("def", "async def") else []
+    lines = [indent + item.text for item in globals_]
+    counter = 0
+    for item in items:
+        if item.kind == "global":
+            continue
+        if item.kind == "block":
+            counter += 1
+            if item.text == "method":
+                lines.append(f"{indent}class K{counter}:")
+                lines.append(f"{indent}    def meth(self):")
+                lines += render_uses(item.body, indent + "        ", "def")
+                continue
+            kind = "def" if item.text in ("class", "if") and in_class else item.text
+            header = {"def": f"def f{counter}():", "async def": f"async def g{counter}():",
+                      "class": f"class C{counter}:", "if": "if cond:"}[kind]
+            lines.append(indent + header)
+            lines += render_uses(item.body, indent + "    ", kind, kind == "class")
+        else:
+            lines += [indent + line for line in item.text.split("\n")]
+    return lines or [indent + "pass"]
+
+
+def use_program(items: tuple[UseItem, ...]) -> str:
+    return "\n".join(render_uses(items)) + "\n"

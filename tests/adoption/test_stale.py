@@ -90,3 +90,64 @@ def test_entries_of_built_in_presets_are_never_reported(project: Project) -> Non
     code, _, err = project.run("check")
     assert "matched no" not in err
     assert "preset:" not in err
+
+
+@pytest.mark.parametrize(
+    "files",
+    [{"a.py": "import foo.bar\n", "b.py": "import foo.baz\n"}, {"a.py": "import foo.bar\nimport foo.baz\n"}],
+    ids=["two-files", "one-file"],
+)
+def test_an_except_entry_for_names_no_forbid_covers_is_stale(project: Project, files: dict[str, str]) -> None:
+    # `foo.baz` is not forbidden to begin with, so the entry `foo` decided nothing for it;
+    # `foo.bar` is forbidden, `foo.bar` being more specific than `foo`.
+    project.config("rules:\n  - id: r\n    forbid: [foo.bar]\n    except: [foo]\n")
+    for path, text in files.items():
+        project.write(path, text)
+    code, out, err = project.run("check")
+    assert code == 1 and "a.py:1:8: r" in out
+    assert err == (
+        "import-policy: import-policy.yaml:4: warning: except entry 'foo' of rule 'r' matched no imported "
+        "or used name; remove it\n"
+    )
+
+
+def test_an_except_entry_that_carves_out_of_a_forbid_is_live(project: Project) -> None:
+    project.config("rules:\n  - id: r\n    forbid: [foo]\n    except: [foo.ok]\n")
+    project.write("a.py", "import foo.ok.deep\n")
+    assert project.run("check") == (0, "All checks passed!\n", "")
+
+
+def test_stale_allowlists_come_from_the_one_run(tree: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    from import_policy.pipeline import engine
+
+    runs: list[int] = []
+    real = engine._run
+
+    def counting(*args: object, **kwargs: object) -> object:
+        runs.append(1)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(engine, "_run", counting)
+    _, _, err = tree.run("check", "--no-cache")
+    assert len(err.splitlines()) == 3 and runs == [1]
+
+
+def test_an_allow_in_entry_is_live_through_a_use(project: Project) -> None:
+    project.config(
+        "rules:\n  - id: sync\n    forbid: [torch.cuda.synchronize]\n    allow_in: [\"plat/\", \"other/\"]\n"
+    )
+    project.write("plat/a.py", "import torch.cuda as tc\ntc.synchronize()\n")
+    project.write("other/b.py", "import torch.cuda as tc\ntc.current_stream()\n")
+    code, _, err = project.run("check")
+    assert code == 0
+    assert err == (
+        "import-policy: import-policy.yaml:4: warning: allow_in entry 'other/' of rule 'sync' exempts nothing: "
+        "no file it covers has a finding of this rule; remove it\n"
+    )
+
+
+def test_a_suppressed_finding_keeps_no_allow_in_entry_live(project: Project) -> None:
+    project.config("rules:\n  - id: p\n    forbid: [pickle]\n    allow_in: [\"a.py\"]\n")
+    project.write("a.py", "import pickle  # import-policy: ignore[p]\n")
+    _, _, err = project.run("check")
+    assert "allow_in entry 'a.py' of rule 'p' exempts nothing" in err

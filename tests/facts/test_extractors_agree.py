@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from import_policy.facts import from_ast as fast
 from import_policy.facts.from_cst import extract as libcst_extract
 
-from fuzz_support import cases, render
+from fuzz_support import UseItem, cases, render, use_items, use_program
 from corner_cases import TRICKY
 
 REPO = Path(__file__).resolve().parents[2]
@@ -90,3 +90,145 @@ def test_fast_facts_agree_when_indented_in_a_function(source: str, depth: int) -
     body = "".join("    " * depth + line + "\n" for line in source.splitlines())
     wrapped = "".join("    " * level + f"def f{level}():\n" for level in range(depth)) + (body or "pass\n")
     _agree(wrapped.encode("utf-8"))
+
+
+# --- uses: CPython's resolver (facts.uses_ast) against libcst's scope analysis -----------
+
+
+def _every_use(name: str, imported: object) -> bool:
+    return True
+
+
+def _uses_of_both(source: bytes, module: str = "pkg.sub.mod", is_package: bool = False) -> tuple[object, object] | None:
+    """(CPython's uses, libcst's uses) with every chain rooted at an imported name let through;
+    None when CPython's extractor hands the file to libcst or CPython refuses it."""
+    ours = fast.rule_facts(source, "pkg/sub/mod.py", module, is_package, _every_use)
+    theirs = libcst_extract(source, "pkg/sub/mod.py", module, is_package, want_uses=True, use_gate=_every_use)
+    if ours is None or theirs.syntax_error is not None or ours.syntax_error is not None:
+        return None
+    for field in ("imports", "calls", "decorators", "functions", "suppressions"):
+        assert getattr(ours, field) == getattr(theirs, field), field
+    return ours.uses, theirs.uses
+
+
+def _agree_uses(source: bytes, **where: object) -> None:
+    both = _uses_of_both(source, **where)  # type: ignore[arg-type]
+    if both is not None:
+        assert both[0] == both[1]
+
+
+@pytest.mark.parametrize(("name", "source"), _sources(), ids=[name for name, _ in _sources()])
+def test_uses_agree_with_libcst(name: str, source: str) -> None:
+    data = source.encode("latin-1") if "coding: latin-1" in source else source.encode("utf-8")
+    _agree_uses(data)
+    _agree_uses(data, module="pkg", is_package=True)
+
+
+SCOPE_CORNERS = [
+    # rebound after the import, in the module and in a function; used before and after
+    "import torch.cuda as tc\ntc.synchronize()\ndef f():\n    tc.synchronize()\n    tc = 1\n    tc.x\ntc\n",
+    # comprehensions: the target is local, the first iterable is evaluated outside
+    "import torch.cuda as tc\nx = [tc for tc in range(3)]\ny = [tc.a for _ in tc.b]\n"
+    "z = {k: tc.c for k in tc.d}\ng = (tc.e for tc in tc.f)\n",
+    # a class body binds the name first; its methods do not see class names
+    "import torch.cuda as tc\nclass C:\n    tc = tc\n    def m(self):\n        return tc.synchronize()\n"
+    "    q = [tc.z for i in range(2)]\n",
+    # nonlocal and global
+    "def f():\n    import torch.cuda as tc\n    def g():\n        nonlocal tc\n        tc.x\n        tc = 2\n"
+    "    def h():\n        global tc\n        tc.y\n    return tc.z\ntc.w\n",
+    "def f():\n    global tc\n    import torch.cuda as tc\ndef g():\n    tc.synchronize()\ntc.synchronize()\n",
+    "def f():\n    global torch\n    import torch.cuda\ndef g():\n    torch.cuda.synchronize()\n",
+    # a statement binding several names, and relative imports keep their dots (as libcst's do)
+    "import os, os.path\nos.path.join()\nos.getcwd()\nos\nfrom . import a, b as c\nfrom ..m import d\n"
+    "from .x.y import e as f\na.q; c.r; d.s; f.t\n",
+    # dotted imports: the longest prefix the scope binds
+    "import a.b.c\na.b.c.d\na.b.x\na.y\na\na.b\na.b.c\n",
+    "import a.b\ndef f():\n    import a\n    a.b.x\n",
+    # alternatives: every binding counts
+    "try:\n    import torch.cuda as tc\nexcept ImportError:\n    tc = None\ntc.synchronize()\ntc\n",
+    "import torch.cuda as tc\nwith open(x) as tc:\n    tc.read()\nfor tc in []:\n    tc.q\ntc\ndel tc\n",
+    # lambdas, defaults, annotations, decorators
+    "import torch.cuda as tc\nf = lambda tc=tc: tc.x\ng = lambda: tc.y\n@tc.deco\n"
+    "def k(a: tc.T = tc.D) -> tc.R:\n    return a\n",
+    "from __future__ import annotations\nimport torch.cuda as tc\ndef f(a: tc.A) -> tc.B:\n    x: tc.C = 1\n    return x\n",
+    # f-strings, spacing, parentheses, continuation lines
+    "import torch.cuda as tc\ns = f\"{tc.x} and {tc.y(1)}\"\nt = f\"{tc!r:>{tc.w}}\"\n",
+    "import torch.cuda as tc\n(tc).synchronize()\n(tc.synchronize)()\n( tc . synchronize )\n"
+    "tc.\\\n  synchronize()\nx = (tc\n     .synchronize)\n",
+    # augmented assignment binds; subscripts and calls stop a chain
+    "import torch.cuda as tc\ntc += 1\ntc.x += 1\ntc[0] = 1\nprint(tc)\ntc().x\ntc[0].y\n",
+    # annotations in strings are not uses
+    "import typing\nfrom torch import Tensor as T\nx: \"T\" = 1\ny: T.z = 2\ndef f(a: \"T.q\") -> T.r: ...\n"
+    "typing.cast(T.w, x)\n",
+    # a method named like the module; a function importing after its use
+    "import torch\nclass A:\n    def torch(self): pass\n    x = torch.cuda.synchronize\n"
+    "def g():\n    torch.cuda.synchronize()\n    import torch\n",
+    "import torch.cuda as tc\ntry:\n    pass\nexcept tc.E as tc:\n    tc.q\ntc.r\n",
+    # star imports bind nothing the resolvers know of
+    "from torch.cuda import *\nfrom m import tc\nsynchronize()\ntc.x\n",
+    # a name local to a comprehension inside a class inside a function
+    "def f():\n    import torch.cuda as tc\n    class C:\n        tc = 1\n        y = [tc.q for _ in ()]\n    return C\n",
+]
+
+# Where the two disagree, CPython's scoping is the language's: each line says why libcst errs.
+# (source, the (line, qualified names) CPython gives, the same from libcst)
+LIBCST_ERRS = [
+    # the parameter `torch` shadows the module in f: `torch.cuda` there is the argument's
+    ("import torch\nimport torch.cuda\ndef f(torch=None):\n    torch.cuda.synchronize()\n",
+     [], [(4, ("torch.cuda.synchronize",))]),
+    # a class body runs top to bottom: before `torch = 1` the name is the module's
+    ("import torch\nclass A:\n    torch.cuda.synchronize()\n    torch = 1\n",
+     [(3, ("torch.cuda.synchronize",))], []),
+    # a capture pattern binds the name, and a keyword pattern names an attribute: neither is a use
+    ("import torch.cuda as tc\nmatch x:\n    case {'k': tc}:\n        pass\n    case P(tc=1):\n        pass\n",
+     [], [(3, ("torch.cuda",)), (5, ("torch.cuda",))]),
+    # a walrus in a comprehension binds in the enclosing function: `tc` is local to f
+    ("import torch.cuda as tc\ndef f():\n    y = [(tc := 1) for _ in ()]\n    return tc.c\n",
+     [], [(4, ("torch.cuda.c",))]),
+    # a class body does not see the names of the class around it
+    ("class A:\n    import torch.cuda as tc\n    class B:\n        x = tc\n        tc = 1\n",
+     [], [(4, ("torch.cuda",))]),
+    # `del` makes the name local to f
+    ("import torch.cuda as tc\ndef f():\n    tc.synchronize()\n    del tc\n",
+     [], [(3, ("torch.cuda.synchronize",)), (4, ("torch.cuda",))]),
+]
+
+
+def _lines(uses: object) -> list[tuple[int, tuple[str, ...]]]:
+    return [(use.span.line, use.qualified_names) for use in uses]  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("source", SCOPE_CORNERS)
+def test_uses_agree_on_scope_corners(source: str) -> None:
+    both = _uses_of_both(source.encode())
+    assert both is not None, "CPython's extractor handed the file to libcst"
+    assert both[0] == both[1]
+    wrapped = "def outer():\n" + "".join("    " + line + "\n" for line in source.splitlines())
+    _agree_uses(wrapped.encode())
+
+
+@pytest.mark.parametrize(("source", "cpython", "libcst"), LIBCST_ERRS)
+def test_where_libcst_errs_cpython_scoping_decides(
+    source: str, cpython: list[tuple[int, tuple[str, ...]]], libcst: list[tuple[int, tuple[str, ...]]]
+) -> None:
+    both = _uses_of_both(source.encode())
+    assert both is not None
+    assert (_lines(both[0]), _lines(both[1])) == (cpython, libcst)
+
+
+def test_uses_are_resolved_without_libcst() -> None:
+    source = b"import torch.cuda as tc\ndef f():\n    tc.synchronize()\n"
+    facts = fast.rule_facts(source, "m.py", "m", False, _every_use)
+    assert facts is not None
+    assert _lines(facts.uses) == [(3, ("torch.cuda.synchronize",))]
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(use_items())
+def test_uses_agree_on_generated_programs(items: tuple[UseItem, ...]) -> None:
+    source = use_program(items)
+    try:
+        compile(source, "m.py", "exec")
+    except SyntaxError:
+        assume(False)
+    _agree_uses(source.encode())

@@ -1,14 +1,17 @@
 """Stale allowlists: `allow_in` globs and `except` patterns that no longer excuse anything.
 
-Reported only when the whole tree is checked, since a partial run cannot know.
+Reported only when the whole tree is checked, since a partial run cannot know. Both are
+told from the one run (`Plan.observe` and `Plan.exempted`), never from a second one.
 
 - `except` (import rules): an entry is live when, in some file the rule
-  applies to, it decided the verdict on an imported or used name. The engine
-  hands each file's facts to `ExceptTracker.observe`, which re-judges the
-  names the check judged: as cheap as the check itself, and no second parse.
+  applies to, it decided the verdict on an imported or used name: a name some
+  `forbid` pattern covers, which the entry carves back out. The engine hands
+  each file's facts to `ExceptTracker.observe`, which re-judges the names the
+  check judged: as cheap as the check itself, and no second parse.
 - `allow_in` (every rule kind): a glob is live when at least one file it
-  covers would have a finding of the rule without it. Only the exempted files
-  are checked again, with the rule's `allow_in` cleared.
+  covers would have a finding of the rule without it. The engine judges each
+  file by the rules its `allow_in` exempts it from too, and hands what they
+  find (suppressions applied) to `ExceptTracker.exempted`; the run reports none of it.
 """
 
 from __future__ import annotations
@@ -18,36 +21,47 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from import_policy.cache.facts import FactsCache
 from import_policy.config.load import preset_text
 from import_policy.config.model import Origin, Policy, Rule
 from import_policy.kinds.registry import kind_of, python_kind
 from import_policy.config.yamltree import Map, Node, Seq, YamlError, parse
 from import_policy.discovery.files import SourceFile
-from import_policy.pipeline.plan import Plan, Selection
-from import_policy.pipeline.extract import Reader, read_file
-from import_policy.pipeline.engine import run
+from import_policy.diagnostics import Diagnostic
+from import_policy.pipeline.plan import Selection
 from import_policy.facts.model import FileFacts
 
 
 @dataclass
 class ExceptTracker:
-    """Which (rule id, except pattern) pairs decided a verdict somewhere."""
+    """Which (rule id, except pattern) pairs decided a verdict somewhere, and which (rule id,
+    path) pairs have a finding that `allow_in` kept out of the run."""
 
     used: set[tuple[str, str]] = field(default_factory=set)
+    exempted_findings: set[tuple[str, str]] = field(default_factory=set)
+    # Each rule with its `except` entries cleared: what its forbid patterns alone decide.
+    _bare: dict[str, Rule] = field(default_factory=dict)
 
     def observe(self, facts: FileFacts, rules: Sequence[Rule]) -> None:
         for rule in rules:
             if not kind_of(rule).name_excepts(rule):
                 continue
             kind = python_kind(rule.kind)
+            bare = self._bare.get(rule.id)
+            if bare is None:
+                # the kinds with `except` entries keep them in `except_`
+                bare = self._bare[rule.id] = replace(rule, except_=())  # type: ignore[call-arg]
             names = {fact.name for fact in facts.imports} | {fact.module for fact in facts.imports if fact.module}
             for use in facts.uses:
                 names.update(use.qualified_names)
             for name in names:
                 verdict = kind.verdict(rule, name)
-                if not verdict.forbidden and verdict.pattern is not None:
+                # An entry decides only a name some forbid pattern covers: `except: [foo]` with
+                # `forbid: [foo.bar]` decides nothing for `foo.baz`, which was never forbidden.
+                if not verdict.forbidden and verdict.pattern is not None and kind.verdict(bare, name).forbidden:
                     self.used.add((rule.id, verdict.pattern.text))
+
+    def exempted(self, diagnostics: Sequence[Diagnostic]) -> None:
+        self.exempted_findings.update((d.rule, d.path) for d in diagnostics)
 
 
 @dataclass(frozen=True)
@@ -81,15 +95,12 @@ def stale_excepts(policy: Policy, selection: Selection, tracker: ExceptTracker) 
 
 
 def stale_allow_in(
-    policy: Policy, selection: Selection, files: Sequence[SourceFile], read: Reader = read_file,
-    cache: FactsCache | None = None, jobs: int = 1,
+    policy: Policy, selection: Selection, files: Sequence[SourceFile], tracker: ExceptTracker
 ) -> list[tuple[Rule, str, str]]:
     candidates = [r for r in policy.rules if r.allow_in and selection.wants(r.id) and _editable(r)]
-    if not candidates:
-        return []
-    # Which files each glob exempts, per rule.
-    exempted: dict[str, dict[str, list[str]]] = {}
+    out: list[tuple[Rule, str, str]] = []
     for rule in candidates:
+        # Which files each glob exempts.
         per_glob: dict[str, list[str]] = {glob.text: [] for glob in rule.allow_in}
         for file in files:
             if rule.files and not any(g.matches(file.relative) for g in rule.files):
@@ -97,27 +108,18 @@ def stale_allow_in(
             for glob in rule.allow_in:
                 if glob.matches(file.relative):
                     per_glob[glob.text].append(file.relative)
-        exempted[rule.id] = per_glob
-    wanted = {path for per_glob in exempted.values() for paths in per_glob.values() for path in paths}
-    again = [file for file in files if file.relative in wanted]
-    cleared = tuple(replace(rule, allow_in=()) for rule in candidates)
-    plan = Plan(replace(policy, rules=cleared, rocm_safety=None), Selection(), cache=cache)
-    findings = {(d.rule, d.path) for d in run(plan, again, read, jobs).diagnostics}
-    out: list[tuple[Rule, str, str]] = []
-    for rule in candidates:
-        for text, paths in exempted[rule.id].items():
+        for text, paths in per_glob.items():
             if not paths:
                 out.append((rule, text, "matched no checked file"))
-            elif not any((rule.id, path) in findings for path in paths):
+            elif not any((rule.id, path) in tracker.exempted_findings for path in paths):
                 out.append((rule, text, "exempts nothing: no file it covers has a finding of this rule"))
     return out
 
 
 def find_stale(
-    policy: Policy, selection: Selection, files: Sequence[SourceFile], tracker: ExceptTracker, read: Reader = read_file,
-    cache: FactsCache | None = None, jobs: int = 1,
+    policy: Policy, selection: Selection, files: Sequence[SourceFile], tracker: ExceptTracker
 ) -> list[Stale]:
-    found = [(r, "allow_in", p, why) for r, p, why in stale_allow_in(policy, selection, files, read, cache, jobs)]
+    found = [(r, "allow_in", p, why) for r, p, why in stale_allow_in(policy, selection, files, tracker)]
     found += [(r, "except", p, why) for r, p, why in stale_excepts(policy, selection, tracker)]
     return [Stale(rule, key, pattern, why, entry_line(rule.origin, key, pattern)) for rule, key, pattern, why in found]
 

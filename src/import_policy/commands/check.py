@@ -251,6 +251,8 @@ def run_or_reuse(
     plan = Plan(
         policy, selection, observe=tracker.observe if tracker else None, cache=caches.facts,
         slow_after=None if quiet else slow.SECONDS,
+        # Stale `allow_in` entries are told from this run too: no second one.
+        track_allow_in=tracker is not None, exempted=tracker.exempted if tracker else None,
     )
     result = run(plan, files, inputs.read, jobs=jobs)
     if unused:
@@ -306,7 +308,7 @@ def stale_entries(policy: Policy, selection: Selection, inputs: Inputs, caches: 
     """Allowlist entries that matched nothing in this run (only told for a whole tree)."""
     if caches.tracker is None:
         return []
-    found = find_stale(policy, selection, inputs.files, caches.tracker, inputs.read, caches.facts, jobs)
+    found = find_stale(policy, selection, inputs.files, caches.tracker)
     return [str(stale) for stale in found]
 
 

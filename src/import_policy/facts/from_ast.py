@@ -1,12 +1,12 @@
-"""The same facts as `facts.python.extract`, uses aside, from CPython's own parser.
+"""The same facts as `facts.from_cst.extract` from CPython's own parser (uses through facts.uses_ast).
 
 Every file gets CPython's parse anyway (its syntax check); walking that tree costs
 about as much again, where libcst's parse, positions and visit cost some thirty times
 that (docs/performance.md). Issue 7 allows a faster parse as long as both agree:
 tests/facts/test_extractors_agree.py holds this module to libcst's facts on every fixture, and
 tests/pipeline/test_soundness.py the diagnostics. The ROCm pass reads these facts
-(`graph_facts`), and so do the import rules (`rule_facts`) unless a use could be
-judged, which only libcst's scope analysis resolves.
+(`graph_facts`), and so do the import rules (`rule_facts`); a use that could be
+judged is resolved from `symtable` (facts.uses_ast), as libcst's scope analysis would.
 
 Where `ast` does not carry a position libcst reports (a dotted name spelled with
 inner spaces, `from` and its module on different lines, a decorator off its `@`
@@ -20,6 +20,7 @@ import io
 import re
 import tokenize
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import Literal
 
 from import_policy.facts import comments
@@ -27,6 +28,7 @@ from import_policy.facts.model import (
     BoolOp,
     Branch,
     CallFact,
+    Context,
     DecoratorFact,
     FileFacts,
     FunctionFact,
@@ -37,7 +39,9 @@ from import_policy.facts.model import (
     Opaque,
     Span,
     Test,
+    UseFact,
 )
+from import_policy.facts import uses_ast
 from import_policy.facts.syntax import cpython_parse
 from import_policy.facts.usegate import UseGate, bound_imports, could_matter
 from import_policy.facts.walkstate import DYNAMIC_IMPORTERS, PACKAGE_WALKERS, WalkState
@@ -65,16 +69,46 @@ def extract(source: bytes, path: str, module: str | None, is_package: bool) -> F
 def rule_facts(
     source: bytes, path: str, module: str | None, is_package: bool, use_gate: UseGate | None
 ) -> FileFacts | None:
-    """The facts the import rules read, when they are exactly libcst's: `ast` places every
-    fact and, with a `use_gate`, no chain rooted at an imported name could pass it (libcst
-    would record no use either). None: the file needs libcst's scope analysis."""
+    """The facts the import rules read, exactly libcst's: with a `use_gate`, the uses it lets
+    through too, resolved from `symtable` (facts.uses_ast). None: a spelling `ast` does not
+    place, or a scope layout `symtable` does not match; libcst must parse the file."""
     done = _collect(source, path, module, is_package, chains=use_gate is not None)
     if done is None:
         return None
-    facts, chains = done
-    if use_gate is not None and chains and _uses_could_matter(facts.imports, chains, use_gate):
+    facts, collector, tree = done
+    chains = collector.chains if collector is not None else None
+    if use_gate is None or not chains or tree is None or not _uses_could_matter(facts.imports, chains, use_gate):
+        return facts
+    uses = _uses(source, path, tree, collector, facts.imports, use_gate)  # type: ignore[arg-type]
+    return None if uses is None else replace(facts, uses=uses)
+
+
+def _uses(
+    source: bytes, path: str, tree: ast.Module, collector: _Collector, imports: Sequence[ImportFact], gate: UseGate
+) -> tuple[UseFact, ...] | None:
+    # Each (kind, name) once: a module imported in every block of a file is one name to the gate.
+    imported = {
+        root: list({(fact.kind, fact.name): fact for fact in facts}.values())
+        for root, facts in bound_imports(imports).items()
+    }
+    resolved = uses_ast.resolve(source, path, tree, set(imported))
+    if resolved is None:
         return None
-    return facts
+    uses: list[UseFact] = []
+    for node, line, context, in_fstring in collector.sites:
+        names = resolved.get(id(node))
+        if names is None:
+            continue
+        text = full_name(node) or ""
+        root = text.partition(".")[0]
+        if not could_matter(text, root, imported.get(root, ()), gate):
+            continue
+        span = collector.span(node)
+        if in_fstring and not collector.lines[span.line - 1][span.column - 1 :].startswith(root):
+            return None  # CPython 3.11 and older place names inside f-strings loosely
+        uses.append(UseFact(names, root, span, line, context))
+    uses.sort(key=lambda use: (use.span.line, use.span.column))
+    return tuple(uses)
 
 
 def _uses_could_matter(imports: Sequence[ImportFact], chains: dict[str, set[str]], gate: UseGate) -> bool:
@@ -90,11 +124,11 @@ def _uses_could_matter(imports: Sequence[ImportFact], chains: dict[str, set[str]
 
 def _collect(
     source: bytes, path: str, module: str | None, is_package: bool, chains: bool
-) -> tuple[FileFacts, dict[str, set[str]] | None] | None:
+) -> tuple[FileFacts, _Collector | None, ast.Module | None] | None:
     suppressions = comments.suppressions(source)
     parsed = cpython_parse(source, path)
     if not isinstance(parsed, ast.Module):
-        return FileFacts(path, module, is_package, suppressions=suppressions, syntax_error=parsed), None
+        return FileFacts(path, module, is_package, suppressions=suppressions, syntax_error=parsed), None, None
     try:
         text = source.decode(tokenize.detect_encoding(io.BytesIO(source).readline)[0])
     except (SyntaxError, LookupError, UnicodeDecodeError):
@@ -120,7 +154,7 @@ def _collect(
         scans=tuple(collector.scans),
         suppressions=suppressions,
     )
-    return facts, collector.chains
+    return facts, collector, parsed
 
 
 def graph_facts(source: bytes, path: str, module: str | None, is_package: bool) -> FileFacts:
@@ -168,6 +202,8 @@ class _Collector(WalkState):
         self.lines = lines
         # root name -> the texts of the `root.a.b` chains under it, when asked for (`uses_could_matter`)
         self.chains: dict[str, set[str]] | None = {} if chains else None
+        # every such chain: (node, statement line, context, inside an f-string), for its use fact
+        self.sites: list[tuple[ast.Name | ast.Attribute, int, Context, bool]] = []
         self.calls: list[CallFact] = []
         self.decorators: list[DecoratorFact] = []
         self.functions: list[FunctionFact] = []
@@ -331,8 +367,10 @@ class _Collector(WalkState):
     def class_(self, node: ast.ClassDef) -> None:
         self.bind(node.name, Opaque(), node.lineno)
         self.decorators_of(node.decorator_list)
-        for child in [*node.bases, *node.keywords]:
-            self.generic(child)
+        for base in node.bases:
+            self.expression(base)
+        for keyword in node.keywords:
+            self.generic(keyword)
         self._enter(node.name)
         self.body(node.body)
         self._leave(node.name)
@@ -435,6 +473,7 @@ class _Collector(WalkState):
         if kind is ast.Name:
             if self.chains is not None:
                 self.chains.setdefault(node.id, set()).add(node.id)  # type: ignore[attr-defined]
+                self.sites.append((node, self._statement_line, self.context(), self._in_fstring > 0))  # type: ignore[arg-type]
             return
         if kind is ast.Attribute:
             root = node
@@ -443,6 +482,7 @@ class _Collector(WalkState):
             if type(root) is ast.Name:  # a plain `a.b.c` holds no call or import
                 if self.chains is not None:
                     self.chains.setdefault(root.id, set()).add(f"{full_name(node)}")
+                    self.sites.append((node, self._statement_line, self.context(), self._in_fstring > 0))  # type: ignore[arg-type]
                 return
         elif kind is ast.Call:
             self.call(node)  # type: ignore[arg-type]

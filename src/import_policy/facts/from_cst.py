@@ -138,6 +138,7 @@ def _resolve_uses(wrapper: MetadataWrapper, collector: _Collector, gate: UseGate
         qualified = tuple(sorted(q.name for q in found if q.source is QualifiedNameSource.IMPORT))
         if qualified:
             uses.append(UseFact(qualified, root.value, span, line, context))
+    uses.sort(key=lambda use: (use.span.line, use.span.column))  # source order, as facts.uses_ast gives them
     return tuple(uses)
 
 

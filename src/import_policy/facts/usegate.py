@@ -19,7 +19,7 @@ def could_matter(text: str, root: str, imports: Sequence[ImportFact], gate: UseG
     """libcst qualifies `root.rest` as an import's target + `.rest`, or, after a plain
     `import root.x`, as the chain itself: these are all the names the use could resolve to."""
     rest = text[len(root) :]
-    names = [fact.name for fact in imports]
+    names = list(dict.fromkeys(fact.name for fact in imports))  # a module imported in every block: once
     plain = any(fact.kind == "import" and fact.name.split(".")[0] == root for fact in imports)
     return (plain and gate(text, names)) or any(gate(name + rest, names) for name in names)
 

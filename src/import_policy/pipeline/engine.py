@@ -58,7 +58,7 @@ def _pool(plan: Plan, files: Sequence[SourceFile], jobs: int) -> dict[str, paral
     missing: list[SourceFile] = [] if plan.cache is not None else list(files)
     for file in files if plan.cache is not None else ():
         try:
-            facts = python_facts(plan, file, read_file(file), plan.rules_for(file.relative), cached_only=True)
+            facts = python_facts(plan, file, read_file(file), plan.judged_for(file.relative), cached_only=True)
         except OSError:
             continue  # the caller reports it
         if facts is None:
@@ -103,11 +103,14 @@ def _run(plan: Plan, files: Sequence[SourceFile], read: Reader, jobs: int) -> Re
                 if file.language == "c":
                     started = time.process_time()
                     diagnostics.extend(check_c(plan.c_rules_for(file.relative), file.relative, source))
+                    exempted_c = plan.c_exempted_from(file.relative)
+                    if exempted_c and plan.exempted is not None:
+                        plan.exempted(check_c(exempted_c, file.relative, source))
                     took = time.process_time() - started
                     if plan.slow_after is not None and took > plan.slow_after:
                         slow.tell(plan.policy.root, file.relative, took)
                     continue
-                facts = python_facts(plan, file, source, rules)
+                facts = python_facts(plan, file, source, plan.judged_for(file.relative))
                 assert facts is not None
                 outcome = plan.kept(facts)
         if isinstance(outcome, str):
@@ -115,6 +118,9 @@ def _run(plan: Plan, files: Sequence[SourceFile], read: Reader, jobs: int) -> Re
             continue
         if plan.observe is not None:
             plan.observe(outcome, rules)
+        exempted = plan.exempted_from(file.relative)
+        if exempted and plan.exempted is not None:
+            plan.exempted(check_python(plan, outcome, exempted))
         diagnostics.extend(check_python(plan, outcome, rules))
         if plan.rocm is not None:
             python[file.relative] = plan.rocm.record(outcome)

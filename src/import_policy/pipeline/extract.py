@@ -1,8 +1,8 @@
 """One file's facts: from the cache, else the cheapest parse that gives what its rules need.
 
 A file no rule could report in (judged from its bytes) is only syntax-checked; the
-CPython parser gives the facts wherever they equal libcst's, and libcst runs only
-where a use must be resolved through the file's scopes.
+CPython parser (and `symtable`, for uses through the file's scopes) gives the facts
+wherever they equal libcst's, and libcst runs only for a spelling `ast` does not place.
 """
 
 from __future__ import annotations
@@ -61,8 +61,8 @@ def python_facts(
     if for_graph and plan.fast_facts:
         facts = graph_facts(source, file.relative, module, is_package)
     elif plan.fast_facts:
-        # CPython's parse gives libcst's facts exactly (tests/facts/test_extractors_agree.py) unless a use
-        # could be judged, which only libcst's scope analysis can resolve.
+        # CPython's parse and `symtable` give libcst's facts exactly (tests/facts/test_extractors_agree.py),
+        # uses included, unless `ast` does not place a spelling.
         facts = rule_facts(source, file.relative, module, is_package, gate)
     if facts is None:
         # libcst costs 0.2 s to import: a run whose files all skip the parse never loads it.

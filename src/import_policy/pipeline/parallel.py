@@ -41,8 +41,8 @@ def facts(plan: Plan, files: Sequence[SourceFile], jobs: int) -> list[Outcome]:
     """Each file's outcome, in the order of `files`."""
     size = max(8, len(files) // (jobs * 8))
     chunks = [list(files[i : i + size]) for i in range(0, len(files), size)]
-    # The observer (stale tracking) runs in this process, over the merged facts.
-    shipped = replace(plan, observe=None)
+    # The observers (stale tracking) run in this process, over the merged facts.
+    shipped = replace(plan, observe=None, exempted=None)
     from concurrent.futures import ProcessPoolExecutor  # 20 ms of imports a small batch never needs
 
     with ProcessPoolExecutor(max_workers=jobs, initializer=_start, initargs=(shipped,)) as pool:
@@ -68,7 +68,7 @@ def _chunk(files: list[SourceFile]) -> list[Outcome]:
         except OSError as error:
             out.append(error.strerror or str(error))
             continue
-        facts = python_facts(plan, file, source, plan.rules_for(file.relative))
+        facts = python_facts(plan, file, source, plan.judged_for(file.relative))
         assert facts is not None
         out.append(plan.kept(facts))  # only what the run reads crosses back
     return out

@@ -11,11 +11,12 @@ from dataclasses import dataclass, field, replace
 
 from import_policy.cache.facts import FactsCache
 from import_policy.config.model import Policy, RuleBase
-from import_policy.diagnostics import SYNTAX_ERROR
+from import_policy.diagnostics import SYNTAX_ERROR, Diagnostic
 from import_policy.facts.model import FileFacts
 from import_policy.facts.usegate import UseGate
 from import_policy.kinds.base import EVERY_FILE, Candidates
 from import_policy.kinds.registry import kind_of, python_kind
+from import_policy.patterns import any_match
 from import_policy.rocm import run as rocm_pass
 
 # The cache mode of facts gathered for the ROCm pass alone (the pass reads the same entries).
@@ -92,6 +93,10 @@ class Plan:
     rocm: rocm_pass.RocmPlan | None = field(init=False)
     # Sees each Python file's facts and the rules judged on it (stale-allowlist tracking).
     observe: Callable[[FileFacts, Sequence[RuleBase]], None] | None = field(default=None, kw_only=True)
+    # Stale-allowlist tracking, in the same run: each file is also judged by the rules its
+    # `allow_in` exempts it from, and `exempted` sees those findings (the run reports none).
+    track_allow_in: bool = field(default=False, kw_only=True)
+    exempted: Callable[[Sequence[Diagnostic]], None] | None = field(default=None, kw_only=True)
     # Facts of unchanged files from earlier runs (`--no-cache`: None).
     cache: FactsCache | None = field(default=None, kw_only=True)
     # Both on in every run; the tests turn them off to show they change no result.
@@ -113,6 +118,17 @@ class Plan:
 
     def rules_for(self, path: str) -> list[RuleBase]:
         return [rule for rule in self.python_rules if rule.applies_to(path)]
+
+    def exempted_from(self, path: str) -> list[RuleBase]:
+        """The Python rules whose `files` cover `path` but whose `allow_in` exempts it, when tracked."""
+        return [rule for rule in self.python_rules if _exempts(rule, path)] if self.track_allow_in else []
+
+    def c_exempted_from(self, path: str) -> list[RuleBase]:
+        return [rule for rule in self.c_rules if _exempts(rule, path)] if self.track_allow_in else []
+
+    def judged_for(self, path: str) -> list[RuleBase]:
+        """The rules a Python file's facts must serve: those in force there, and those tracked."""
+        return [*self.rules_for(path), *self.exempted_from(path)]
 
     def needs(self, rules: Sequence[RuleBase]) -> Needs:
         """What `rules` (all applying to one path) ask of a file: a rule kept to `vllm/ir/` must
@@ -150,3 +166,9 @@ class Plan:
 
     def c_rules_for(self, path: str) -> list[RuleBase]:
         return [rule for rule in self.c_rules if rule.applies_to(path)]
+
+
+def _exempts(rule: RuleBase, path: str) -> bool:
+    if not rule.allow_in or (rule.files and any_match(rule.files, path) is None):
+        return False
+    return any_match(rule.allow_in, path) is not None
