@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from import_policy.config.load import preset_text
@@ -38,18 +38,12 @@ class ExceptTracker:
 
     used: set[tuple[str, str]] = field(default_factory=set)
     exempted_findings: set[tuple[str, str]] = field(default_factory=set)
-    # Each rule with its `except` entries cleared: what its forbid patterns alone decide.
-    _bare: dict[str, Rule] = field(default_factory=dict)
 
     def observe(self, facts: FileFacts, rules: Sequence[Rule]) -> None:
         for rule in rules:
             if not kind_of(rule).name_excepts(rule):
                 continue
             kind = python_kind(rule.kind)
-            bare = self._bare.get(rule.id)
-            if bare is None:
-                # the kinds with `except` entries keep them in `except_`
-                bare = self._bare[rule.id] = replace(rule, except_=())  # type: ignore[call-arg]
             names = {fact.name for fact in facts.imports} | {fact.module for fact in facts.imports if fact.module}
             for use in facts.uses:
                 names.update(use.qualified_names)
@@ -57,7 +51,7 @@ class ExceptTracker:
                 verdict = kind.verdict(rule, name)
                 # An entry decides only a name some forbid pattern covers: `except: [foo]` with
                 # `forbid: [foo.bar]` decides nothing for `foo.baz`, which was never forbidden.
-                if not verdict.forbidden and verdict.pattern is not None and kind.verdict(bare, name).forbidden:
+                if not verdict.forbidden and verdict.pattern is not None and kind.forbids(rule, name):
                     self.used.add((rule.id, verdict.pattern.text))
 
     def exempted(self, diagnostics: Sequence[Diagnostic]) -> None:

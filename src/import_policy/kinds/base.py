@@ -96,6 +96,11 @@ class PythonKind(Kind, Protocol):
 
     def check(self, rule: Any, facts: FileFacts) -> list[Diagnostic]: ...
 
+    def forbids(self, rule: Any, name: str) -> bool:
+        """Whether a forbid pattern covers the dotted name, `except` entries aside (an entry
+        decides only a name the rule would otherwise forbid)."""
+        ...
+
     def verdict(self, rule: Any, name: str) -> Verdict:
         """How the rule judges a dotted name (for `except` entries the stale tracker follows)."""
         ...

@@ -182,6 +182,9 @@ class ImportKind:
     def check(self, rule: ImportRule, facts: FileFacts) -> list[Diagnostic]:
         return check(rule, facts)
 
+    def forbids(self, rule: ImportRule, name: str) -> bool:
+        return judge(name, rule.forbid, ()).forbidden
+
     def verdict(self, rule: ImportRule, name: str) -> Verdict:
         return verdict(rule, name)
 

@@ -77,6 +77,9 @@ class RelativeImportsKind:
     def uses(self, rules: Sequence[RelativeImportsRule]) -> tuple[Candidates, UseGate, str] | None:
         return None
 
+    def forbids(self, rule: RelativeImportsRule, name: str) -> bool:
+        return False
+
     def verdict(self, rule: RelativeImportsRule, name: str) -> Verdict:
         return Verdict(False, None)
 
