@@ -19,6 +19,7 @@ from import_policy import __version__
 from import_policy.cache.facts import FOLDER as CACHE_FOLDER
 from import_policy.commands import EXIT_ERROR, EXIT_OK, EXIT_VIOLATIONS, UsageError, discard_stdout
 from import_policy.config.load import DEFAULT_PRESET, ConfigErrors, Loaded, load
+from import_policy.report.formats import FORMATS
 
 __all__ = ["EXIT_ERROR", "EXIT_OK", "EXIT_VIOLATIONS", "UsageError", "main"]
 
@@ -61,7 +62,7 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--unsafe-fixes", action="store_true", help="also apply (or count as fixable) fixes that can change behaviour")
     check.add_argument("--diff", action="store_true", help="print the diff --fix would write, write nothing; exit 1 if a fix is pending")
     check.add_argument(
-        "--format", "--output-format", dest="format", choices=("text", "json", "sarif", "github"), default="text",
+        "--format", "--output-format", dest="format", choices=("text", *FORMATS), default="text",
         help="output format (default: text)",
     )
     check.add_argument("-q", "--quiet", action="store_true", help="print the findings and nothing else (no summary, no notes)")

@@ -29,6 +29,7 @@ from import_policy.facts.comments import MARKER as SUPPRESSION_MARKER
 from import_policy.discovery.files import PathError, SourceFile, discover, relative_to_root
 from import_policy.fix.payload import applies
 from import_policy.kinds.describe import opt_in_builtins, rule_rows
+from import_policy.report.formats import FORMATS, Report
 from import_policy.kinds.unused_suppression import UNUSED_SUPPRESSION
 from import_policy.patterns import any_match
 from import_policy.pipeline.engine import Result, run
@@ -418,20 +419,13 @@ def _write_report(
     if args.statistics and args.format != "json":
         if not text.silent:
             out.write(text_report.render_statistics(shown, show_summary=text.summary))
-    elif args.statistics or args.format == "json":
+    elif args.statistics:
         from import_policy.report import json as json_report
 
-        out.write(json_report.render_statistics(shown) if args.statistics else json_report.render(shown, files))
-    elif args.format == "sarif":
-        from import_policy.report import sarif as sarif_report
-        from import_policy.report.sarif_fixes import fix_hook
-
+        out.write(json_report.render_statistics(shown))
+    elif args.format in FORMATS:
         shown_stdin = {_rebase_path(path, policy.root, cwd): data for path, data in overrides.items()}
-        out.write(sarif_report.render(shown, policy, cwd, fix_hook(cwd, shown_stdin)))
-    elif args.format == "github":
-        from import_policy.report import github as github_report
-
-        out.write(github_report.render(shown))
+        out.write(FORMATS[args.format](Report(shown, files, policy, cwd, shown_stdin)))
     elif not text.silent:
         out.write(_text(shown, text, text_report.use_colour(out)))
 
