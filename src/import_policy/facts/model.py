@@ -241,3 +241,5 @@ class FileFacts:
     scans: tuple[ScanFact, ...] = ()
     suppressions: Suppressions = field(default_factory=Suppressions)
     syntax_error: SyntaxErrorFact | None = None
+    # False for a file no rule needed, which was never parsed: it has no facts at all.
+    parsed: bool = True

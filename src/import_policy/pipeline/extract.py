@@ -38,9 +38,9 @@ def python_facts(
     for_rules = bool(rules) and needs.could_report(source, module)
     # Only the ROCm pass reads the file: CPython's parse gives its facts (facts.from_ast).
     rocm = plan.rocm
-    for_graph = not for_rules and rocm is not None and rocm.reads_every_file and rocm.wants_parse(source, file.relative)
+    for_graph = not for_rules and rocm is not None and rocm.wants_file_parse(source, file.relative)
     if not for_rules and not for_graph:
-        return FileFacts(file.relative, module, is_package)
+        return FileFacts(file.relative, module, is_package, parsed=False)
     want_uses = for_rules and needs.uses_matter(source, module)
     # The facts depend on the bytes, where the file sits and what was asked (the use gate's rules).
     if for_rules:

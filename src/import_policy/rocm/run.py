@@ -62,12 +62,15 @@ class RocmPlan:
     def needs_project(self) -> bool:
         return bool(self.rules & {EAGER_HEAVY_IMPORT, HEAVY_IMPORT_REACHABLE, IMPORT_TIME_JIT})
 
-    @property
-    def reads_every_file(self) -> bool:
-        """Whether each checked file's own facts are needed. With the reachability rules
-        alone, only the files a chain reaches are: the project loads them when it gets there,
-        and the engine only syntax-checks the others."""
-        return bool(self.rules - {HEAVY_IMPORT_REACHABLE, IMPORT_TIME_JIT})
+    def wants_file_parse(self, source: bytes, path: str) -> bool:
+        """Whether the engine must parse a checked file for the pass's per-file rules: for
+        `eager-heavy-import`, any file that may hold a site; for `trial-import-probe` alone,
+        a file that spells a probe (the reachability rules load what a chain reaches)."""
+        if EAGER_HEAVY_IMPORT in self.rules:
+            return self.wants_parse(source, path)
+        if TRIAL_IMPORT_PROBE in self.rules and not path.endswith(".pyi"):
+            return any(probe.rpartition(".")[2].encode() in source for probe, _ in self.rocm.probes)
+        return False
 
     def slim(self, facts: FileFacts) -> FileFacts:
         """What the pass keeps of a file: calls that may be probes (a string argument), walk a
@@ -160,8 +163,9 @@ def project(plan: RocmPlan, known: Mapping[str, FileFacts], read: Reader, cache:
     modules = ProjectModules(policy, known)
 
     def load(path: str) -> FileFacts | None:
-        if plan.reads_every_file and path in known:
-            return known[path]  # else the engine only syntax-checked it
+        facts = known.get(path)
+        if facts is not None and facts.parsed:
+            return facts  # the engine parsed it, for a rule or for this pass
         file = SourceFile(policy.root / path, path, "python")
         try:
             source = read(file)
@@ -226,9 +230,9 @@ def check(
 
     def suppressed(d: Diagnostic) -> bool:
         if d.path not in quiet:
-            # Without `reads_every_file` the engine did not parse the files passed: their
-            # comments are read only where a finding stands.
-            quiet[d.path] = applies[d.path].suppressions if plan.reads_every_file else _comments(plan, d.path, read)
+            # A file the engine did not parse has its comments read only where a finding stands.
+            facts = applies[d.path]
+            quiet[d.path] = facts.suppressions if facts.parsed else _comments(plan, d.path, read)
         return quiet[d.path].covers(d.rule, d.suppress_lines)
 
     return [d for d in found if not suppressed(d)]
