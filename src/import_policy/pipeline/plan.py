@@ -114,7 +114,7 @@ class Plan:
             python_kind(r.kind).prepare(r, self.policy) for r in selected if kind_of(r).language == "python"
         )
         self.c_rules = tuple(r for r in selected if kind_of(r).language == "c")
-        self.rocm = rocm_pass.make_plan(self.policy, self.selection.wants)
+        self.rocm = rocm_pass.make_plan(self.policy, self.selection.wants, self.prefilter)
 
     def rules_for(self, path: str) -> list[RuleBase]:
         return [rule for rule in self.python_rules if rule.applies_to(path)]

@@ -69,7 +69,7 @@ class RocmPlan:
         if EAGER_HEAVY_IMPORT in self.rules:
             return self.wants_parse(source, path)
         if TRIAL_IMPORT_PROBE in self.rules and not path.endswith(".pyi"):
-            return any(probe.rpartition(".")[2].encode() in source for probe, _ in self.rocm.probes)
+            return self.tokens is None or any(probe.rpartition(".")[2].encode() in source for probe, _ in self.rocm.probes)
         return False
 
     def slim(self, facts: FileFacts) -> FileFacts:
@@ -115,7 +115,9 @@ class RocmPlan:
         return any(token in source for token in self.tokens) or RELATIVE_IMPORT.search(source) is not None
 
 
-def make_plan(policy: Policy, wants: Callable[[str], bool]) -> RocmPlan | None:
+def make_plan(policy: Policy, wants: Callable[[str], bool], prefilter: bool = True) -> RocmPlan | None:
+    """The pass for this run, None when none of its rules is selected. `prefilter=False`
+    reads every file (the soundness checks compare that with a run)."""
     rocm = policy.rocm_safety
     if rocm is None:
         return None
@@ -126,6 +128,8 @@ def make_plan(policy: Policy, wants: Callable[[str], bool]) -> RocmPlan | None:
     top = [(name, package) for name, _, package in top_level_names(policy.root, policy.roots)]
     project_names = frozenset(name for name, _ in top)
     entries = rocm.entry_modules or default_entries(top)
+    if not prefilter:
+        return RocmPlan(policy, rocm, rules, exports, None, project_names, entries)
     heads: set[str] = set()
     for pattern in rocm.heavy_modules:
         head = pattern.literal_head
