@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from import_policy import __version__
-from import_policy.cache.facts import FOLDER as CACHE_FOLDER
+from import_policy.cache.seal import FOLDER as CACHE_FOLDER
 from import_policy.commands import EXIT_ERROR, EXIT_OK, EXIT_VIOLATIONS, UsageError, discard_stdout
 from import_policy.config.load import DEFAULT_PRESET, ConfigErrors, Loaded, load
 from import_policy.report.formats import FORMATS
@@ -131,6 +131,12 @@ def _load(args: argparse.Namespace) -> Loaded:
 
 
 def _dispatch(args: argparse.Namespace) -> int:
+    if args.command == "check":
+        from import_policy.commands.check import answer_warm
+
+        warm = answer_warm(args, Path.cwd())  # an unchanged tree and configuration: no policy to build
+        if warm is not None:
+            return warm
     loaded = _load(args)
     # Each command's module is imported only when asked for: start-up time is most of a warm run.
     if args.command == "rules":

@@ -50,8 +50,8 @@ class C:
 
 
 def _entries(root: Path) -> list[Path]:
-    """The per-file facts entries (not the whole-run and walk entries under runs/ and walk/)."""
-    return sorted(p for p in (root / FOLDER).rglob("*.json") if p.parent.name not in ("runs", "walk"))
+    """The per-file facts entries (not the whole-run, walk and policy entries under runs/, walk/, policies/)."""
+    return sorted(p for p in (root / FOLDER).rglob("*.json") if p.parent.name not in ("runs", "walk", "policies"))
 
 
 def test_facts_round_trip_through_json() -> None:

@@ -7,7 +7,7 @@ import os
 import pytest
 
 from conftest import Project
-from import_policy.commands import check as cli
+from import_policy.pipeline import engine
 from import_policy.cache.facts import FOLDER
 
 CONFIG = """\
@@ -36,7 +36,7 @@ def _no_engine(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*args: object, **kwargs: object) -> None:
         raise AssertionError("the engine ran")
 
-    monkeypatch.setattr(cli, "run", refuse)
+    monkeypatch.setattr(engine, "run", refuse)
 
 
 @pytest.mark.parametrize("fmt", ["text", "json", "sarif"])

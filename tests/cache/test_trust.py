@@ -84,7 +84,7 @@ def _forged(tmp_path: Path, which: str, attacker_key: str | None) -> Path:
     assert _check(checkout, attacker, ".", key=attacker_key)[:2] == (1, PICKLE + "\nFound 1 violation (0 fixable with --fix).\n")
     cache = checkout / FOLDER
     for entry in cache.rglob("*.json"):
-        if which == "facts" and entry.parent.name not in ("runs", "walk"):
+        if which == "facts" and entry.parent.name not in ("runs", "walk", "policies"):
             _reseal(entry, lambda data: data["facts"].update(imports=[]), attacker_key)
         elif which == "run" and entry.parent.name == "runs":
             _reseal(entry, lambda data: data.update(diagnostics=[]), attacker_key)

@@ -20,9 +20,8 @@ from import_policy import __version__
 from import_policy.facts.model import FileFacts
 from import_policy.facts.serial import from_json, to_json
 from import_policy.cache.key import cache_key
-from import_policy.cache.seal import read_regular, seal, unseal, write_entry
+from import_policy.cache.seal import FOLDER, read_regular, seal, unseal, write_entry
 
-FOLDER = ".import_policy_cache"
 # Bumped whenever extraction changes what it records for the same bytes, so old entries miss.
 _FORMAT = 5
 _PURPOSE = b"facts"

@@ -25,15 +25,14 @@ from pathlib import Path
 from typing import Any
 
 from import_policy import __version__
-from import_policy.cache.facts import FOLDER
 from import_policy.cache.key import cache_key
-from import_policy.cache.seal import read_regular, seal, unseal, write_entry
+from import_policy.cache.seal import FOLDER, read_regular, seal, unseal, write_entry
 from import_policy.config.model import Policy
 from import_policy.diagnostics import Diagnostic
 from import_policy.discovery.files import SourceFile
 from import_policy.fix.payload import decode, encode
 
-_FORMAT = 1
+_FORMAT = 2
 _PURPOSE = b"run"
 KEEP = 8  # entries kept: a few selections or configs used in turn each stay warm
 Stat = tuple[int, int, int]  # mtime_ns, size, inode
@@ -62,6 +61,14 @@ def _digest(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
+def policy_digest(policy: Policy) -> str | None:
+    """The policy in its full, resolved form, as a digest; None when part of it has no stable repr."""
+    described = repr(policy)
+    if " at 0x" in described:
+        return None  # never risk a false hit
+    return hashlib.blake2b(described.encode(), digest_size=20).hexdigest()
+
+
 class RunCache:
     def __init__(self, root: Path) -> None:
         self.root = root
@@ -69,12 +76,13 @@ class RunCache:
         self.secret = cache_key()
 
     @staticmethod
-    def key(policy: Policy, selection: object, files: Sequence[SourceFile]) -> str | None:
-        described = repr((policy, selection))
+    def key(policy: str, selection: object, files: Sequence[SourceFile]) -> str | None:
+        """`policy`: `policy_digest` of the policy in force."""
+        described = repr(selection)
         if " at 0x" in described:
             return None  # something without a stable repr: never risk a false hit
         digest = hashlib.blake2b(digest_size=20)
-        digest.update(f"{_FORMAT}\0{__version__}\0".encode())
+        digest.update(f"{_FORMAT}\0{__version__}\0{policy}\0".encode())
         digest.update(described.encode())
         for file in files:
             digest.update(f"\0{file.relative}\0{file.language}".encode())

@@ -16,6 +16,8 @@ import os
 import stat
 from pathlib import Path
 
+FOLDER = ".import_policy_cache"  # in the project root; every cache keeps its entries below it
+
 _HEAD = b'{"mac":"'
 _MAC_DIGITS = 64
 _BODY = len(_HEAD) + _MAC_DIGITS + 2  # where the rest of the object starts, after `",`

@@ -19,9 +19,8 @@ from pathlib import Path
 from typing import Literal
 
 from import_policy import __version__
-from import_policy.cache.facts import FOLDER
 from import_policy.cache.key import cache_key
-from import_policy.cache.seal import read_regular, seal, unseal, write_entry
+from import_policy.cache.seal import FOLDER, read_regular, seal, unseal, write_entry
 
 Kind = Literal["d", "python", "c", "l"]
 GitIgnoreStat = tuple[int, int, int] | None

@@ -18,29 +18,28 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from import_policy.adoption.stale import ExceptTracker, find_stale, whole_tree
-from import_policy.cache.facts import FactsCache
-from import_policy.cache.run import Outcome, RunCache
+from import_policy.cache.run import Outcome, RunCache, policy_digest
 from import_policy.commands import EXIT_ERROR, EXIT_OK, EXIT_VIOLATIONS, UsageError, discard_stdout
 from import_policy.config.load import Loaded
 from import_policy.config.model import Policy
 from import_policy.diagnostics import SYNTAX_ERROR, Diagnostic
-from import_policy.facts.comments import MARKER as SUPPRESSION_MARKER
 from import_policy.discovery.files import PathError, SourceFile, discover, relative_to_root
 from import_policy.fix.payload import applies
-from import_policy.kinds.describe import opt_in_builtins, rule_rows
+from import_policy.patterns import PathGlob, PatternError, any_match
 from import_policy.report.formats import FORMATS, Report
-from import_policy.kinds.unused_suppression import UNUSED_SUPPRESSION
-from import_policy.patterns import any_match
-from import_policy.pipeline.engine import Result, run
-from import_policy.pipeline.extract import Reader, read_file
-from import_policy.pipeline.plan import Plan, Selection
-from import_policy.pipeline import slow
-from import_policy.pipeline.parallel import default_jobs
 from import_policy.report import text as text_report
 
+# The rest is imported where it is used: a whole-tree run the caches answer (`answer_warm`)
+# builds no policy, runs no engine and reads no file but the configuration's.
 if TYPE_CHECKING:
+    from import_policy.adoption.stale import ExceptTracker
+    from import_policy.cache.facts import FactsCache
     from import_policy.fix.run import FixRun
+    from import_policy.pipeline.engine import Result
+    from import_policy.pipeline.extract import Reader
+    from import_policy.pipeline.plan import Selection
+
+UNUSED_SUPPRESSION = "unused-suppression"  # kinds.unused_suppression's id, held equal by a test
 
 
 @dataclass(frozen=True)
@@ -61,6 +60,7 @@ class Caches:
     runs: RunCache | None  # set only when the last run over the same tree may answer this one
     run_key: str | None
     tracker: ExceptTracker | None  # set only when the whole tree is checked, so stale entries can be told
+    policy_digest: str | None = None  # what the run cache keys the policy by
 
 
 @dataclass
@@ -69,13 +69,62 @@ class Checked:
     stale: list[str]  # the stale-entry lines for stderr
 
 
+def answer_warm(args: argparse.Namespace, cwd: Path) -> int | None:
+    """A whole-tree check answered by the run cache before any policy is built: the policy
+    index (cache.policy) knows, from the bytes of every configuration file, the root, the
+    `exclude` globs and the policy digest the last run was keyed by. None: no such answer
+    (something differs, or the flags need the policy), so `check` runs the usual way."""
+    from import_policy.config.load import DEFAULT_PRESET, known
+
+    needs_policy = args.fix or args.fix_only or args.diff or args.baseline is not None or args.write_baseline is not None
+    if args.no_cache or args.stdin_filename is not None or needs_policy or args.format == "sarif":
+        return None
+    found = known(args.config, cwd)
+    if found is None:
+        return None
+    entry, config = found
+    paths = args.paths or [Path(".")]
+    root = entry.root
+    if not all(path.is_dir() and path.resolve() == root for path in paths):
+        return None  # a named subfolder may be excluded, which is warned about: that needs the policy
+    try:
+        exclude = tuple(PathGlob.compile(text) for text in entry.exclude)
+    except PatternError:
+        return None
+    skipped: list[tuple[str, str]] = []
+    try:
+        files = discover(paths, root, exclude, remember=True, skipped=skipped)
+    except PathError:
+        return None
+    named = {*(args.select or ()), *(args.extend_select or ()), *(args.ignore or ())}
+    if not named <= set(entry.ids):
+        return None  # the usual way says which is unknown
+    run_key = RunCache.key(entry.policy, selection_key(args), files)
+    outcome = RunCache(root).get(run_key, files) if run_key is not None else None
+    if outcome is None:
+        return None
+    if config is None and not args.quiet:
+        print(f"import-policy: no configuration found; using the built-in {DEFAULT_PRESET} preset", file=sys.stderr)
+    for path, why in skipped:
+        print(f"import-policy: skipped {path}: {why}", file=sys.stderr)
+    inputs = Inputs(paths, files, lambda file: file.path.read_bytes(), None)
+    kept = list(outcome.diagnostics)
+    return report(args, root, None, inputs, Finished(outcome.files, outcome.unreadable, outcome.stale), kept, None, None, {})
+
+
 def check(loaded: Loaded, args: argparse.Namespace) -> int:
+    from import_policy.pipeline.parallel import default_jobs
+
     refuse_conflicts(args)
     policy = loaded.policy
     selection = selection_of(loaded, args)
     inputs = read_inputs(policy, args)
     unused = wants_unused_suppression(selection, args)
     caches = cache_policy(policy, selection, inputs, args, unused)
+    if caches.run_key is not None and caches.policy_digest is not None:
+        from import_policy.config.load import remember
+
+        remember(loaded, Path.cwd(), caches.policy_digest, rule_ids(policy))
     jobs = args.jobs or default_jobs()
     checked = run_or_reuse(policy, selection, inputs, caches, jobs, unused=unused, quiet=args.quiet)
     fixing: FixRun | None = None
@@ -87,20 +136,32 @@ def check(loaded: Loaded, args: argparse.Namespace) -> int:
         fixing = fix(checked, inputs, policy, selection, args.unsafe_fixes)
     overrides = {file.relative: inputs.stdin for file in inputs.files if inputs.stdin is not None}
     kept, wrote = apply_baseline(checked.result.diagnostics, args, policy, inputs.files, selection, overrides)
-    return report(args, policy, inputs, checked, kept, fixing, wrote, overrides)
+    result = checked.result
+    finished = Finished(result.files, result.unreadable, checked.stale)
+    return report(args, policy.root, policy, inputs, finished, kept, fixing, wrote, overrides)
+
+
+@dataclass(frozen=True)
+class Finished:
+    """What the report says of the run besides its findings."""
+
+    files: int
+    unreadable: list[tuple[str, str]]
+    stale: list[str]  # the stale-entry lines for stderr
 
 
 def report(
-    args: argparse.Namespace, policy: Policy, inputs: Inputs, checked: Checked, kept: list[Diagnostic],
-    fixing: FixRun | None, wrote: str | None, overrides: dict[str, bytes],
+    args: argparse.Namespace, root: Path, policy: Policy | None, inputs: Inputs, checked: Finished,
+    kept: list[Diagnostic], fixing: FixRun | None, wrote: str | None, overrides: dict[str, bytes],
 ) -> int:
-    """Presentation, the report in its format, what stderr must say, and the exit code."""
+    """Presentation, the report in its format, what stderr must say, and the exit code.
+    `policy` is None for a run answered without one (never for `--format sarif`)."""
     cwd = Path.cwd()
     if args.fix_only:
         kept = []  # ruff's --fix-only: what remains is neither reported nor a failure
     # `fixable` means: a fix that would apply with the flags given; the others are "hidden" (ruff).
     hidden = sum(d.fixable and not applies(d, args.unsafe_fixes) for d in kept)
-    shown = present(kept, args.unsafe_fixes, policy.root, cwd)
+    shown = present(kept, args.unsafe_fixes, root, cwd)
     nothing = inputs.stdin is None and not inputs.files
     if nothing and not args.quiet:
         # As ruff: a warning, and no "All checks passed!" for a run that checked nothing.
@@ -109,16 +170,16 @@ def report(
         print(f"import-policy: {wrote}", file=sys.stderr)  # stdout holds the document
     text = Text(
         fixed=fixing.applied if fixing is not None else 0, hidden=hidden,
-        fixes=present(fixing.fixed, args.unsafe_fixes, policy.root, cwd) if fixing is not None and args.show_fixes else None,
+        fixes=present(fixing.fixed, args.unsafe_fixes, root, cwd) if fixing is not None and args.show_fixes else None,
         summary=not args.quiet, silent=nothing, wrote=wrote, fix_only=args.fix_only,
     )
-    write_report(args, shown, checked.result.files, policy, cwd, overrides, text)
-    for path, reason in checked.result.unreadable:
+    write_report(args, shown, checked.files, policy, cwd, overrides, text)
+    for path, reason in checked.unreadable:
         print(f"import-policy: cannot read {path}: {reason}", file=sys.stderr)
     if not args.quiet:
         for line in checked.stale:
             print(f"import-policy: {line}", file=sys.stderr)
-    if checked.result.unreadable:
+    if checked.unreadable:
         return EXIT_ERROR
     return exit_code(shown, args.exit_zero)
 
@@ -145,7 +206,9 @@ def refuse_conflicts(args: argparse.Namespace) -> None:
 def selection_of(loaded: Loaded, args: argparse.Namespace) -> Selection:
     """`--select` (replaces the set in force), `--extend-select` (adds to it) and `--ignore`,
     each id checked against the rules there are."""
-    known = {row["id"] for row in rule_rows(loaded.policy)} | {rule.id for rule in opt_in_builtins()}
+    from import_policy.pipeline.plan import Selection
+
+    known = rule_ids(loaded.policy)
     for flag, ids in (("--select", args.select), ("--extend-select", args.extend_select), ("--ignore", args.ignore)):
         unknown = sorted(set(ids or ()) - known)
         if unknown:
@@ -154,6 +217,13 @@ def selection_of(loaded: Loaded, args: argparse.Namespace) -> Selection:
     selection = Selection(select, frozenset(args.ignore or ())).under(loaded.policy)
     # `--extend-select` adds to the set in force, opt-in rules included.
     return replace(selection, enable=selection.enable | frozenset(args.extend_select or ()))
+
+
+def rule_ids(policy: Policy) -> set[str]:
+    """The ids a selection may name: the rules in force and the opt-in built-ins."""
+    from import_policy.kinds.describe import opt_in_builtins, rule_rows
+
+    return {row["id"] for row in rule_rows(policy)} | {rule.id for rule in opt_in_builtins()}
 
 
 def wants_unused_suppression(selection: Selection, args: argparse.Namespace) -> bool:
@@ -181,6 +251,8 @@ def read_inputs(policy: Policy, args: argparse.Namespace) -> Inputs:
             print(f"import-policy: skipped {path}: {why}", file=sys.stderr)
         if args.paths:
             warn_excluded(policy, args.paths)
+        from import_policy.pipeline.extract import read_file
+
         return Inputs(paths, files, read_file, None)
     from import_policy.commands.check_stdin import read_stdin, stdin_file
 
@@ -225,24 +297,40 @@ def _constant(source: bytes) -> Reader:
 
 
 def cache_policy(policy: Policy, selection: Selection, inputs: Inputs, args: argparse.Namespace, unused: bool) -> Caches:
+    from import_policy.adoption.stale import ExceptTracker, whole_tree
+    from import_policy.cache.facts import FactsCache
+
     # Stale allowlist entries can only be told when the whole tree is checked.
     tracker = ExceptTracker() if inputs.stdin is None and whole_tree(inputs.paths, policy.root) else None
     facts = None if args.no_cache or inputs.stdin is not None else FactsCache(policy.root)
     # An unchanged whole tree is answered from the last run (runcache); fixing always checks afresh.
     fixing = args.fix or args.fix_only or args.diff
     runs = RunCache(policy.root) if facts is not None and tracker is not None and not fixing else None
+    digest = policy_digest(policy) if runs is not None else None
+    run_key = RunCache.key(digest, selection_key(args), inputs.files) if digest is not None else None
+    return Caches(facts, runs, run_key, tracker, digest)
+
+
+def selection_key(args: argparse.Namespace) -> tuple[object, ...]:
+    """The selection as the run cache keys it: the flags as given. With the policy's digest
+    (its `ignore:`/`enable:` included) they decide the `Selection` and whether unused
+    suppressions are judged, and they can be read before the policy is built (`answer_warm`)."""
     # Sorted: a frozenset's repr follows the process's string hashing, which differs run to run.
-    selected: tuple[object, ...] = (sorted(selection.select) if selection.select is not None else None, sorted(selection.ignore))
-    if unused:
-        selected += (UNUSED_SUPPRESSION,)
-    run_key = RunCache.key(policy, selected, inputs.files) if runs is not None else None
-    return Caches(facts, runs, run_key, tracker)
+    return (
+        sorted(set(args.select)) if args.select else None,
+        sorted(set(args.extend_select or ())),
+        sorted(set(args.ignore or ())),
+    )
 
 
 def run_or_reuse(
     policy: Policy, selection: Selection, inputs: Inputs, caches: Caches, jobs: int, *, unused: bool, quiet: bool
 ) -> Checked:
     """The last run's outcome when the tree is unchanged, else a fresh run (recorded for next time)."""
+    from import_policy.pipeline import slow
+    from import_policy.pipeline.engine import Result, run
+    from import_policy.pipeline.plan import Plan
+
     runs, run_key, files = caches.runs, caches.run_key, inputs.files
     reused = runs.get(run_key, files) if runs is not None and run_key is not None else None
     if reused is not None:
@@ -270,7 +358,11 @@ def unused_suppressions(policy: Policy, selection: Selection, inputs: Inputs, ca
     """`unused-suppression`: the files that hold a suppression are checked again with every
     suppression neutralised, under every rule in force (whatever `--select` narrowed this run
     to), and each comment is judged on what it silenced."""
+    from import_policy.facts.comments import MARKER as SUPPRESSION_MARKER
     from import_policy.kinds import unused_suppression as unused
+    from import_policy.kinds.describe import opt_in_builtins, rule_rows
+    from import_policy.pipeline.engine import run
+    from import_policy.pipeline.plan import Plan, Selection
 
     marked: dict[str, tuple[SourceFile, bytes]] = {}
     for file in inputs.files:
@@ -309,6 +401,8 @@ def stale_entries(policy: Policy, selection: Selection, inputs: Inputs, caches: 
     """Allowlist entries that matched nothing in this run (only told for a whole tree)."""
     if caches.tracker is None:
         return []
+    from import_policy.adoption.stale import find_stale
+
     found = find_stale(policy, selection, inputs.files, caches.tracker)
     return [str(stale) for stale in found]
 
@@ -398,7 +492,7 @@ def present(diagnostics: Sequence[Diagnostic], unsafe: bool, root: Path, cwd: Pa
 
 
 def write_report(
-    args: argparse.Namespace, shown: list[Diagnostic], files: int, policy: Policy, cwd: Path,
+    args: argparse.Namespace, shown: list[Diagnostic], files: int, policy: Policy | None, cwd: Path,
     overrides: dict[str, bytes], text: Text,
 ) -> None:
     """The findings on stdout in the format asked for. A reader that closes the pipe early
@@ -411,7 +505,7 @@ def write_report(
 
 
 def _write_report(
-    args: argparse.Namespace, shown: list[Diagnostic], files: int, policy: Policy, cwd: Path,
+    args: argparse.Namespace, shown: list[Diagnostic], files: int, policy: Policy | None, cwd: Path,
     overrides: dict[str, bytes], text: Text,
 ) -> None:
     out = sys.stdout
@@ -424,7 +518,9 @@ def _write_report(
 
         out.write(json_report.render_statistics(shown))
     elif args.format in FORMATS:
-        shown_stdin = {_rebase_path(path, policy.root, cwd): data for path, data in overrides.items()}
+        # A run answered without the policy (answer_warm) had no stdin to show.
+        root = policy.root if policy is not None else cwd
+        shown_stdin = {_rebase_path(path, root, cwd): data for path, data in overrides.items()}
         out.write(FORMATS[args.format](Report(shown, files, policy, cwd, shown_stdin)))
     elif not text.silent:
         out.write(_text(shown, text, text_report.use_colour(out)))

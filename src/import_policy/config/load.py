@@ -6,25 +6,36 @@ fixes a configuration in one round.
 
 from __future__ import annotations
 
+import hashlib
 import re
-import sys
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from import_policy.cache.policy import Known, PolicyIndex, entry_key
 from import_policy.config.model import Origin, Policy, RocmSafety, Rule
-from import_policy.config.validate import ConfigError, Document, Validator
-from import_policy.config.yamltree import Scalar, YamlError, parse
-from import_policy.kinds.registry import BUILTIN_IDS, KINDS
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
+# YAML parsing, validation and the kinds are imported by the functions that build a policy:
+# a run that the caches answer (cache.policy, cache.run) never builds one.
+if TYPE_CHECKING:
+    from import_policy.config.validate import ConfigError, Document
 
 CONFIG_NAMES = ("import-policy.yaml", ".import-policy.yaml")
 DEFAULT_PRESET = "rocm-safety"
 MAX_EXTENDS_DEPTH = 32
+
+
+def _error(source: str, line: int, message: str) -> ConfigError:
+    from import_policy.config.validate import ConfigError
+
+    return ConfigError(source, line, message)
+
+
+def digest(data: bytes) -> str:
+    """What a configuration's bytes are known by in the caches."""
+    return hashlib.blake2b(data, digest_size=20).hexdigest()
 
 
 class ConfigErrors(Exception):
@@ -39,9 +50,27 @@ def presets() -> list[str]:
 
 
 def preset_text(name: str) -> str | None:
+    data = preset_bytes(name)
+    return None if data is None else _text(data)
+
+
+def preset_bytes(name: str) -> bytes | None:
     if name not in presets():
         return None
-    return (resources.files("import_policy.rules") / f"{name}.yaml").read_text(encoding="utf-8")
+    return (resources.files("import_policy.rules") / f"{name}.yaml").read_bytes()
+
+
+def _text(data: bytes) -> str:
+    """`data` decoded as `read_text` would (UTF-8, universal newlines)."""
+    return data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+
+
+def source_bytes(key: str) -> bytes | None:
+    """The bytes of a source as `Loaded.read` names it (`preset:NAME` or an absolute path)."""
+    try:
+        return preset_bytes(key[len("preset:"):]) if key.startswith("preset:") else Path(key).read_bytes()
+    except OSError:
+        return None
 
 
 def find_config(start: Path, cwd: Path | None = None) -> Path | None:
@@ -66,6 +95,13 @@ _TOML_LINE = re.compile(r"at line (\d+)")
 
 def _named_in_pyproject(pyproject: Path, cwd: Path) -> Path | None:
     """The file `[tool.import-policy] config` names; None for a pyproject.toml without the table."""
+    import sys
+
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
+
     shown = _shown(pyproject, cwd)
     try:
         text = pyproject.read_text(encoding="utf-8")
@@ -77,7 +113,7 @@ def _named_in_pyproject(pyproject: Path, cwd: Path) -> Path | None:
         if "import-policy" not in text:
             return None  # it cannot be configuring us: pass over it as the search always did
         found = _TOML_LINE.search(str(error))
-        raise ConfigErrors([ConfigError(shown, int(found.group(1)) if found else 0, f"invalid TOML: {error}")]) from None
+        raise ConfigErrors([_error(shown, int(found.group(1)) if found else 0, f"invalid TOML: {error}")]) from None
     tool = data.get("tool")
     table = tool.get("import-policy") if isinstance(tool, dict) else None
     if table is None:
@@ -87,7 +123,7 @@ def _named_in_pyproject(pyproject: Path, cwd: Path) -> Path | None:
     named = table.get("config") if isinstance(table, dict) else None
     if not isinstance(named, str) or not named:
         got = "has no `config` key" if not isinstance(table, dict) or "config" not in table else f"has config = {named!r}"
-        raise ConfigErrors([ConfigError(
+        raise ConfigErrors([_error(
             shown, line,
             f"[tool.import-policy] {got}; it checks nothing without one: "
             'name the policy file, e.g. config = "import-policy.yaml"',
@@ -95,7 +131,7 @@ def _named_in_pyproject(pyproject: Path, cwd: Path) -> Path | None:
     path = pyproject.parent / named
     if not path.is_file():
         what = "is a folder, not a file" if path.is_dir() else "no such file"
-        raise ConfigErrors([ConfigError(shown, line, f"[tool.import-policy] config = {named!r}: {what}")])
+        raise ConfigErrors([_error(shown, line, f"[tool.import-policy] config = {named!r}: {what}")])
     return path
 
 
@@ -103,6 +139,8 @@ def _named_in_pyproject(pyproject: Path, cwd: Path) -> Path | None:
 class Loaded:
     policy: Policy
     config: Path | None  # None when the default preset applies
+    # Every file or preset read, as (`preset:NAME` or absolute path, digest of its bytes), in order.
+    read: tuple[tuple[str, str], ...] = field(default=())
 
 
 def load(config: Path | None, cwd: Path) -> Loaded:
@@ -110,13 +148,53 @@ def load(config: Path | None, cwd: Path) -> Loaded:
     if config is None:
         config = find_config(cwd, cwd)
         if config is None:
-            return Loaded(_build(cwd, _Source(f"preset:{DEFAULT_PRESET}", None, DEFAULT_PRESET), cwd), None)
+            read: list[tuple[str, str]] = []
+            policy = _build(cwd, _Source(f"preset:{DEFAULT_PRESET}", None, DEFAULT_PRESET), cwd, read)
+            return Loaded(policy, None, tuple(read))
     config = config if config.is_absolute() else cwd / config
     if config.is_dir():
-        raise ConfigErrors([ConfigError(_shown(config, cwd), 0, "is a folder; --config takes a configuration file")])
+        raise ConfigErrors([_error(_shown(config, cwd), 0, "is a folder; --config takes a configuration file")])
     if not config.is_file():
-        raise ConfigErrors([ConfigError(_shown(config, cwd), 0, "no such file")])
-    return Loaded(_build(config.parent, _Source(_shown(config, cwd), config, None), cwd), config)
+        raise ConfigErrors([_error(_shown(config, cwd), 0, "no such file")])
+    read_: list[tuple[str, str]] = []
+    policy = _build(config.parent, _Source(_shown(config, cwd), config, None), cwd, read_)
+    return Loaded(policy, config, tuple(read_))
+
+
+def known(config: Path | None, cwd: Path) -> tuple[Known, Path | None] | None:
+    """What the last run recorded of the policy `load(config, cwd)` would build, when not a
+    byte of any file it came from has changed since (cache.policy); with the configuration
+    file (None: the default preset). None: build it."""
+    try:
+        if config is None:
+            config = find_config(cwd, cwd)
+        if config is None:
+            top, root, data = f"preset:{DEFAULT_PRESET}", cwd.resolve(), preset_bytes(DEFAULT_PRESET)
+        else:
+            config = config if config.is_absolute() else cwd / config
+            top, root, data = str(config.resolve()), config.parent.resolve(), config.read_bytes()
+    except (ConfigErrors, OSError):
+        return None  # building it says what is wrong
+    if data is None:
+        return None
+    found = PolicyIndex(root).get(entry_key(top, digest(data), cwd, root), _digest_of)
+    return None if found is None else (found, config)
+
+
+def remember(loaded: Loaded, cwd: Path, policy_digest: str, ids: Iterable[str]) -> None:
+    """Record what `known` needs, for a policy a run has just been keyed by (`ids`: the rule
+    ids a selection may name)."""
+    if not loaded.read:
+        return
+    policy = loaded.policy
+    top, top_digest = loaded.read[0]
+    entry = Known(policy.root, tuple(glob.text for glob in policy.exclude), policy_digest, tuple(sorted(ids)))
+    PolicyIndex(policy.root).put(entry_key(top, top_digest, cwd, policy.root), loaded.read, entry)
+
+
+def _digest_of(source: str) -> str | None:
+    data = source_bytes(source)
+    return None if data is None else digest(data)
 
 
 @dataclass
@@ -133,10 +211,10 @@ def _shown(path: Path, cwd: Path) -> str:
         return path.as_posix()
 
 
-def _build(root: Path, top: _Source, cwd: Path) -> Policy:
+def _build(root: Path, top: _Source, cwd: Path, read: list[tuple[str, str]]) -> Policy:
     errors: list[ConfigError] = []
     ordered: list[tuple[_Source, Document]] = []
-    _collect(top, [], errors, ordered, cwd, set())
+    _collect(top, [], errors, ordered, cwd, set(), read)
     if errors:
         first_seen = {source: index for index, source in reversed(list(enumerate(e.source for e in errors)))}
         raise ConfigErrors(sorted(errors, key=lambda e: (first_seen[e.source], e.line)))
@@ -150,19 +228,28 @@ def _collect(
     ordered: list[tuple[_Source, Document]],
     cwd: Path,
     done: set[str],
+    read: list[tuple[str, str]],
 ) -> None:
-    """Depth-first over `extends`, parents before children, each file once."""
+    """Depth-first over `extends`, parents before children, each file once; `read` gets
+    each source's digest."""
+    from import_policy.config.validate import ConfigError, Validator
+    from import_policy.config.yamltree import Scalar, YamlError, parse
+    from import_policy.kinds.registry import BUILTIN_IDS, KINDS
+
     key = source.preset and f"preset:{source.preset}" or str(source.path.resolve() if source.path else "")
     if key in done:
         return
     if source.path is not None:
         try:
-            text = source.path.read_text(encoding="utf-8")
+            data = source.path.read_bytes()
+            text = _text(data)
         except (OSError, UnicodeDecodeError) as error:
             errors.append(ConfigError(source.shown, 0, f"cannot read the configuration: {error}"))
             return
     else:
-        text = preset_text(source.preset or "") or ""
+        data = preset_bytes(source.preset or "") or b""
+        text = _text(data)
+    read.append((key, digest(data)))
     validator = Validator(source.shown, KINDS, BUILTIN_IDS)
     try:
         tree = parse(text)
@@ -198,7 +285,7 @@ def _collect(
         if len(stack) >= MAX_EXTENDS_DEPTH:
             errors.append(ConfigError(source.shown, line, f"extends nests deeper than {MAX_EXTENDS_DEPTH} files"))
             continue
-        _collect(child, stack, errors, ordered, cwd, done)
+        _collect(child, stack, errors, ordered, cwd, done, read)
     done.add(key)
     ordered.append((source, document))
 
@@ -217,6 +304,8 @@ def _resolve_extends(target: str, source: _Source, cwd: Path) -> _Source | None:
 
 def _merge(root: Path, ordered: list[tuple[_Source, Document]]) -> Policy:
     """Later files win: a rule id declared again replaces the earlier rule, rocm_safety merges key by key."""
+    from import_policy.kinds.registry import BUILTIN_IDS
+
     rules: dict[str, Rule] = {}
     exclude = []
     roots: list[str] | None = None
@@ -225,7 +314,7 @@ def _merge(root: Path, ordered: list[tuple[_Source, Document]]) -> Policy:
     switches: dict[str, list[tuple[str, ConfigError]]] = {"ignore": [], "enable": []}
     for source, document in ordered:
         for key, ids in (("ignore", document.ignore), ("enable", document.enable)):
-            switches[key].extend((rule_id, ConfigError(source.shown, line, "")) for rule_id, line in ids)
+            switches[key].extend((rule_id, _error(source.shown, line, "")) for rule_id, line in ids)
         for rule in document.rules:
             rules.pop(rule.id, None)
             rules[rule.id] = rule
@@ -273,6 +362,6 @@ def _check_switches(switches: dict[str, list[tuple[str, ConfigError]]], known: s
                 message = f"{key}: unknown rule {rule_id!r}; rules: {', '.join(sorted(known))}"
             else:
                 continue
-            errors.append(ConfigError(where.source, where.line, message))
+            errors.append(_error(where.source, where.line, message))
     if errors:
         raise ConfigErrors(errors)

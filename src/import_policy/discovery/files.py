@@ -13,13 +13,14 @@ import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
-
-import pathspec
+from typing import TYPE_CHECKING, Literal
 
 from import_policy.patterns import PathGlob, any_match
 from import_policy.cache.seal import read_regular
 from import_policy.cache.walk import Kind, WalkCache, gitignore_stat
+
+if TYPE_CHECKING:
+    import pathspec
 
 PYTHON_SUFFIXES = (".py", ".pyi")
 C_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".hxx", ".cu", ".cuh", ".hip")
@@ -353,6 +354,8 @@ class _GitIgnores:
             lines = read_regular(folder / ".gitignore").decode("utf-8", "replace").splitlines()
         except OSError:
             return []
+        import pathspec  # only a folder with a .gitignore to match pays for it
+
         return [(relative_to_root(folder, self.root), pathspec.GitIgnoreSpec.from_lines(lines))]
 
     def layers(self, folder: Path) -> list[tuple[str, pathspec.GitIgnoreSpec]]:

@@ -16,7 +16,7 @@ from import_policy.diagnostics import Diagnostic
 class Report:
     diagnostics: Sequence[Diagnostic]  # sorted, paths as shown (relative to `cwd`)
     files: int  # how many files were checked
-    policy: Policy
+    policy: Policy | None  # None for a run the caches answered without one (never for SARIF: commands.check.answer_warm)
     cwd: Path
     stdin: Mapping[str, bytes]  # shown path -> the bytes read from stdin (`--stdin-filename`)
 
@@ -31,6 +31,7 @@ def _sarif(report: Report) -> str:
     from import_policy.report import sarif
     from import_policy.report.sarif_fixes import fix_hook
 
+    assert report.policy is not None, "a SARIF report is never answered without the policy"
     return sarif.render(report.diagnostics, report.policy, report.cwd, fix_hook(report.cwd, report.stdin))
 
 

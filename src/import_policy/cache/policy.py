@@ -1,0 +1,98 @@
+"""What a whole-tree run needs of the policy before the run cache can answer, without building it.
+
+Building a policy parses YAML, validates it and imports every rule kind: most of a warm
+run's start-up. So the first whole-tree run records, for its configuration, the little the
+run cache needs: the project root, the `exclude` globs (the walk needs them) and the digest
+of the policy the run was keyed by (cache.run). The next run reads the configuration's
+bytes, finds this entry and asks the run cache with that digest; it builds the policy only
+when either misses.
+
+The entry is keyed by the tool's version, where the run stands, the top configuration (path
+and bytes) and whether `src/` exists (it decides the default `roots`); it lists every other
+file or built-in preset the policy came from (`extends`) with the digest of its bytes, and
+each is read and compared on every use: a changed byte anywhere is a miss. Presets are
+compared too, though they ship with the version: an editable install changes them in place.
+
+JSON, sealed with the MAC of the other entries (cache.seal): a forged or foreign entry is a miss.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from import_policy import __version__
+from import_policy.cache.key import cache_key
+from import_policy.cache.seal import FOLDER, read_regular, seal, unseal, write_entry
+
+_FORMAT = 1
+_PURPOSE = b"policy"
+KEEP = 8
+Sources = Sequence[tuple[str, str]]  # (`preset:NAME` or absolute path, digest of its bytes), top first
+
+
+@dataclass(frozen=True)
+class Known:
+    """What a run-cache lookup needs of a policy that was built before from the same bytes."""
+
+    root: Path
+    exclude: tuple[str, ...]  # the globs' texts
+    policy: str  # the digest the run cache keys the policy by
+    ids: tuple[str, ...]  # the rule ids `--select`, `--extend-select` and `--ignore` may name
+
+
+def entry_key(top: str, top_digest: str, cwd: Path, root: Path) -> str:
+    digest = hashlib.blake2b(digest_size=20)
+    parts = (str(_FORMAT), __version__, str(cwd), top, top_digest, str((root / "src").is_dir()))
+    digest.update("\0".join(parts).encode("utf-8", "surrogateescape"))
+    return digest.hexdigest()
+
+
+class PolicyIndex:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.folder = root / FOLDER / "policies"
+        self.secret = cache_key()
+
+    def get(self, key: str, digest_of: Callable[[str], str | None]) -> Known | None:
+        """The entry when every source it lists still has the bytes it had (`digest_of` reads one)."""
+        if self.secret is None:
+            return None
+        try:
+            text = unseal(read_regular(self.folder / f"{key}.json"), self.secret, _PURPOSE)
+            if text is None:
+                return None
+            data = json.loads(text)
+            if not isinstance(data, dict) or data.get("key") != key:
+                return None
+            for source, digest in data["sources"]:
+                if not isinstance(source, str) or digest_of(source) != digest:
+                    return None
+            exclude, ids = tuple(data["exclude"]), tuple(data["ids"])
+            if not all(isinstance(text, str) for text in exclude + ids) or not isinstance(data["policy"], str):
+                return None
+            return Known(Path(str(data["root"])), exclude, data["policy"], ids)
+        except (OSError, ValueError, KeyError, TypeError, RecursionError):
+            return None
+
+    def put(self, key: str, sources: Sources, known: Known) -> None:
+        """Best effort: a cache that cannot be written only costs speed."""
+        if self.secret is None or not sources:
+            return
+        entry = {
+            "key": key, "sources": [list(pair) for pair in sources], "root": str(known.root),
+            "exclude": list(known.exclude), "policy": known.policy, "ids": list(known.ids),
+        }
+        try:
+            text = json.dumps(entry, separators=(",", ":"))
+            if self.folder.is_dir() and not self.folder.is_symlink() and not (self.root / FOLDER).is_symlink():
+                # A few configurations used in turn each stay warm; an edited one's old entries go.
+                entries = sorted(self.folder.glob("*.json"), key=lambda p: p.lstat().st_mtime_ns, reverse=True)
+                for old in entries[KEEP - 1 :]:
+                    old.unlink(missing_ok=True)
+        except (OSError, ValueError, RecursionError):
+            return
+        write_entry(self.root / FOLDER, self.folder / f"{key}.json", seal(text, self.secret, _PURPOSE))
