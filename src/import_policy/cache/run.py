@@ -104,16 +104,20 @@ class RunCache:
         return taken
 
     @staticmethod
-    def unchanged(files: Sequence[SourceFile], snapshot: Snapshot) -> bool:
-        """Whether every file still matches the snapshot: same stat data, or else same bytes."""
+    def _unchanged(files: Sequence[SourceFile], recorded: dict[str, Any]) -> bool:
+        """Whether every file still matches the entry's record of it (stat data, BLAKE2 hex
+        digest), read straight from its JSON: same stat data, or else same bytes."""
+        if len(recorded) != len(files):
+            return False
         for file in files:
-            recorded = snapshot.get(file.relative)
-            if recorded is None:
+            entry = recorded.get(file.relative)
+            if entry is None:
                 return False
-            if _stat(file.path) == recorded[0]:
+            stat, digest = entry
+            if _stat(file.path) == tuple(stat):
                 continue
             try:
-                if _digest(file.path.read_bytes()) != recorded[1]:
+                if _digest(file.path.read_bytes()) != digest:
                     return False
             except OSError:
                 return False
@@ -129,11 +133,7 @@ class RunCache:
             data = json.loads(text)
             if not isinstance(data, dict) or data.get("key") != key:
                 return None
-            snapshot: Snapshot = {
-                path: ((int(stat[0]), int(stat[1]), int(stat[2])), str(digest))
-                for path, (stat, digest) in data["files"].items()
-            }
-            if not self.unchanged(files, snapshot):
+            if not self._unchanged(files, data["files"]):
                 return None
             return Outcome(
                 [_diagnostic(d) for d in data["diagnostics"]],

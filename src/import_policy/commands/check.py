@@ -486,7 +486,11 @@ def apply_baseline(
 
 def present(diagnostics: Sequence[Diagnostic], unsafe: bool, root: Path, cwd: Path) -> list[Diagnostic]:
     """Sorted, with paths relative to where the user stands and `fixable` under the flags given."""
-    shown = [_rebase(replace(d, fixable=applies(d, unsafe)), root, cwd) for d in diagnostics]
+    shown = []
+    for d in diagnostics:
+        fixable = applies(d, unsafe)
+        # Copied only when something changes: a warm run presents thousands of findings.
+        shown.append(_rebase(d if fixable == d.fixable else replace(d, fixable=fixable), root, cwd))
     shown.sort(key=Diagnostic.sort_key)
     return shown
 
@@ -547,7 +551,8 @@ def exit_code(shown: Sequence[Diagnostic], exit_zero: bool) -> int:
 
 def _rebase(d: Diagnostic, root: Path, cwd: Path) -> Diagnostic:
     """Diagnostics carry root-relative paths; people read them relative to where they stand."""
-    return replace(d, path=_rebase_path(d.path, root, cwd))
+    path = _rebase_path(d.path, root, cwd)
+    return d if path == d.path else replace(d, path=path)
 
 
 def _rebase_path(path: str, root: Path, cwd: Path) -> str:

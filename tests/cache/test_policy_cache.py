@@ -1,0 +1,213 @@
+"""A warm whole-tree run is answered from the policy index and the run cache without building
+the policy; any changed byte of any configuration file it came from builds it afresh."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import Project
+from import_policy.cache.key import cache_key
+from import_policy.cache.seal import FOLDER, seal
+from import_policy.commands import check as check_command
+from import_policy.config import load as config_load
+from import_policy.kinds.unused_suppression import UNUSED_SUPPRESSION
+
+TOP = """\
+version: 1
+extends: [base.yaml]
+rules:
+  - id: no-pickle
+    forbid: [pickle]
+"""
+
+BASE = """\
+version: 1
+extends: [rocm-safety]
+rules:
+  - id: no-marshal
+    forbid: [marshal]
+"""
+
+
+def _tree(project: Project) -> None:
+    project.config(TOP)
+    project.write("base.yaml", BASE)
+    project.write("pkg/__init__.py", "")
+    project.write("pkg/a.py", "import pickle\nimport marshal\nimport shelve\n")
+
+
+def _no_build(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the policy was built")
+
+    monkeypatch.setattr(config_load, "_build", refuse)
+
+
+def _policy_entries(root: Path) -> list[Path]:
+    return sorted((root / FOLDER / "policies").glob("*.json"))
+
+
+def _rules(out: str) -> set[str]:
+    return {line.split()[1] for line in out.splitlines() if line.startswith("pkg/")}
+
+
+def test_a_warm_run_builds_no_policy(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    _tree(project)
+    first = project.run("check")
+    assert first[0] == 1 and _rules(first[1]) == {"no-pickle", "no-marshal"}
+    assert len(_policy_entries(project.root)) == 1
+    _no_build(monkeypatch)
+    assert project.run("check") == first
+    assert project.run("check", ".") == first
+    assert project.run("check", "--format", "json") == project.run("check", "--format", "json")
+
+
+def test_a_changed_top_config_is_built_afresh(project: Project) -> None:
+    _tree(project)
+    project.run("check")
+    project.config(TOP + "  - id: no-shelve\n    forbid: [shelve]\n")
+    again = project.run("check")
+    assert _rules(again[1]) == {"no-pickle", "no-marshal", "no-shelve"}
+    assert again == project.run("check", "--no-cache")
+    assert project.run("check") == again  # and that is what is remembered now
+
+
+def test_a_changed_extended_file_is_built_afresh(project: Project) -> None:
+    _tree(project)
+    project.run("check")
+    project.write("base.yaml", BASE.replace("marshal", "shelve"))
+    again = project.run("check")
+    assert _rules(again[1]) == {"no-pickle", "no-shelve"}
+    assert again == project.run("check", "--no-cache")
+
+
+def test_the_same_bytes_again_hit(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rewriting a configuration with the bytes it had changes nothing: it is keyed by bytes."""
+    _tree(project)
+    first = project.run("check")
+    project.config(TOP)
+    project.write("base.yaml", BASE)
+    _no_build(monkeypatch)
+    assert project.run("check") == first
+
+
+def test_a_deleted_entry_is_a_miss_and_is_written_again(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    _tree(project)
+    first = project.run("check")
+    for entry in _policy_entries(project.root):
+        entry.unlink()
+    assert project.run("check") == first
+    assert len(_policy_entries(project.root)) == 1
+    _no_build(monkeypatch)
+    assert project.run("check") == first
+
+
+def test_a_forged_entry_is_ignored(project: Project) -> None:
+    """An entry claiming that the edited configuration is the one the last run was keyed by
+    would answer with that run; sealed with any key but the user's, it is never read."""
+    _tree(project)
+    project.run("check")
+    [entry] = _policy_entries(project.root)
+    data = json.loads(entry.read_bytes())
+    project.config(TOP + "  - id: no-shelve\n    forbid: [shelve]\n")
+    top = str((project.root / "import-policy.yaml").resolve())
+    top_digest = config_load.digest((project.root / "import-policy.yaml").read_bytes())
+    data["sources"] = [[top, top_digest] if source == top else [source, digest] for source, digest in data["sources"]]
+    forged_key = config_load.entry_key(top, top_digest, Path.cwd(), project.root.resolve())
+    del data["mac"]
+    data["key"] = forged_key
+    text = json.dumps(data, separators=(",", ":"))
+    forged = project.root / FOLDER / "policies" / f"{forged_key}.json"
+    forged.write_bytes(seal(text, b"\x01" * 32, b"policy"))
+    assert "no-shelve" in project.run("check")[1]
+    # The same entry sealed with the user's key would be honoured: the MAC is all that stops it.
+    secret = cache_key()
+    assert secret is not None
+    project.config(TOP + "  - id: no-os\n    forbid: [os]\n")
+    top_digest = config_load.digest((project.root / "import-policy.yaml").read_bytes())
+    data["sources"] = [[top, top_digest] if source == top else [source, digest] for source, digest in data["sources"]]
+    data["key"] = forged_key = config_load.entry_key(top, top_digest, Path.cwd(), project.root.resolve())
+    (project.root / FOLDER / "policies" / f"{forged_key}.json").write_bytes(
+        seal(json.dumps(data, separators=(",", ":")), secret, b"policy")
+    )
+    forged_out = project.run("check")[1]
+    assert _rules(forged_out) == {"no-pickle", "no-marshal"}  # the forgery answered with the first run
+
+
+def test_a_tampered_entry_is_ignored(project: Project) -> None:
+    _tree(project)
+    first = project.run("check")
+    [entry] = _policy_entries(project.root)
+    entry.write_bytes(entry.read_bytes().replace(b'"exclude":[]', b'"exclude":["pkg/"]'))
+    assert project.run("check") == first
+
+
+def test_an_unknown_rule_is_refused_when_warm(project: Project) -> None:
+    _tree(project)
+    project.run("check")
+    code, _, err = project.run("check", "--extend-select", "nope")
+    assert code == 2 and "--extend-select: unknown rule 'nope'" in err
+
+
+def test_selections_are_answered_warm(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    _tree(project)
+    selected = project.run("check", "--select", "no-pickle")
+    ignored = project.run("check", "--ignore", "no-pickle")
+    _no_build(monkeypatch)
+    assert project.run("check", "--select", "no-pickle") == selected
+    assert project.run("check", "--ignore", "no-pickle") == ignored
+    assert _rules(selected[1]) == {"no-pickle"} and _rules(ignored[1]) == {"no-marshal"}
+
+
+def test_the_default_preset_is_answered_warm(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    project.write("pkg/__init__.py", "")
+    project.write("pkg/k.py", "import triton\n")
+    first = project.run("check")
+    assert "no configuration found" in first[2]
+    _no_build(monkeypatch)
+    assert project.run("check") == first
+
+
+def test_the_unused_suppression_id_is_the_kinds() -> None:
+    assert check_command.UNUSED_SUPPRESSION == UNUSED_SUPPRESSION
+
+
+PROBE = """\
+import sys
+from import_policy.cli import main
+code = main(sys.argv[1:])
+heavy = ('yaml', 'pathspec', 'libcst', 'import_policy.config.validate', 'import_policy.config.yamltree',
+         'import_policy.kinds.registry', 'import_policy.pipeline.engine')
+print(code, sorted(name for name in heavy if name in sys.modules))
+"""
+
+
+def _modules(root: Path, *argv: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, "check", *argv], cwd=root, capture_output=True, text=True, timeout=120, check=False
+    )
+    return done.stdout.strip().splitlines()[-1]
+
+
+def test_the_warm_path_imports_no_yaml_validation_or_pathspec(tmp_path: Path) -> None:
+    (tmp_path / "import-policy.yaml").write_text(TOP, encoding="utf-8")
+    (tmp_path / "base.yaml").write_text(BASE, encoding="utf-8")
+    (tmp_path / ".gitignore").write_text("build/\n", encoding="utf-8")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "a.py").write_text("import pickle\n", encoding="utf-8")
+    cold = _modules(tmp_path)
+    assert cold.startswith("1 ") and "'yaml'" in cold and "'pathspec'" in cold  # the probe sees them when used
+    # The cache folder made in the root after the first walk changed the root's mtime: the
+    # second run lists the root again, matching .gitignore; from then on nothing changed.
+    assert "'yaml'" not in _modules(tmp_path)
+    assert _modules(tmp_path) == "1 []"
+    (tmp_path / "base.yaml").write_text(BASE + "  - id: no-os\n    forbid: [os]\n", encoding="utf-8")
+    assert "'yaml'" in _modules(tmp_path)  # changed: built afresh
+    assert _modules(tmp_path) == "1 []"
+    (tmp_path / "pkg" / "b.py").write_text("import os\n", encoding="utf-8")
+    assert "'pathspec'" in _modules(tmp_path)  # a folder that changed is matched against .gitignore again
