@@ -211,3 +211,24 @@ def test_the_warm_path_imports_no_yaml_validation_or_pathspec(tmp_path: Path) ->
     assert _modules(tmp_path) == "1 []"
     (tmp_path / "pkg" / "b.py").write_text("import os\n", encoding="utf-8")
     assert "'pathspec'" in _modules(tmp_path)  # a folder that changed is matched against .gitignore again
+
+
+def test_an_opt_in_rule_named_by_extend_select_is_not_answered_by_the_plain_run(project: Project) -> None:
+    _tree(project)
+    project.write("pkg/b.py", "import os  # import-policy: ignore[no-pickle]\n")
+    plain = project.run("check")
+    assert "unused-suppression" not in plain[1]
+    extended = project.run("check", "--extend-select", "unused-suppression")
+    assert "pkg/b.py:1" in extended[1] and "unused-suppression" in extended[1]
+    assert project.run("check", "--extend-select", "unused-suppression") == extended
+    assert project.run("check") == plain
+
+
+def test_an_enable_switch_in_the_config_is_a_fresh_run(project: Project) -> None:
+    _tree(project)
+    project.write("pkg/b.py", "import os  # import-policy: ignore[no-pickle]\n")
+    plain = project.run("check")
+    project.config(TOP.replace("rules:", "enable: [unused-suppression]\nrules:"))
+    enabled = project.run("check")
+    assert "unused-suppression" not in plain[1] and "unused-suppression" in enabled[1]
+    assert enabled == project.run("check", "--no-cache")
