@@ -232,3 +232,10 @@ def test_an_enable_switch_in_the_config_is_a_fresh_run(project: Project) -> None
     enabled = project.run("check")
     assert "unused-suppression" not in plain[1] and "unused-suppression" in enabled[1]
     assert enabled == project.run("check", "--no-cache")
+
+
+def test_conflicting_flags_are_refused_when_warm(project: Project) -> None:
+    _tree(project)
+    project.run("check", "--format", "github")
+    code, _, err = project.run("check", "--statistics", "--format", "github")
+    assert code == 2 and "--statistics prints a table" in err

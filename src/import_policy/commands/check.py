@@ -76,6 +76,7 @@ def answer_warm(args: argparse.Namespace, cwd: Path) -> int | None:
     (something differs, or the flags need the policy), so `check` runs the usual way."""
     from import_policy.config.load import DEFAULT_PRESET, known
 
+    refuse_conflicts(args)
     needs_policy = args.fix or args.fix_only or args.diff or args.baseline is not None or args.write_baseline is not None
     if args.no_cache or args.stdin_filename is not None or needs_policy or args.format == "sarif":
         return None
