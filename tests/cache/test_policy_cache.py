@@ -239,3 +239,18 @@ def test_conflicting_flags_are_refused_when_warm(project: Project) -> None:
     project.run("check", "--format", "github")
     code, _, err = project.run("check", "--statistics", "--format", "github")
     assert code == 2 and "--statistics prints a table" in err
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [[], ["--statistics"], ["--format", "json"], ["--format", "github"], ["-q"], ["--exit-zero"],
+     ["--unsafe-fixes"], ["--statistics", "--format", "json"], ["--ignore", "no-marshal", "--quiet"]],
+)
+def test_a_warm_answer_is_the_fresh_one(project: Project, monkeypatch: pytest.MonkeyPatch, flags: list[str]) -> None:
+    _tree(project)
+    project.write("pkg/c.py", "import re\n")
+    project.config(TOP + "  - id: re-regex\n    forbid: [re]\n    fix: {replace_module: regex}\n    allow_in: [pkg/gone.py]\n")
+    fresh = project.run("check", "--no-cache", *flags)
+    assert project.run("check", *flags) == fresh
+    _no_build(monkeypatch)
+    assert project.run("check", *flags) == fresh
