@@ -1,7 +1,7 @@
 """A whole-tree run answered from the last one when nothing it read has changed.
 
-The entry is keyed by the tool's version, the policy (its full, resolved form), the rule
-selection and the list of files the walk found; it records each file's stat data and the
+The entry is keyed by the tool's version, the policy (a digest of its full, resolved form,
+which cache.policy also records), the selection flags and the list of files the walk found; it records each file's stat data and the
 hash of its bytes. A file whose stat data changed is confirmed by its bytes: same hash,
 still a hit. Only whole-tree checks use it: then the ROCm pass reads no file outside those
 checked (a module it looks up that the walk did not find cannot appear without changing the
