@@ -321,15 +321,15 @@ def no_parse_batch(corpus: Path, files: list[str], size: int = 10) -> list[str]:
 
     policy = load(None, corpus).policy
     plan = Plan(policy, Selection(ignore=frozenset({GRAPH_RULE})))
-    candidates = plan.prefilters(plan.import_rules)[0]  # every rule's, wherever it applies
     batch: list[str] = []
     for relative in files:
         if not relative.startswith("vllm/") or len(batch) >= size:
             continue
         source = (corpus / relative).read_bytes()
-        if not 2_000 < len(source) < 40_000 or candidates is None:
+        if not 2_000 < len(source) < 40_000:
             continue
-        if not candidates.wants(source, module_name(relative, policy.roots)[0]):
+        rules = plan.rules_for(relative)
+        if not plan.needs(rules).could_report(source, module_name(relative, policy.roots)[0]):
             batch.append(relative)
     return batch[::-1][:size]
 
