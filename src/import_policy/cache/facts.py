@@ -23,7 +23,7 @@ from import_policy.cache.key import cache_key
 from import_policy.cache.seal import FOLDER, read_regular, seal, unseal, write_entry
 
 # Bumped whenever extraction changes what it records for the same bytes, so old entries miss.
-_FORMAT = 5
+_FORMAT = 6
 _PURPOSE = b"facts"
 
 

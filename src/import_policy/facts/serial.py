@@ -7,6 +7,7 @@ cache entry is detected rather than half-trusted.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from import_policy.facts.model import (
@@ -56,38 +57,47 @@ def _context(context: Context) -> Json:
     return [context.import_time, context.type_checking, branches, context.function]
 
 
-def _import(f: ImportFact) -> Json:
+def _import(f: ImportFact, ctx: Callable[[Context], int]) -> Json:
     return [f.kind, f.name, f.module, f.member, f.bound, _span(f.span), _span(f.module_span), f.statement,
-            f.statement_line, _context(f.context), f.level]
+            f.statement_line, ctx(f.context), f.level]
 
 
 def to_json(facts: FileFacts) -> Json:
-    return {
+    # Most facts of a file share a handful of contexts: each is written once, facts name it
+    # by its index (reading a big module's graph facts back was mostly re-reading contexts).
+    contexts: dict[Context, int] = {}
+
+    def ctx(context: Context) -> int:
+        return contexts.setdefault(context, len(contexts))
+
+    out: dict[str, Json] = {
         "path": facts.path,
         "module": facts.module,
         "is_package": facts.is_package,
-        "imports": [_import(f) for f in facts.imports],
-        "escapes": [_import(f) for f in facts.escapes],
+        "imports": [_import(f, ctx) for f in facts.imports],
+        "escapes": [_import(f, ctx) for f in facts.escapes],
         "uses": [
-            [list(u.qualified_names), u.root, _span(u.span), u.statement_line, _context(u.context)] for u in facts.uses
+            [list(u.qualified_names), u.root, _span(u.span), u.statement_line, ctx(u.context)] for u in facts.uses
         ],
         "calls": [
-            [c.callee, c.tail, c.first_string, _span(c.span), c.statement_line, _context(c.context)]
+            [c.callee, c.tail, c.first_string, _span(c.span), c.statement_line, ctx(c.context)]
             for c in facts.calls
         ],
         "decorators": [
-            [list(d.qualified_names), _span(d.span), d.statement_line, _context(d.context)] for d in facts.decorators
+            [list(d.qualified_names), _span(d.span), d.statement_line, ctx(d.context)] for d in facts.decorators
         ],
-        "functions": [[f.name, f.line, _context(f.context)] for f in facts.functions],
-        "assigns": [[a.name, _test(a.value), a.line, _context(a.context)] for a in facts.assigns],
-        "returns": [[r.function, _test(r.value), r.line, _context(r.context)] for r in facts.returns],
-        "scans": [[s.package, s.line, _context(s.context)] for s in facts.scans],
+        "functions": [[f.name, f.line, ctx(f.context)] for f in facts.functions],
+        "assigns": [[a.name, _test(a.value), a.line, ctx(a.context)] for a in facts.assigns],
+        "returns": [[r.function, _test(r.value), r.line, ctx(r.context)] for r in facts.returns],
+        "scans": [[s.package, s.line, ctx(s.context)] for s in facts.scans],
         "suppressions": [facts.suppressions.file, [[line, sorted(rules)] for line, rules in facts.suppressions.lines]],
         "syntax_error": (
             None if facts.syntax_error is None
             else [facts.syntax_error.message, facts.syntax_error.line, facts.syntax_error.column]
         ),
     }
+    out["contexts"] = [_context(context) for context in contexts]
+    return out
 
 
 # --- reading back: every value checked, since the file may be anything ------------
@@ -155,13 +165,13 @@ def _context_of(value: Json) -> Context:
     )
 
 
-def _import_of(value: Json) -> ImportFact:
+def _import_of(value: Json, ctx: Callable[[Json], Context]) -> ImportFact:
     kind, name, module, member, bound, span, module_span, statement, line, context, level = _list(value, 11)
     if kind not in ("import", "from", "dynamic"):
         raise ValueError(f"not an import kind: {kind!r}")
     return ImportFact(
         kind, _str(name), _str(module), _opt_str(member), _opt_str(bound), _span_of(span), _span_of(module_span),
-        _int(statement), _int(line), _context_of(context), _int(level),
+        _int(statement), _int(line), ctx(context), _int(level),
     )
 
 
@@ -170,39 +180,47 @@ def from_json(value: Json) -> FileFacts:
         raise ValueError("expected an object")
     suppress_file, suppress_lines = _list(value["suppressions"], 2)
     error = value["syntax_error"]
+    table = [_context_of(v) for v in _list(value["contexts"])]
+
+    def ctx(index: Json) -> Context:
+        at = _int(index)
+        if not 0 <= at < len(table):
+            raise ValueError(f"no context {at}")
+        return table[at]
+
     return FileFacts(
         path=_str(value["path"]),
         module=_opt_str(value["module"]),
         is_package=_bool(value["is_package"]),
-        imports=tuple(_import_of(v) for v in _list(value["imports"])),
-        escapes=tuple(_import_of(v) for v in _list(value["escapes"])),
+        imports=tuple(_import_of(v, ctx) for v in _list(value["imports"])),
+        escapes=tuple(_import_of(v, ctx) for v in _list(value["escapes"])),
         uses=tuple(
-            UseFact(tuple(_str(q) for q in _list(names)), _str(root), _span_of(span), _int(line), _context_of(ctx))
-            for names, root, span, line, ctx in (_list(v, 5) for v in _list(value["uses"]))
+            UseFact(tuple(_str(q) for q in _list(names)), _str(root), _span_of(span), _int(line), ctx(ctx_index))
+            for names, root, span, line, ctx_index in (_list(v, 5) for v in _list(value["uses"]))
         ),
         calls=tuple(
-            CallFact(_str(callee), _str(tail), _opt_str(first), _span_of(span), _int(line), _context_of(ctx))
-            for callee, tail, first, span, line, ctx in (_list(v, 6) for v in _list(value["calls"]))
+            CallFact(_str(callee), _str(tail), _opt_str(first), _span_of(span), _int(line), ctx(ctx_index))
+            for callee, tail, first, span, line, ctx_index in (_list(v, 6) for v in _list(value["calls"]))
         ),
         decorators=tuple(
-            DecoratorFact(tuple(_str(q) for q in _list(names)), _span_of(span), _int(line), _context_of(ctx))
-            for names, span, line, ctx in (_list(v, 4) for v in _list(value["decorators"]))
+            DecoratorFact(tuple(_str(q) for q in _list(names)), _span_of(span), _int(line), ctx(ctx_index))
+            for names, span, line, ctx_index in (_list(v, 4) for v in _list(value["decorators"]))
         ),
         functions=tuple(
-            FunctionFact(_str(name), _int(line), _context_of(ctx))
-            for name, line, ctx in (_list(v, 3) for v in _list(value["functions"]))
+            FunctionFact(_str(name), _int(line), ctx(ctx_index))
+            for name, line, ctx_index in (_list(v, 3) for v in _list(value["functions"]))
         ),
         assigns=tuple(
-            AssignFact(_str(name), _test_of(test), _int(line), _context_of(ctx))
-            for name, test, line, ctx in (_list(v, 4) for v in _list(value["assigns"]))
+            AssignFact(_str(name), _test_of(test), _int(line), ctx(ctx_index))
+            for name, test, line, ctx_index in (_list(v, 4) for v in _list(value["assigns"]))
         ),
         returns=tuple(
-            ReturnFact(_str(name), _test_of(test), _int(line), _context_of(ctx))
-            for name, test, line, ctx in (_list(v, 4) for v in _list(value["returns"]))
+            ReturnFact(_str(name), _test_of(test), _int(line), ctx(ctx_index))
+            for name, test, line, ctx_index in (_list(v, 4) for v in _list(value["returns"]))
         ),
         scans=tuple(
-            ScanFact(_opt_str(package), _int(line), _context_of(ctx))
-            for package, line, ctx in (_list(v, 3) for v in _list(value["scans"]))
+            ScanFact(_opt_str(package), _int(line), ctx(ctx_index))
+            for package, line, ctx_index in (_list(v, 3) for v in _list(value["scans"]))
         ),
         suppressions=Suppressions(
             _bool(suppress_file),
