@@ -16,7 +16,7 @@ from import_policy.project.modules import module_name
 from import_policy.facts.from_ast import graph_facts, rule_facts
 from import_policy.facts.model import FileFacts
 from import_policy.pipeline import slow
-from import_policy.pipeline.plan import GRAPH_MODE, Plan
+from import_policy.pipeline.plan import Plan
 
 
 Reader = Callable[[SourceFile], bytes]
@@ -46,7 +46,8 @@ def python_facts(
     if for_rules:
         mode = "uses:" + needs.fingerprint if want_uses else "facts"
     else:
-        mode = GRAPH_MODE
+        assert rocm is not None
+        mode = rocm.cache_mode
     cache = plan.cache
     key = cache.key(source, file.relative, module, is_package, mode) if cache is not None else ""
     if cache is not None:
@@ -75,6 +76,8 @@ def python_facts(
     took = time.process_time() - started
     if plan.slow_after is not None and took > plan.slow_after:
         slow.tell(plan.policy.root, file.relative, took)
+    if for_graph and rocm is not None:
+        facts = rocm.slim(facts)  # as the pass's own loads cache them: one entry serves both
     if cache is not None:
         cache.put(key, facts)
     return facts

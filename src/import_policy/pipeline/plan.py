@@ -19,10 +19,6 @@ from import_policy.kinds.registry import kind_of, python_kind
 from import_policy.patterns import any_match
 from import_policy.rocm import run as rocm_pass
 
-# The cache mode of facts gathered for the ROCm pass alone (the pass reads the same entries).
-GRAPH_MODE = rocm_pass.GRAPH_MODE
-
-
 @dataclass(frozen=True)
 class Selection:
     """Which rule ids are in force: the configuration's `ignore:`/`enable:` and the rules off

@@ -11,6 +11,7 @@ site and no function that reaches one.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
@@ -57,6 +58,13 @@ class RocmPlan:
     # Top-level names an import must start with to be an edge, a site or a platform test's
     # source (project, heavy, gateway, dotted guards); None: every import may be.
     import_heads: frozenset[str] | None = None
+
+    @property
+    def cache_mode(self) -> str:
+        """The facts cache mode of the pass's own records: what `slim` keeps depends on the
+        project's top-level names, so they are part of the key."""
+        names = ",".join(sorted(self.project_names))
+        return f"{GRAPH_MODE}:{hashlib.blake2b(names.encode(), digest_size=8).hexdigest()}"
 
     @property
     def needs_project(self) -> bool:
@@ -178,13 +186,14 @@ def project(plan: RocmPlan, known: Mapping[str, FileFacts], read: Reader, cache:
         module, is_package = module_name(file.relative, policy.roots)
         if not plan.wants_parse(source, file.relative):
             return FileFacts(file.relative, module, is_package)
-        key = cache.key(source, file.relative, module, is_package, GRAPH_MODE) if cache is not None else ""
+        # Cached as the pass keeps them (slimmed): what a batch decodes for every reached module.
+        key = cache.key(source, file.relative, module, is_package, plan.cache_mode) if cache is not None else ""
         facts = cache.get(key) if cache is not None else None
         if facts is None:
-            facts = graph_facts(source, file.relative, module, is_package)
+            facts = plan.slim(graph_facts(source, file.relative, module, is_package))
             if cache is not None:
                 cache.put(key, facts)
-        return plan.slim(facts)
+        return facts
 
     return Project(plan.rocm, modules, load, plan.exports)
 
