@@ -1,4 +1,4 @@
-"""CPython's `ast` and libcst give the same facts (uses aside) on every fixture (issue 7, means 5).
+"""CPython's `ast` and libcst give the same facts (uses aside) on every fixture.
 
 The ROCm pass reads its graph facts through `facts.fast`; the import rules and
 the fixer read libcst's. These tests hold the two to the same imports, calls,

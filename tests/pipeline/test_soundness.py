@@ -1,4 +1,4 @@
-"""The prefilter and CPython's fast facts change no result (issue 7, means 1 and 5).
+"""The prefilter and CPython's fast facts change no result.
 
 Every fixture is checked twice: as a run does it (prefilter on, facts from `ast`
 where they equal libcst's) and the slow way (every file parsed with libcst, every
