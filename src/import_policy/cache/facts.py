@@ -20,7 +20,7 @@ from import_policy import __version__
 from import_policy.facts.model import FileFacts
 from import_policy.facts.serial import from_json, to_json
 from import_policy.cache.key import cache_key
-from import_policy.cache.seal import FOLDER, read_regular, seal, unseal, write_entry
+from import_policy.cache.seal import FOLDER, read_entry, seal, write_entry
 
 # Bumped whenever extraction changes what it records for the same bytes, so old entries miss.
 _FORMAT = 6
@@ -48,12 +48,9 @@ class FactsCache:
         try:
             if self.secret is None:
                 raise ValueError("no cache key")
-            text = unseal(read_regular(self._entry(key)), self.secret, _PURPOSE)
-            if text is None:
-                raise ValueError("an entry that does not verify")
-            data = json.loads(text)
-            if not isinstance(data, dict) or data.get("key") != key:
-                raise ValueError("a foreign entry")
+            data = read_entry(self._entry(key), self.secret, _PURPOSE, key)
+            if data is None:
+                raise ValueError("an entry that does not verify, or a foreign one")
             facts = from_json(data["facts"])
         except (OSError, ValueError, KeyError, TypeError, RecursionError):
             self.misses += 1

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from import_policy import __version__
 from import_policy.cache.key import cache_key
-from import_policy.cache.seal import FOLDER, read_regular, seal, unseal, write_entry
+from import_policy.cache.seal import FOLDER, read_entry, seal, write_entry
 
 _FORMAT = 1
 _PURPOSE = b"policy"
@@ -62,11 +62,8 @@ class PolicyIndex:
         if self.secret is None:
             return None
         try:
-            text = unseal(read_regular(self.folder / f"{key}.json"), self.secret, _PURPOSE)
-            if text is None:
-                return None
-            data = json.loads(text)
-            if not isinstance(data, dict) or data.get("key") != key:
+            data = read_entry(self.folder / f"{key}.json", self.secret, _PURPOSE, key)
+            if data is None:
                 return None
             for source, digest in data["sources"]:
                 if not isinstance(source, str) or digest_of(source) != digest:

@@ -26,7 +26,7 @@ from typing import Any
 
 from import_policy import __version__
 from import_policy.cache.key import cache_key
-from import_policy.cache.seal import FOLDER, read_regular, seal, unseal, write_entry
+from import_policy.cache.seal import FOLDER, read_entry, seal, write_entry
 from import_policy.config.model import Policy
 from import_policy.diagnostics import Diagnostic
 from import_policy.discovery.files import SourceFile
@@ -127,11 +127,8 @@ class RunCache:
         if self.secret is None:
             return None
         try:
-            text = unseal(read_regular(self.folder / f"{key}.json"), self.secret, _PURPOSE)
-            if text is None:
-                return None
-            data = json.loads(text)
-            if not isinstance(data, dict) or data.get("key") != key:
+            data = read_entry(self.folder / f"{key}.json", self.secret, _PURPOSE, key)
+            if data is None:
                 return None
             if not self._unchanged(files, data["files"]):
                 return None

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 import os
 import stat
 from pathlib import Path
+from typing import Any
 
 FOLDER = ".import_policy_cache"  # in the project root; every cache keeps its entries below it
 
@@ -39,6 +41,18 @@ def unseal(data: bytes, key: bytes, purpose: bytes) -> bytes | None:
     if not data.startswith(_HEAD) or data[_BODY - 2 : _BODY] != b'",':
         return None
     if not hmac.compare_digest(data[len(_HEAD) : _BODY - 2], _mac(key, purpose, data[_BODY:])):
+        return None
+    return data
+
+
+def read_entry(path: Path, key: bytes, purpose: bytes, entry_key: str) -> dict[str, Any] | None:
+    """The JSON object of the entry at `path` when its MAC verifies and it was written for
+    `entry_key`, else None. OSError when it cannot be read; ValueError when it is not JSON."""
+    text = unseal(read_regular(path), key, purpose)
+    if text is None:
+        return None
+    data = json.loads(text)
+    if not isinstance(data, dict) or data.get("key") != entry_key:
         return None
     return data
 
