@@ -7,6 +7,8 @@ from typing import Any, Literal, Protocol
 
 Severity = Literal["error", "warning"]
 SYNTAX_ERROR = "syntax-error"
+# Where a finding stands: path, line, column, end line, end column.
+Place = tuple[str, int, int, int, int]
 
 
 class FixPayload(Protocol):
@@ -43,6 +45,9 @@ class Diagnostic:
     chain: tuple[str, ...] | None = None
     # Opaque to the engine: what a fixer needs to rewrite the finding.
     fix: FixPayload | None = field(default=None, compare=False, repr=False)
+    # A reachability finding's places, on each of its reports: its site first, then its links
+    # in files named on the command line. Its reports are silenced, and baselined, as one.
+    places: tuple[Place, ...] = field(default=(), compare=False, repr=False)
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         return (self.path, self.line, self.column, self.rule, self.message)

@@ -60,3 +60,24 @@ def test_try_repo_fails_then_passes(tmp_path: Path, source_repo: Path) -> None:
     passing = _pre_commit(user, "try-repo", str(source_repo), "import-policy", "--files", "app.py", "ok.py")
     assert passing.returncode == 0, passing.stdout + passing.stderr
     assert "Passed" in passing.stdout
+
+
+def test_try_repo_blocks_a_commit_that_makes_an_entry_reach_a_hazard(tmp_path: Path, source_repo: Path) -> None:
+    """The changed file is not the one holding the heavy import: it is where the chain passes."""
+    user = tmp_path / "user"
+    (user / "mypkg").mkdir(parents=True)
+    _git(user, "init", "-q")
+    (user / "import-policy.yaml").write_text("version: 1\nrocm_safety:\n  heavy_modules: [xformers]\n")
+    (user / "mypkg" / "__init__.py").write_text('"""mypkg."""\nimport os\n')
+    (user / "mypkg" / "heavy_side.py").write_text("import xformers\n")
+    _git(user, "add", "-A")
+    _git(user, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "before")
+
+    (user / "mypkg" / "__init__.py").write_text('"""mypkg."""\nimport os\nfrom mypkg import heavy_side\n')
+    _git(user, "add", "-A")
+    failing = _pre_commit(user, "try-repo", str(source_repo), "import-policy", "--files", "mypkg/__init__.py")
+    assert failing.returncode == 1, failing.stdout + failing.stderr
+    assert (
+        "mypkg/__init__.py:3:1: heavy-import-reachable this import makes `mypkg` reach `xformers` "
+        "(mypkg/heavy_side.py:1): mypkg -> mypkg.heavy_side -> xformers"
+    ) in failing.stdout

@@ -98,7 +98,12 @@ def test_51151_chain_in_json(project: Project) -> None:
 def test_graph_covers_the_project_when_one_file_is_passed(project: Project) -> None:
     chain_51151(project)
     assert findings(project, "vllm/layers/mhc.py") == [REACHABLE_LINE]
-    assert findings(project, "vllm/quant/dsv4/dspark.py") == []
+    # A file on the chain is blamed at its link (the hook rule); one on no chain never is.
+    assert findings(project, "vllm/quant/dsv4/dspark.py") == [
+        "vllm/quant/dsv4/dspark.py:1:1: heavy-import-reachable this import makes `vllm.quant` reach `tilelang` "
+        f"(vllm/layers/mhc.py:8): {' -> '.join(CHAIN)}"
+    ]
+    assert findings(project, "vllm/utils/__init__.py") == []
 
 
 def test_51151_chain_cut_by_a_lazy_import(project: Project) -> None:

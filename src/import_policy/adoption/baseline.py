@@ -15,7 +15,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from import_policy.diagnostics import Diagnostic
@@ -58,24 +58,55 @@ class Keyed:
     diagnostic: Diagnostic
     key: Key
     text: str
+    # A reachability finding's places (its site first, then its links in named files), keyed:
+    # an entry at any of them matches it, and it is recorded at its site.
+    places: tuple[tuple[Key, str], ...] = ()
 
 
 def keyed(diagnostics: Iterable[Diagnostic], source_of: SourceOf) -> list[Keyed]:
     cache: dict[str, list[str] | None] = {}
+
+    def lines_of(path: str) -> list[str] | None:
+        if path not in cache:
+            source = source_of(path)
+            cache[path] = _lines(source) if source is not None else None
+        return cache[path]
+
+    def key_of(d: Diagnostic) -> tuple[Key, str]:
+        lines = lines_of(d.path)
+        text = statement_text(d, lines)[0] if lines is not None else ""
+        return (d.rule, d.path, fingerprint(d, lines)), text
+
     out = []
     for d in diagnostics:
-        if d.path not in cache:
-            source = source_of(d.path)
-            cache[d.path] = _lines(source) if source is not None else None
-        lines = cache[d.path]
-        text = statement_text(d, lines)[0] if lines is not None else ""
-        out.append(Keyed(d, (d.rule, d.path, fingerprint(d, lines)), text))
+        key, text = key_of(d)
+        places = tuple(
+            key_of(replace(d, path=path, line=line, column=column, end_line=end_line, end_column=end_column))
+            for path, line, column, end_line, end_column in d.places
+        )
+        out.append(Keyed(d, key, text, places))
     return out
 
 
+def _findings(items: Sequence[Keyed]) -> list[list[Keyed]]:
+    """Items grouped by finding: the reports of one reachability finding (same rule, same
+    site) are one finding, whatever places they stand at."""
+    groups: dict[object, list[Keyed]] = {}
+    for number, item in enumerate(items):
+        d = item.diagnostic
+        groups.setdefault((d.rule, d.places[0]) if d.places else number, []).append(item)
+    return list(groups.values())
+
+
+def recorded(items: Sequence[Keyed]) -> list[tuple[Key, str]]:
+    """What a baseline records: each finding once, at its site (the place every run keys it by)."""
+    return [group[0].places[0] if group[0].places else (group[0].key, group[0].text) for group in _findings(items)]
+
+
 def dumps(items: Sequence[Keyed]) -> str:
-    counts = Counter(item.key for item in items)
-    texts = {item.key: item.text for item in items}
+    kept = recorded(items)
+    counts = Counter(key for key, _ in kept)
+    texts = {key: text for key, text in kept}
     entries = [
         {"rule": rule, "path": path, "fingerprint": print_, "count": counts[(rule, path, print_)], "text": texts[(rule, path, print_)]}
         for rule, path, print_ in sorted(counts)
@@ -135,14 +166,16 @@ def apply(
     budget: Counter[Key] = Counter()
     for entry in entries:
         budget[entry.key] += entry.count
-    kept = []
+    kept: list[Diagnostic] = []
     suppressed = 0
-    for item in items:
-        if budget[item.key] > 0:
-            budget[item.key] -= 1
-            suppressed += 1
+    for group in _findings(items):
+        keys = [item.key for item in group] + [key for key, _ in group[0].places]
+        matched = next((key for key in keys if budget[key] > 0), None)
+        if matched is not None:
+            budget[matched] -= 1
+            suppressed += len(group)
         else:
-            kept.append(item.diagnostic)
+            kept.extend(item.diagnostic for item in group)
     stale = []
     seen: set[Key] = set()
     for entry in entries:

@@ -56,9 +56,10 @@ def use_baseline(
             baseline.write(write_to, items)
         except OSError as error:
             raise AdoptionError(f"cannot write the baseline {write_to}: {error.strerror or error}") from None
-        keys = len({i.key for i in items})
+        findings = baseline.recorded(items)
+        keys = len({key for key, _ in findings})
         (wrote or warn)(
-            f"Wrote {len(items)} finding{'s' if len(items) != 1 else ''} as {keys} "
+            f"Wrote {len(findings)} finding{'s' if len(findings) != 1 else ''} as {keys} "
             f"entr{'ies' if keys != 1 else 'y'} to {write_to}; "
             f"check with --baseline {write_to} to report only new ones."
         )

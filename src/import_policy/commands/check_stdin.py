@@ -28,7 +28,7 @@ def stdin_file(policy: Policy, filename: Path) -> SourceFile | None:
     relative = relative_to_root(path, policy.root)
     if any_match(policy.exclude, relative) is not None:
         return None
-    return SourceFile(path, relative, language_of(path.name) or "python")
+    return SourceFile(path, relative, language_of(path.name) or "python", named=True)
 
 
 def read_stdin(stream: BinaryIO) -> bytes:

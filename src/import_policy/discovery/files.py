@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -39,6 +39,8 @@ class SourceFile:
     path: Path  # as given or found, absolute
     relative: str  # relative to the project root, '/' separators
     language: Language
+    # Named on the command line (not found by walking a folder): a file pre-commit passes.
+    named: bool = False
 
 
 class PathError(Exception):
@@ -95,7 +97,9 @@ def discover(
     def keep(file: SourceFile, real: str, canonical: bool) -> None:
         kept = found.get(real)
         if kept is None or (canonical and not kept[1]):
-            found[real] = (file, canonical)
+            found[real] = (replace(file, named=True) if kept is not None and kept[0].named else file, canonical)
+        elif file.named and not kept[0].named:
+            found[real] = (replace(kept[0], named=True), kept[1])
 
     for given in paths:
         path = Path(os.path.abspath(given))
@@ -115,7 +119,7 @@ def discover(
             special.append(str(given))
         elif any_match(exclude, relative) is None:
             language = language_of(path.name) or "python"
-            keep(SourceFile(path, relative, language), real, real == walker.expected(relative))
+            keep(SourceFile(path, relative, language, named=True), real, real == walker.expected(relative))
     if missing or special:
         faults = ([f"no such file or folder: {', '.join(missing)}"] if missing else []) + (
             [f"not a regular file: {', '.join(special)}"] if special else []

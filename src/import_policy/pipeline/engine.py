@@ -125,6 +125,7 @@ def _run(plan: Plan, files: Sequence[SourceFile], read: Reader, jobs: int) -> Re
         if plan.rocm is not None:
             python[file.relative] = plan.rocm.record(outcome)
     if plan.rocm is not None:
-        diagnostics.extend(rocm_pass.check(plan.rocm, python, read, plan.cache))
+        named = frozenset(file.relative for file in files if file.named)
+        diagnostics.extend(rocm_pass.check(plan.rocm, python, read, plan.cache, named))
     diagnostics.sort(key=Diagnostic.sort_key)
     return Result(diagnostics, len(files), unreadable)

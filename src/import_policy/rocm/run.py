@@ -12,7 +12,7 @@ site and no function that reaches one.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
 from import_policy.cache.facts import FactsCache
@@ -35,6 +35,7 @@ from import_policy.facts.comments import suppressions
 from import_policy.facts.model import FileFacts, Suppressions
 from import_policy.facts.walkstate import DYNAMIC_IMPORTERS
 from import_policy.project.graph import Chain
+from import_policy.rocm import hook
 from import_policy.rocm.graph import HeavySite, Project
 from import_policy.facts.prefilter import RELATIVE_IMPORT
 
@@ -199,9 +200,12 @@ def project(plan: RocmPlan, known: Mapping[str, FileFacts], read: Reader, cache:
 
 
 def check(
-    plan: RocmPlan, passed: Mapping[str, FileFacts], read: Reader, cache: FactsCache | None = None
+    plan: RocmPlan, passed: Mapping[str, FileFacts], read: Reader, cache: FactsCache | None = None,
+    named: Collection[str] = (),
 ) -> list[Diagnostic]:
-    """The pass's diagnostics for the files passed (already parsed by the engine).
+    """The pass's diagnostics for the files passed (already parsed by the engine); `named`:
+    those named on the command line, where a reachability finding whose chain passes
+    through one is reported too (`hook`).
 
     A site is reported under one rule only: a reached site as `heavy-import-reachable` or
     `import-time-jit`, else a probe as `trial-import-probe`, else `eager-heavy-import`."""
@@ -212,6 +216,15 @@ def check(
     }
     if not applies:
         return []
+    quiet: dict[str, Suppressions] = {}
+
+    def comments(path: str) -> Suppressions:
+        if path not in quiet:
+            # A file the engine did not parse has its comments read only where a finding stands.
+            facts = applies.get(path)
+            quiet[path] = facts.suppressions if facts is not None and facts.parsed else _comments(plan, path, read)
+        return quiet[path]
+
     probes: dict[tuple[str, int, int], Diagnostic] = {}
     if TRIAL_IMPORT_PROBE in plan.rules:
         for facts in applies.values():
@@ -221,34 +234,39 @@ def check(
     if plan.needs_project:
         graph = project(plan, passed, read, cache)
         reported: set[tuple[str, int, int]] = set()
+        reached: list[hook.Finding] = []
         if plan.rules & {HEAVY_IMPORT_REACHABLE, IMPORT_TIME_JIT}:
             for chain, site in graph.first_reached(plan.entries):
                 rule = IMPORT_TIME_JIT if site.kind == "jit" else HEAVY_IMPORT_REACHABLE
                 if rule not in plan.rules:
                     continue
                 reported.add(site.key)
-                if site.path in applies:
-                    diagnostic = _reached(rule, rocm, chain, site)
-                    probe = probes.pop(site.key, None)
-                    if probe is not None and probe.fix is not None:  # the probe's fix comes along
-                        diagnostic = replace(diagnostic, fixable=True, fix=probe.fix)
-                    found.append(diagnostic)
+                diagnostic = _reached(rule, rocm, chain, site)
+                probe = probes.pop(site.key, None) if site.path in applies else None
+                if probe is not None and probe.fix is not None:  # the probe's fix comes along
+                    diagnostic = replace(diagnostic, fixable=True, fix=probe.fix)
+                reached.append(hook.Finding(diagnostic, chain, site.detail if site.kind == "jit" else site.heavy))
+        where = hook.Where(
+            named=named, checked=applies, reports_in=lambda path: not path.endswith(".pyi") and rocm.applies_to(path),
+            facts=graph.facts, lines=lambda path: _lines(plan, path, read), quiet=comments,
+        )
+        found.extend(hook.reports(reached, where))
         if EAGER_HEAVY_IMPORT in plan.rules:
             for path in applies:
                 for site in graph.sites(path):
                     if site.kind != "jit" and site.key not in reported and site.key not in probes:
                         found.append(_eager(rocm, site))
     found.extend(probes.values())
-    quiet: dict[str, Suppressions] = {}
+    # Reachability findings were judged whole, every report of each at once.
+    return [d for d in found if d.places or not comments(d.path).covers(d.rule, d.suppress_lines)]
 
-    def suppressed(d: Diagnostic) -> bool:
-        if d.path not in quiet:
-            # A file the engine did not parse has its comments read only where a finding stands.
-            facts = applies[d.path]
-            quiet[d.path] = facts.suppressions if facts.parsed else _comments(plan, d.path, read)
-        return quiet[d.path].covers(d.rule, d.suppress_lines)
 
-    return [d for d in found if not suppressed(d)]
+def _lines(plan: RocmPlan, path: str, read: Reader) -> list[str] | None:
+    try:
+        source = read(SourceFile(plan.policy.root / path, path, "python"))
+    except OSError:
+        return None
+    return source.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
 
 def _comments(plan: RocmPlan, path: str, read: Reader) -> Suppressions:
