@@ -89,19 +89,21 @@ def source_bytes(key: str) -> bytes | None:
         return None
 
 
-def find_config(start: Path, cwd: Path | None = None) -> Path | None:
-    """The first configuration from `start` upward; a pyproject.toml counts only if it has a
-    `[tool.import-policy]` table, and then that table must name one (`ConfigErrors` if not)."""
+def find_config(start: Path, cwd: Path | None = None) -> tuple[Path, Path] | None:
+    """The first configuration from `start` upward, with the folder it was found in (the
+    project root unless the YAML's `root:` says otherwise: for a pyproject.toml naming
+    `tools/import-policy.yaml`, the pyproject's folder). A pyproject.toml counts only if it
+    has a `[tool.import-policy]` table, and then that table must name one (`ConfigErrors` if not)."""
     for folder in (start, *start.parents):
         for name in CONFIG_NAMES:
             candidate = folder / name
             if candidate.is_file():
-                return candidate
+                return candidate, folder
         pyproject = folder / "pyproject.toml"
         if pyproject.is_file():
             named = _named_in_pyproject(pyproject, cwd or start)
             if named is not None:
-                return named
+                return named, folder
     return None
 
 
@@ -162,18 +164,21 @@ class Loaded:
 def load(config: Path | None, cwd: Path) -> Loaded:
     """`config` from --config, else discovered from `cwd`; the default preset if there is none."""
     if config is None:
-        config = find_config(cwd, cwd)
-        if config is None:
+        found = find_config(cwd, cwd)
+        if found is None:
             read: list[tuple[str, str]] = []
             policy = _build(cwd, _Source(f"preset:{DEFAULT_PRESET}", None, DEFAULT_PRESET), cwd, read)
             return Loaded(policy, None, tuple(read))
-    config = config if config.is_absolute() else cwd / config
+        config, base = found
+    else:
+        config = config if config.is_absolute() else cwd / config
+        base = config.parent  # --config FILE: FILE's folder, unless its `root:` says otherwise
     if config.is_dir():
         raise ConfigErrors([_error(_shown(config, cwd), 0, "is a folder; --config takes a configuration file")])
     if not config.is_file():
         raise ConfigErrors([_error(_shown(config, cwd), 0, "no such file")])
     read_: list[tuple[str, str]] = []
-    policy = _build(config.parent, _Source(_shown(config, cwd), config, None), cwd, read_)
+    policy = _build(base, _Source(_shown(config, cwd), config, None), cwd, read_)
     return Loaded(policy, config, tuple(read_))
 
 
@@ -182,13 +187,17 @@ def known(config: Path | None, cwd: Path) -> tuple[Known, Path | None] | None:
     byte of any file it came from has changed since (cache.policy); with the configuration
     file (None: the default preset). None: build it."""
     try:
+        base: Path | None = None
         if config is None:
-            config = find_config(cwd, cwd)
+            discovered = find_config(cwd, cwd)
+            config, base = discovered if discovered is not None else (None, None)
         if config is None:
             top, root, data = f"preset:{DEFAULT_PRESET}", cwd.resolve(), preset_bytes(DEFAULT_PRESET)
         else:
             config = config if config.is_absolute() else cwd / config
-            top, root, data = str(config.resolve()), config.parent.resolve(), config.read_bytes()
+            # With a `root:` elsewhere the entry was recorded under that root and this
+            # lookup misses: the policy is built, which is slower, never wrong.
+            top, root, data = str(config.resolve()), (base or config.parent).resolve(), config.read_bytes()
     except (ConfigErrors, OSError):
         return None  # building it says what is wrong
     if data is None:
@@ -231,10 +240,32 @@ def _build(root: Path, top: _Source, cwd: Path, read: list[tuple[str, str]]) -> 
     errors: list[ConfigError] = []
     ordered: list[tuple[_Source, Document]] = []
     _collect(top, [], errors, ordered, cwd, set(), read)
+    root = _root(root, top, ordered, errors)
     if errors:
         first_seen = {source: index for index, source in reversed(list(enumerate(e.source for e in errors)))}
         raise ConfigErrors(sorted(errors, key=lambda e: (first_seen[e.source], e.line)))
     return _merge(root.resolve(), ordered)
+
+
+def _root(base: Path, top: _Source, ordered: list[tuple[_Source, Document]], errors: list[ConfigError]) -> Path:
+    """The project root: `base` (where the configuration was found), unless the top file's
+    `root:` names another folder, relative to that file. An extended file cannot move the
+    root: it is shared by projects whose roots differ."""
+    root = base
+    for source, document in ordered:
+        if document.root is None:
+            continue
+        text, line = document.root
+        if source is not top:
+            errors.append(_error(source.shown, line, "root: is read only from the configuration a run starts from, not from an extended file"))
+            continue
+        folder = (source.path.parent if source.path is not None else base) / text
+        if not folder.is_dir():
+            what = "is not a folder" if folder.exists() else "does not exist"
+            errors.append(_error(source.shown, line, f"root {text!r} {what} (it is relative to this file)"))
+            continue
+        root = folder
+    return root
 
 
 def _collect(

@@ -18,7 +18,7 @@ from import_policy.patterns import DottedPattern, PathGlob, PatternError
 RULE_ID = re.compile(r"[a-z0-9][a-z0-9-]*")
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
-TOP_KEYS = ("version", "extends", "exclude", "roots", "rules", "rocm_safety", "ignore", "enable")
+TOP_KEYS = ("version", "root", "extends", "exclude", "roots", "rules", "rocm_safety", "ignore", "enable")
 COMMON_RULE_KEYS = ("id", "kind", "message", "files", "allow_in", "severity", "examples")
 DEFAULT_KIND = "import"
 ROCM_KEYS = ("heavy_modules", "probes", "guards", "rocm", "files", "entry_modules")
@@ -40,6 +40,7 @@ class Document:
     """What one configuration file declares, before `extends` is merged."""
 
     extends: list[tuple[str, int]] = field(default_factory=list)
+    root: tuple[str, int] | None = None  # the project root, relative to this file
     exclude: list[PathGlob] = field(default_factory=list)
     roots: list[str] | None = None
     rules: list[Rule] = field(default_factory=list)
@@ -150,6 +151,13 @@ class Validator:
             line, node = items["version"]
             if not (isinstance(node, Scalar) and node.value == 1 and not isinstance(node.value, bool)):
                 self.error(node.line, f"version must be 1, got {describe_node(node)}")
+        if "root" in items:
+            node = items["root"][1]
+            text = self.string(node, "root")
+            if text is not None and (text.startswith("/") or "\\" in text or not text.strip()):
+                self.error(node.line, f"root {text!r} must be a folder relative to this file, like '..'")
+            elif text is not None:
+                doc.root = (text, node.line)
         if "extends" in items:
             doc.extends = self.strings(items["extends"][1], "extends")
         if "exclude" in items:
