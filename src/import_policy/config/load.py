@@ -356,8 +356,7 @@ def _merge(root: Path, ordered: list[tuple[_Source, Document]]) -> Policy:
     rules: dict[str, Rule] = {}
     exclude = []
     roots: list[str] | None = None
-    rocm: dict[str, tuple[object, int]] = {}
-    rocm_origin: Origin | None = None
+    rocm = _RocmMerge()
     switches: dict[str, list[tuple[str, ConfigError]]] = {"ignore": [], "enable": []}
     for source, document in ordered:
         for key, ids in (("ignore", document.ignore), ("enable", document.enable)):
@@ -369,22 +368,10 @@ def _merge(root: Path, ordered: list[tuple[_Source, Document]]) -> Policy:
         if document.roots is not None:
             roots = document.roots
         if document.rocm_line:
-            rocm.update(document.rocm_safety)
-            rocm_origin = Origin(source.shown, document.rocm_line)
+            rocm.add(source.shown, document.rocm_line, document.rocm_safety)
     if roots is None:
         roots = ["."] + (["src"] if (root / "src").is_dir() else [])
-    rocm_safety = None
-    if rocm_origin is not None:
-        rocm_safety = RocmSafety(
-            heavy_modules=rocm.get("heavy_modules", ((), 0))[0],  # type: ignore[arg-type]
-            probes=rocm.get("probes", ((), 0))[0],  # type: ignore[arg-type]
-            guards=rocm.get("guards", ((), 0))[0],  # type: ignore[arg-type]
-            files=rocm.get("files", ((), 0))[0],  # type: ignore[arg-type]
-            entry_modules=rocm.get("entry_modules", ((), 0))[0],  # type: ignore[arg-type]
-            origin=rocm_origin,
-            rocm=rocm.get("rocm", ((), 0))[0],  # type: ignore[arg-type]
-            reasons=rocm.get("reasons", ((), 0))[0],  # type: ignore[arg-type]
-        )
+    rocm_safety = rocm.settings()
     _check_switches(switches, {rule.id for rule in rules.values()} | set(BUILTIN_IDS))
     return Policy(
         root=root,
@@ -396,6 +383,59 @@ def _merge(root: Path, ordered: list[tuple[_Source, Document]]) -> Policy:
         ignore=tuple(dict.fromkeys(rule_id for rule_id, _ in switches["ignore"])),
         enable=tuple(dict.fromkeys(rule_id for rule_id, _ in switches["enable"])),
     )
+
+
+class _RocmMerge:
+    """`rocm_safety` across `extends`: a map (`NameMap`) merges name by name, later files
+    adding and replacing names and `name: false` removing one; a list replaces the earlier
+    one. Generic over the keys, so a new map key merges the same way."""
+
+    def __init__(self) -> None:
+        self.origin: Origin | None = None
+        self.maps: dict[str, dict[str, tuple[object, Origin]]] = {}
+        self.removed: dict[tuple[str, str], Origin] = {}
+        self.lists: dict[str, list[tuple[object, Origin]]] = {}
+
+    def add(self, source: str, line: int, settings: dict[str, tuple[object, int]]) -> None:
+        self.origin = Origin(source, line)
+        for key, (value, _) in settings.items():
+            if isinstance(value, dict):
+                merged = self.maps.setdefault(key, {})
+                for name, (held, at) in value.items():
+                    merged.pop(name, None)  # a name given again takes its place at the end
+                    if held is False:
+                        self.removed[(key, name)] = Origin(source, at)
+                    else:
+                        self.removed.pop((key, name), None)
+                        merged[name] = (held, Origin(source, at))
+            else:
+                self.lists[key] = [(entry, Origin(source, at)) for entry, at in value]  # type: ignore[attr-defined]
+
+    def settings(self) -> RocmSafety | None:
+        from import_policy.patterns import DottedPattern
+
+        if self.origin is None:
+            return None
+        heavy = self.maps.get("heavy_modules", {})
+        probes = self.maps.get("probes", {})
+        origins = [(key, name, origin) for key, names in self.maps.items() for name, (_, origin) in names.items()]
+        origins += [(key, str(getattr(entry, "text", entry)), origin) for key, entries in self.lists.items() for entry, origin in entries]
+
+        def listed(key: str) -> tuple[object, ...]:
+            return tuple(entry for entry, _ in self.lists.get(key, ()))
+
+        return RocmSafety(
+            heavy_modules=tuple(DottedPattern.compile(name) for name in heavy),
+            probes=tuple((name, value if isinstance(value, str) else None) for name, (value, _) in probes.items()),
+            guards=listed("guards"),  # type: ignore[arg-type]
+            files=listed("files"),  # type: ignore[arg-type]
+            entry_modules=listed("entry_modules"),  # type: ignore[arg-type]
+            origin=self.origin,
+            rocm=listed("rocm"),  # type: ignore[arg-type]
+            reasons=tuple((name, value) for name, (value, _) in heavy.items() if isinstance(value, str)),
+            origins=tuple(origins),
+            removed=tuple((key, name, origin) for (key, name), origin in self.removed.items()),
+        )
 
 
 def _check_switches(switches: dict[str, list[tuple[str, ConfigError]]], known: set[str]) -> None:
