@@ -22,7 +22,7 @@ def errors(project: Project, config: str, *argv: str) -> list[str]:
         (
             "version: 1\nrulez: []\n",
             "import-policy: import-policy.yaml:2: unknown key 'rulez' in the configuration; "
-            "expected one of: enable, exclude, extends, ignore, rocm_safety, roots, rules, version",
+            "expected one of: enable, exclude, extends, ignore, rocm_safety, root, roots, rules, version",
         ),
         ("version: 2\n", "import-policy: import-policy.yaml:1: version must be 1, got int 2"),
         ("rules: {}\n", "import-policy: import-policy.yaml:1: rules must be a list of rules, got a map"),
@@ -173,8 +173,8 @@ def test_pyproject_names_the_config(project: Project) -> None:
     project.write("policy/ip.yaml", "rules:\n  - id: no-pickle\n    forbid: [pickle]\n    files: ['a.py']\n")
     project.write("policy/a.py", "import pickle\n")
     project.write("a.py", "import pickle\n")
-    # the folder holding the configuration is the project root: policy/
-    assert project.lines() == ["policy/a.py:1:8: no-pickle `pickle` is forbidden"]
+    # the pyproject.toml's folder is the project root, not policy/
+    assert project.lines() == ["a.py:1:8: no-pickle `pickle` is forbidden"]
 
 
 def test_pyproject_without_the_table_is_passed_over(project: Project) -> None:

@@ -17,13 +17,27 @@ from import_policy.config.model import RuleBase
 from conftest import Project
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
+CONFIGURATION = Path(__file__).resolve().parents[2] / "docs" / "configuration.md"
 
 
-def test_kind_choices_are_the_registry_keys(project: Project) -> None:
+def documented_kinds() -> list[str]:
+    """The `kind:` values the configuration reference promises users, in its order."""
+    row = next(line for line in CONFIGURATION.read_text(encoding="utf-8").splitlines() if line.startswith("| `kind` |"))
+    return re.findall(r"`([a-z-]+)`", re.split(r"(?<!\\)\|", row)[2])
+
+
+def test_documented_kinds_are_the_kinds_there_are() -> None:
+    assert documented_kinds() == ["import", "include", "token", "relative-imports"]
+    assert list(KINDS) == documented_kinds()
+
+
+def test_an_unknown_kind_is_refused_with_the_documented_choices(project: Project) -> None:
     project.write("import-policy.yaml", "version: 1\nrules:\n  - id: r\n    kind: nope\n    forbid: [x]\n")
     code, _, err = project.run("check")
     assert code == 2
-    assert f"kind must be one of: {', '.join(KINDS)}; got 'nope'" in err
+    assert err.splitlines()[0] == (
+        "import-policy: import-policy.yaml:4: kind must be one of: import, include, token, relative-imports; got 'nope'"
+    )
 
 
 def test_an_unregistered_kind_fails_loudly(tmp_path: Path) -> None:
@@ -56,6 +70,6 @@ def test_explain_builtin_prints_its_doc_and_the_settings_in_force(tmp_path: Path
     policy = load(tmp_path / "import-policy.yaml", tmp_path).policy
     text = describe_rule(policy, "trial-import-probe")
     assert text is not None
-    assert "  probes:        _has_module -> _has_module_spec\n" in text
-    assert "  entry modules: pkg\n" in text
+    assert "    _has_module -> _has_module_spec  [preset rocm-safety:22]\n" in text
+    assert "  entry modules: pkg  [import-policy.yaml:4]\n" in text
     assert "**What it does.**" in text and "**Use instead.**" in text and "**Options.**" in text

@@ -273,7 +273,8 @@ def test_extends_vllm_loads_from_an_installed_wheel(tmp_path: Path) -> None:
         env={"PYTHONPATH": str(wheel), "PATH": "/usr/bin:/bin"},
     )
     assert ran.returncode == 0, ran.stderr
-    listed = [line.split()[0] for line in ran.stdout.splitlines()[1:]]
+    table = ran.stdout.split("\n\n")[0]  # the merged rocm_safety settings follow the table
+    listed = [line.split()[0] for line in table.splitlines()[1:]]
     assert set(VLLM_RULES) <= set(listed)
     assert "preset vllm:" in ran.stdout
 

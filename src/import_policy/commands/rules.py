@@ -22,6 +22,11 @@ def rules(loaded: Loaded, fmt: str) -> int:
     for row in table:
         cells = [cell.ljust(width) for cell, width in zip(row, widths)] + [row[-1]]
         sys.stdout.write("  ".join(cells).rstrip() + "\n")
+    if loaded.policy.rocm_safety is not None:
+        from import_policy.rocm.rules import settings
+
+        # The pass's settings as `extends` merged them, each name with where it came from.
+        sys.stdout.write("\nrocm_safety (merged):\n" + "".join(f"{line}\n" for line in settings(loaded.policy)))
     return EXIT_OK
 
 

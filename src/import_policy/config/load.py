@@ -89,19 +89,21 @@ def source_bytes(key: str) -> bytes | None:
         return None
 
 
-def find_config(start: Path, cwd: Path | None = None) -> Path | None:
-    """The first configuration from `start` upward; a pyproject.toml counts only if it has a
-    `[tool.import-policy]` table, and then that table must name one (`ConfigErrors` if not)."""
+def find_config(start: Path, cwd: Path | None = None) -> tuple[Path, Path] | None:
+    """The first configuration from `start` upward, with the folder it was found in (the
+    project root unless the YAML's `root:` says otherwise: for a pyproject.toml naming
+    `tools/import-policy.yaml`, the pyproject's folder). A pyproject.toml counts only if it
+    has a `[tool.import-policy]` table, and then that table must name one (`ConfigErrors` if not)."""
     for folder in (start, *start.parents):
         for name in CONFIG_NAMES:
             candidate = folder / name
             if candidate.is_file():
-                return candidate
+                return candidate, folder
         pyproject = folder / "pyproject.toml"
         if pyproject.is_file():
             named = _named_in_pyproject(pyproject, cwd or start)
             if named is not None:
-                return named
+                return named, folder
     return None
 
 
@@ -162,18 +164,21 @@ class Loaded:
 def load(config: Path | None, cwd: Path) -> Loaded:
     """`config` from --config, else discovered from `cwd`; the default preset if there is none."""
     if config is None:
-        config = find_config(cwd, cwd)
-        if config is None:
+        found = find_config(cwd, cwd)
+        if found is None:
             read: list[tuple[str, str]] = []
             policy = _build(cwd, _Source(f"preset:{DEFAULT_PRESET}", None, DEFAULT_PRESET), cwd, read)
             return Loaded(policy, None, tuple(read))
-    config = config if config.is_absolute() else cwd / config
+        config, base = found
+    else:
+        config = config if config.is_absolute() else cwd / config
+        base = config.parent  # --config FILE: FILE's folder, unless its `root:` says otherwise
     if config.is_dir():
         raise ConfigErrors([_error(_shown(config, cwd), 0, "is a folder; --config takes a configuration file")])
     if not config.is_file():
         raise ConfigErrors([_error(_shown(config, cwd), 0, "no such file")])
     read_: list[tuple[str, str]] = []
-    policy = _build(config.parent, _Source(_shown(config, cwd), config, None), cwd, read_)
+    policy = _build(base, _Source(_shown(config, cwd), config, None), cwd, read_)
     return Loaded(policy, config, tuple(read_))
 
 
@@ -182,13 +187,17 @@ def known(config: Path | None, cwd: Path) -> tuple[Known, Path | None] | None:
     byte of any file it came from has changed since (cache.policy); with the configuration
     file (None: the default preset). None: build it."""
     try:
+        base: Path | None = None
         if config is None:
-            config = find_config(cwd, cwd)
+            discovered = find_config(cwd, cwd)
+            config, base = discovered if discovered is not None else (None, None)
         if config is None:
             top, root, data = f"preset:{DEFAULT_PRESET}", cwd.resolve(), preset_bytes(DEFAULT_PRESET)
         else:
             config = config if config.is_absolute() else cwd / config
-            top, root, data = str(config.resolve()), config.parent.resolve(), config.read_bytes()
+            # With a `root:` elsewhere the entry was recorded under that root and this
+            # lookup misses: the policy is built, which is slower, never wrong.
+            top, root, data = str(config.resolve()), (base or config.parent).resolve(), config.read_bytes()
     except (ConfigErrors, OSError):
         return None  # building it says what is wrong
     if data is None:
@@ -231,10 +240,32 @@ def _build(root: Path, top: _Source, cwd: Path, read: list[tuple[str, str]]) -> 
     errors: list[ConfigError] = []
     ordered: list[tuple[_Source, Document]] = []
     _collect(top, [], errors, ordered, cwd, set(), read)
+    root = _root(root, top, ordered, errors)
     if errors:
         first_seen = {source: index for index, source in reversed(list(enumerate(e.source for e in errors)))}
         raise ConfigErrors(sorted(errors, key=lambda e: (first_seen[e.source], e.line)))
     return _merge(root.resolve(), ordered)
+
+
+def _root(base: Path, top: _Source, ordered: list[tuple[_Source, Document]], errors: list[ConfigError]) -> Path:
+    """The project root: `base` (where the configuration was found), unless the top file's
+    `root:` names another folder, relative to that file. An extended file cannot move the
+    root: it is shared by projects whose roots differ."""
+    root = base
+    for source, document in ordered:
+        if document.root is None:
+            continue
+        text, line = document.root
+        if source is not top:
+            errors.append(_error(source.shown, line, "root: is read only from the configuration a run starts from, not from an extended file"))
+            continue
+        folder = (source.path.parent if source.path is not None else base) / text
+        if not folder.is_dir():
+            what = "is not a folder" if folder.exists() else "does not exist"
+            errors.append(_error(source.shown, line, f"root {text!r} {what} (it is relative to this file)"))
+            continue
+        root = folder
+    return root
 
 
 def _collect(
@@ -325,8 +356,7 @@ def _merge(root: Path, ordered: list[tuple[_Source, Document]]) -> Policy:
     rules: dict[str, Rule] = {}
     exclude = []
     roots: list[str] | None = None
-    rocm: dict[str, tuple[object, int]] = {}
-    rocm_origin: Origin | None = None
+    rocm = _RocmMerge()
     switches: dict[str, list[tuple[str, ConfigError]]] = {"ignore": [], "enable": []}
     for source, document in ordered:
         for key, ids in (("ignore", document.ignore), ("enable", document.enable)):
@@ -338,22 +368,10 @@ def _merge(root: Path, ordered: list[tuple[_Source, Document]]) -> Policy:
         if document.roots is not None:
             roots = document.roots
         if document.rocm_line:
-            rocm.update(document.rocm_safety)
-            rocm_origin = Origin(source.shown, document.rocm_line)
+            rocm.add(source.shown, document.rocm_line, document.rocm_safety)
     if roots is None:
         roots = ["."] + (["src"] if (root / "src").is_dir() else [])
-    rocm_safety = None
-    if rocm_origin is not None:
-        rocm_safety = RocmSafety(
-            heavy_modules=rocm.get("heavy_modules", ((), 0))[0],  # type: ignore[arg-type]
-            probes=rocm.get("probes", ((), 0))[0],  # type: ignore[arg-type]
-            guards=rocm.get("guards", ((), 0))[0],  # type: ignore[arg-type]
-            files=rocm.get("files", ((), 0))[0],  # type: ignore[arg-type]
-            entry_modules=rocm.get("entry_modules", ((), 0))[0],  # type: ignore[arg-type]
-            origin=rocm_origin,
-            rocm=rocm.get("rocm", ((), 0))[0],  # type: ignore[arg-type]
-            reasons=rocm.get("reasons", ((), 0))[0],  # type: ignore[arg-type]
-        )
+    rocm_safety = rocm.settings()
     _check_switches(switches, {rule.id for rule in rules.values()} | set(BUILTIN_IDS))
     return Policy(
         root=root,
@@ -365,6 +383,59 @@ def _merge(root: Path, ordered: list[tuple[_Source, Document]]) -> Policy:
         ignore=tuple(dict.fromkeys(rule_id for rule_id, _ in switches["ignore"])),
         enable=tuple(dict.fromkeys(rule_id for rule_id, _ in switches["enable"])),
     )
+
+
+class _RocmMerge:
+    """`rocm_safety` across `extends`: a map (`NameMap`) merges name by name, later files
+    adding and replacing names and `name: false` removing one; a list replaces the earlier
+    one. Generic over the keys, so a new map key merges the same way."""
+
+    def __init__(self) -> None:
+        self.origin: Origin | None = None
+        self.maps: dict[str, dict[str, tuple[object, Origin]]] = {}
+        self.removed: dict[tuple[str, str], Origin] = {}
+        self.lists: dict[str, list[tuple[object, Origin]]] = {}
+
+    def add(self, source: str, line: int, settings: dict[str, tuple[object, int]]) -> None:
+        self.origin = Origin(source, line)
+        for key, (value, _) in settings.items():
+            if isinstance(value, dict):
+                merged = self.maps.setdefault(key, {})
+                for name, (held, at) in value.items():
+                    merged.pop(name, None)  # a name given again takes its place at the end
+                    if held is False:
+                        self.removed[(key, name)] = Origin(source, at)
+                    else:
+                        self.removed.pop((key, name), None)
+                        merged[name] = (held, Origin(source, at))
+            else:
+                self.lists[key] = [(entry, Origin(source, at)) for entry, at in value]  # type: ignore[attr-defined]
+
+    def settings(self) -> RocmSafety | None:
+        from import_policy.patterns import DottedPattern
+
+        if self.origin is None:
+            return None
+        heavy = self.maps.get("heavy_modules", {})
+        probes = self.maps.get("probes", {})
+        origins = [(key, name, origin) for key, names in self.maps.items() for name, (_, origin) in names.items()]
+        origins += [(key, str(getattr(entry, "text", entry)), origin) for key, entries in self.lists.items() for entry, origin in entries]
+
+        def listed(key: str) -> tuple[object, ...]:
+            return tuple(entry for entry, _ in self.lists.get(key, ()))
+
+        return RocmSafety(
+            heavy_modules=tuple(DottedPattern.compile(name) for name in heavy),
+            probes=tuple((name, value if isinstance(value, str) else None) for name, (value, _) in probes.items()),
+            guards=listed("guards"),  # type: ignore[arg-type]
+            files=listed("files"),  # type: ignore[arg-type]
+            entry_modules=listed("entry_modules"),  # type: ignore[arg-type]
+            origin=self.origin,
+            rocm=listed("rocm"),  # type: ignore[arg-type]
+            reasons=tuple((name, value) for name, (value, _) in heavy.items() if isinstance(value, str)),
+            origins=tuple(origins),
+            removed=tuple((key, name, origin) for (key, name), origin in self.removed.items()),
+        )
 
 
 def _check_switches(switches: dict[str, list[tuple[str, ConfigError]]], known: set[str]) -> None:

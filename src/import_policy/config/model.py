@@ -76,9 +76,21 @@ class RocmSafety:
     origin: Origin
     rocm: tuple[str, ...] = ()  # names true in a ROCm process (`is_rocm`, `is_hip`)
     reasons: tuple[tuple[str, str], ...] = ()  # heavy module -> why it is heavy, when given
+    # Where each setting came from, for `rules` and `explain` and for faults found in the
+    # tree: (key, name, origin) for each name of a map (`heavy_modules`, `probes`) and each
+    # entry of a list (`entry_modules`, ...); `removed` holds the names a `name: false` took out.
+    origins: tuple[tuple[str, str, Origin], ...] = field(default=(), compare=False)
+    removed: tuple[tuple[str, str, Origin], ...] = field(default=(), compare=False)
 
     def applies_to(self, path: str) -> bool:
         return not self.files or any_match(self.files, path) is not None
+
+    def origin_of(self, key: str, name: str) -> Origin:
+        """Where `name` of `key` was declared; the section's origin when not recorded."""
+        for k, n, origin in self.origins:
+            if k == key and n == name:
+                return origin
+        return self.origin
 
     def reason(self, heavy: str) -> str | None:
         """Why a heavy module is heavy: the reason of the longest configured name covering it."""

@@ -18,7 +18,7 @@ from import_policy.patterns import DottedPattern, PathGlob, PatternError
 RULE_ID = re.compile(r"[a-z0-9][a-z0-9-]*")
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
-TOP_KEYS = ("version", "extends", "exclude", "roots", "rules", "rocm_safety", "ignore", "enable")
+TOP_KEYS = ("version", "root", "extends", "exclude", "roots", "rules", "rocm_safety", "ignore", "enable")
 COMMON_RULE_KEYS = ("id", "kind", "message", "files", "allow_in", "severity", "examples")
 DEFAULT_KIND = "import"
 ROCM_KEYS = ("heavy_modules", "probes", "guards", "rocm", "files", "entry_modules")
@@ -40,6 +40,7 @@ class Document:
     """What one configuration file declares, before `extends` is merged."""
 
     extends: list[tuple[str, int]] = field(default_factory=list)
+    root: tuple[str, int] | None = None  # the project root, relative to this file
     exclude: list[PathGlob] = field(default_factory=list)
     roots: list[str] | None = None
     rules: list[Rule] = field(default_factory=list)
@@ -50,6 +51,12 @@ class Document:
 
 
 T = TypeVar("T")
+
+# A `rocm_safety` map as one file writes it: name -> (value, line); a value of False removes
+# the name from what the files it extends gave.
+NameMap = dict[str, tuple[object, int]]
+# A `rocm_safety` list: (entry, line) in the order written.
+Entries = list[tuple[object, int]]
 
 Items = dict[str, tuple[int, Node]]
 
@@ -150,6 +157,13 @@ class Validator:
             line, node = items["version"]
             if not (isinstance(node, Scalar) and node.value == 1 and not isinstance(node.value, bool)):
                 self.error(node.line, f"version must be 1, got {describe_node(node)}")
+        if "root" in items:
+            node = items["root"][1]
+            text = self.string(node, "root")
+            if text is not None and (text.startswith("/") or "\\" in text or not text.strip()):
+                self.error(node.line, f"root {text!r} must be a folder relative to this file, like '..'")
+            elif text is not None:
+                doc.root = (text, node.line)
         if "extends" in items:
             doc.extends = self.strings(items["extends"][1], "extends")
         if "exclude" in items:
@@ -250,7 +264,9 @@ class Validator:
         return value
 
     def rocm_safety(self, node: Node) -> dict[str, tuple[object, int]]:
-        """Checked values by key, merged key by key over what `extends` gave."""
+        """Checked values by key, with the key's line. A map key (`heavy_modules`, `probes`)
+        gives a `NameMap`, which `extends` merges name by name; a list key gives `Entries`,
+        which a later file replaces."""
         if not isinstance(node, Map):
             self.error(node.line, f"rocm_safety must be a map, got {describe_node(node)}")
             return {}
@@ -258,69 +274,86 @@ class Validator:
         out: dict[str, tuple[object, int]] = {}
         items = node.items
         if "heavy_modules" in items:
-            heavy_node = items["heavy_modules"][1]
-            if isinstance(heavy_node, Map):  # name -> reason
-                patterns: list[DottedPattern] = []
-                reasons: list[tuple[str, str]] = []
-                for key, (line, value) in heavy_node.items.items():
-                    try:
-                        patterns.append(DottedPattern.compile(key))
-                    except PatternError as error:
-                        self.error(line, f"bad heavy_modules entry: {error}")
-                        continue
-                    if isinstance(value, Scalar) and value.value is None:
-                        continue
-                    reason = self.string(value, f"the reason of heavy module {key!r}")
-                    if reason is not None:
-                        reasons.append((key, reason))
-                out["heavy_modules"] = (tuple(patterns), items["heavy_modules"][0])
-                out["reasons"] = (tuple(reasons), items["heavy_modules"][0])
-            else:
-                out["heavy_modules"] = (tuple(self.dotted_patterns(heavy_node, "heavy_modules")), items["heavy_modules"][0])
-                out["reasons"] = ((), items["heavy_modules"][0])
+            out["heavy_modules"] = (self._heavy_modules(items["heavy_modules"][1]), items["heavy_modules"][0])
         for key in ("guards", "rocm"):
             if key not in items:
                 continue
-            names = []
+            names: Entries = []
             for text, line in self.strings(items[key][1], key):
                 if DOTTED.fullmatch(text):  # a last name (`is_cuda`), or a full dotted name (`torch.version.hip`)
-                    names.append(text)
+                    names.append((text, line))
                 else:
                     example = "is_cuda or torch.version.cuda" if key == "guards" else "is_hip or torch.version.hip"
                     self.error(line, f"{key} entry {text!r} must be a name such as {example}")
-            out[key] = (tuple(names), items[key][0])
+            out[key] = (names, items[key][0])
         if "files" in items:
-            out["files"] = (tuple(self.globs(items["files"][1], "rocm_safety.files")), items["files"][0])
+            globs: Entries = []
+            for text, line in self.strings(items["files"][1], "rocm_safety.files"):
+                try:
+                    globs.append((PathGlob.compile(text), line))
+                except PatternError as error:
+                    self.error(line, f"bad rocm_safety.files entry: {error}")
+            out["files"] = (globs, items["files"][0])
         if "entry_modules" in items:
-            entries = []
+            entries: Entries = []
             for text, line in self.strings(items["entry_modules"][1], "entry_modules"):
                 if DOTTED.fullmatch(text):
-                    entries.append(text)
+                    entries.append((text, line))
                 else:
                     self.error(line, f"entry module {text!r} must be a dotted module name")
-            out["entry_modules"] = (tuple(entries), items["entry_modules"][0])
+            out["entry_modules"] = (entries, items["entry_modules"][0])
         if "probes" in items:
-            probes_node = items["probes"][1]
-            probes: list[tuple[str, str | None]] = []
-            if isinstance(probes_node, Map):
-                for key, (line, value) in probes_node.items.items():
-                    if not DOTTED.fullmatch(key):
-                        self.error(line, f"probe {key!r} must be a function name or dotted path")
-                    elif isinstance(value, Scalar) and value.value is None:
-                        probes.append((key, None))
-                    else:
-                        alternative = self.string(value, f"probes[{key!r}]")
-                        if alternative is not None and not IDENTIFIER.fullmatch(alternative):
-                            self.error(value.line, f"probes[{key!r}] must be a function name or null")
-                        elif alternative is not None:
-                            probes.append((key, alternative))
-            elif isinstance(probes_node, Seq):
-                for text, line in self.strings(probes_node, "probes"):
-                    probes.append((text, None))
-            else:
-                self.error(probes_node.line, f"probes must map probe names to spec-only alternatives (or null), got {describe_node(probes_node)}")
-            out["probes"] = (tuple(probes), items["probes"][0])
+            out["probes"] = (self._probes(items["probes"][1]), items["probes"][0])
         return out
+
+    def _heavy_modules(self, node: Node) -> NameMap:
+        """name -> reason (None: none given; False: removed from what `extends` gave)."""
+        names: NameMap = {}
+        if isinstance(node, Map):
+            for key, (line, value) in node.items.items():
+                if not self._pattern(key, line, "heavy_modules"):
+                    continue
+                if isinstance(value, Scalar) and (value.value is None or value.value is False):
+                    names[key] = (value.value, line)
+                    continue
+                reason = self.string(value, f"the reason of heavy module {key!r} (or false to remove it)")
+                if reason is not None:
+                    names[key] = (reason, line)
+        else:
+            for text, line in self.strings(node, "heavy_modules"):
+                if self._pattern(text, line, "heavy_modules"):
+                    names[text] = (None, line)
+        return names
+
+    def _pattern(self, text: str, line: int, what: str) -> bool:
+        try:
+            DottedPattern.compile(text)
+        except PatternError as error:
+            self.error(line, f"bad {what} entry: {error}")
+            return False
+        return True
+
+    def _probes(self, node: Node) -> NameMap:
+        """probe -> spec-only alternative (None: no fix; False: removed from what `extends` gave)."""
+        probes: NameMap = {}
+        if isinstance(node, Map):
+            for key, (line, value) in node.items.items():
+                if not DOTTED.fullmatch(key):
+                    self.error(line, f"probe {key!r} must be a function name or dotted path")
+                elif isinstance(value, Scalar) and (value.value is None or value.value is False):
+                    probes[key] = (value.value, line)
+                else:
+                    alternative = self.string(value, f"probes[{key!r}]")
+                    if alternative is not None and not IDENTIFIER.fullmatch(alternative):
+                        self.error(value.line, f"probes[{key!r}] must be a function name, null or false")
+                    elif alternative is not None:
+                        probes[key] = (alternative, line)
+        elif isinstance(node, Seq):
+            for text, line in self.strings(node, "probes"):
+                probes[text] = (None, line)
+        else:
+            self.error(node.line, f"probes must map probe names to spec-only alternatives (or null), got {describe_node(node)}")
+        return probes
 
 
 def _is_relative_folder(text: str) -> bool:

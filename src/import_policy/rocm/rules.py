@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from import_policy.config.model import Policy
+from import_policy.config.model import Origin, Policy
 from import_policy.kinds.builtin import BuiltinRule, shipped_doc
 from import_policy.rocm.predicates import (
     EAGER_HEAVY_IMPORT,
@@ -13,7 +13,8 @@ from import_policy.rocm.predicates import (
 
 
 def settings(policy: Policy) -> list[str]:
-    """The `rocm_safety` settings in force, one line each."""
+    """The `rocm_safety` settings in force, merged across `extends`, and where each came from:
+    a map's names one line each, a list with the line of the file that set it."""
     rocm = policy.rocm_safety
     if rocm is None:
         return []
@@ -21,17 +22,34 @@ def settings(policy: Policy) -> list[str]:
     def shown(items: list[str]) -> str:
         return ", ".join(items) if items else "(none)"
 
-    probes = [f"{probe} -> {alternative or '(no fix)'}" for probe, alternative in rocm.probes]
-    reasons = [f"    {name}: {reason}" for name, reason in rocm.reasons]
+    def at(origin: Origin) -> str:
+        return str(origin).replace("preset:", "preset ")
+
+    def listed(key: str, items: list[str]) -> str:
+        origins = list(dict.fromkeys(at(origin) for k, _, origin in rocm.origins if k == key))
+        return shown(items) + (f"  [{origins[0]}]" if origins else "")
+
+    reasons = dict(rocm.reasons)
+    heavy = [
+        f"    {p.text}  [{at(rocm.origin_of('heavy_modules', p.text))}]" + (f"  {reasons[p.text]}" if p.text in reasons else "")
+        for p in rocm.heavy_modules
+    ]
+    probes = [
+        f"    {probe} -> {alternative or '(no fix)'}  [{at(rocm.origin_of('probes', probe))}]"
+        for probe, alternative in rocm.probes
+    ]
+    removed = [f"    {name} ({key})  [{at(origin)}]" for key, name, origin in rocm.removed]
     return [
-        f"  declared in:   {str(rocm.origin).replace('preset:', 'preset ')}",
-        f"  heavy modules: {shown([p.text for p in rocm.heavy_modules])}",
-        *reasons,
-        f"  probes:        {shown(probes)}",
-        f"  guards:        {shown(list(rocm.guards))}",
-        f"  rocm:          {shown(list(rocm.rocm))}",
-        f"  files:         {shown([g.text for g in rocm.files]) if rocm.files else '(everywhere)'}",
-        f"  entry modules: {shown(list(rocm.entry_modules)) if rocm.entry_modules else '(the top-level packages)'}",
+        f"  declared in:   {at(rocm.origin)}",
+        f"  heavy modules: {len(rocm.heavy_modules) or '(none)'}",
+        *heavy,
+        f"  probes:        {len(rocm.probes) or '(none)'}",
+        *probes,
+        *(["  removed:", *removed] if removed else []),
+        f"  guards:        {listed('guards', list(rocm.guards))}",
+        f"  rocm:          {listed('rocm', list(rocm.rocm))}",
+        f"  files:         {listed('files', [g.text for g in rocm.files]) if rocm.files else '(everywhere)'}",
+        f"  entry modules: {listed('entry_modules', list(rocm.entry_modules)) if rocm.entry_modules else '(the top-level packages)'}",
     ]
 
 
