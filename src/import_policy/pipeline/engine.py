@@ -125,6 +125,6 @@ def _run(plan: Plan, files: Sequence[SourceFile], read: Reader, jobs: int) -> Re
         if plan.rocm is not None:
             python[file.relative] = plan.rocm.record(outcome)
     if plan.rocm is not None:
-        diagnostics.extend(rocm_pass.check(plan.rocm, python, read, plan.cache))
+        diagnostics.extend(rocm_pass.check(plan.rocm, python, read, plan.cache, rocm_pass.graph_stores(plan.cache)))
     diagnostics.sort(key=Diagnostic.sort_key)
     return Result(diagnostics, len(files), unreadable)
