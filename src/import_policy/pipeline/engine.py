@@ -126,6 +126,8 @@ def _run(plan: Plan, files: Sequence[SourceFile], read: Reader, jobs: int) -> Re
             python[file.relative] = plan.rocm.record(outcome)
     if plan.rocm is not None:
         named = frozenset(file.relative for file in files if file.named)
-        diagnostics.extend(rocm_pass.check(plan.rocm, python, read, plan.cache, named))
+        diagnostics.extend(
+            rocm_pass.check(plan.rocm, python, read, plan.cache, named, rocm_pass.graph_stores(plan.cache))
+        )
     diagnostics.sort(key=Diagnostic.sort_key)
     return Result(diagnostics, len(files), unreadable)

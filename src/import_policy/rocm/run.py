@@ -37,11 +37,17 @@ from import_policy.facts.walkstate import DYNAMIC_IMPORTERS
 from import_policy.project.graph import Chain
 from import_policy.rocm import hook
 from import_policy.rocm.graph import HeavySite, Project
+from import_policy.rocm.graphcodec import EdgesCodec, GraphCodec, Stat, StoredEdges
+from import_policy.rocm.modulegraph import Inputs, ModuleGraph, digest, listing_digest, stat_of
+from import_policy.cache.store import Store
+from pathlib import Path
 from import_policy.facts.prefilter import RELATIVE_IMPORT
 
 Reader = Callable[[SourceFile], bytes]
 # The cache mode of a file's graph facts (facts.fast), shared with the engine.
 GRAPH_MODE = "graph"
+# The module graph's one entry per configuration (its settings are in the store's key).
+GRAPH_NAME = "graph"
 
 
 @dataclass(frozen=True)
@@ -169,21 +175,34 @@ def default_entries(top: Iterable[tuple[str, bool]]) -> tuple[str, ...]:
     return tuple(sorted(name for name, package in top if package and name not in NOT_RUNTIME))
 
 
-def project(plan: RocmPlan, known: Mapping[str, FileFacts], read: Reader, cache: FactsCache | None = None) -> Project:
+def project(
+    plan: RocmPlan, known: Mapping[str, FileFacts], read: Reader, cache: FactsCache | None = None,
+    modules: Mapping[str, str] | None = None, inputs: Inputs | None = None,
+) -> Project:
     """The whole project's graph: `known` facts as given, other files read and parsed (or
-    taken from the cache) when reached."""
+    taken from the cache) when reached. `inputs`, when given, logs every file it reads and
+    `modules` is the module map to use (the module graph's logged one)."""
     policy = plan.policy
-    modules = ProjectModules(policy, known)
 
     def load(path: str) -> FileFacts | None:
         facts = known.get(path)
-        if facts is not None and facts.parsed:
-            return facts  # the engine parsed it, for a rule or for this pass
         file = SourceFile(policy.root / path, path, "python")
+        stat = inputs.stat(path) if inputs is not None else None
+        if facts is not None and facts.parsed:
+            if inputs is not None:  # the engine's facts: its bytes read again, only to be hashed
+                try:
+                    inputs.file(path, "e", stat, read(file))
+                except OSError:
+                    inputs.file(path, "e", stat, None)
+            return facts  # the engine parsed it, for a rule or for this pass
         try:
             source = read(file)
         except OSError:
+            if inputs is not None:
+                inputs.file(path, "r", stat, None)
             return None  # an unreadable file outside the ones passed is not this run's business
+        if inputs is not None:
+            inputs.file(path, "r", stat, source)
         module, is_package = module_name(file.relative, policy.roots)
         if not plan.wants_parse(source, file.relative):
             return FileFacts(file.relative, module, is_package)
@@ -196,12 +215,108 @@ def project(plan: RocmPlan, known: Mapping[str, FileFacts], read: Reader, cache:
                 cache.put(key, facts)
         return facts
 
-    return Project(plan.rocm, modules, load, plan.exports)
+    return Project(plan.rocm, modules if modules is not None else ProjectModules(policy, known), load, plan.exports)
+
+
+def graph_settings(plan: RocmPlan) -> str | None:
+    """Every configuration input the module graph's items are derived from, as a digest; None
+    when part of it has no stable form (then the graph is not kept)."""
+    described = repr((
+        plan.rocm, sorted(plan.exports.items()), sorted(plan.project_names), plan.entries, plan.policy.roots,
+        plan.policy.exclude,
+        plan.tokens, sorted(plan.import_heads) if plan.import_heads is not None else None, plan.cache_mode,
+    ))
+    if " at 0x" in described:
+        return None
+    return hashlib.blake2b(described.encode(), digest_size=20).hexdigest()
+
+
+class _Tree:
+    """The tree as it is now, for the module graph to check its log against."""
+
+    def __init__(self, plan: RocmPlan, known: Mapping[str, FileFacts], modules: ProjectModules, read: Reader) -> None:
+        self.root = plan.policy.root
+        self.known = known
+        self.modules = modules
+        self.read = read
+
+    def file(self, path: str, how: str, stat: Stat | None, hashed: str | None) -> bool | Stat:
+        if how != "g":
+            facts = self.known.get(path)
+            if ("e" if facts is not None and facts.parsed else "r") != how:
+                return False
+        now = stat_of(self.root / path)
+        if hashed is None or now is None:
+            return hashed is None and now is None
+        if stat is not None and now == stat:
+            return True
+        try:
+            source = self.read(SourceFile(self.root / path, path, "python"))
+        except OSError:
+            return False
+        return now if digest(source) == hashed else False
+
+    def folder(self, folder: str, mtime: int | None) -> bool:
+        now = stat_of(self.root / folder)
+        return mtime is not None and now is not None and now[0] == mtime
+
+    def passed(self) -> Mapping[str, str]:
+        return self.modules.known
+
+    def lookup(self, module: str, path: str | None) -> bool:
+        return bool(self.modules.get(module) == path)
+
+    def listing(self, hashed: str) -> bool:
+        return listing_digest(self.modules) == hashed
+
+
+class GraphStores:
+    """Where the module graph is kept: its index and its links, beside the facts cache."""
+
+    def __init__(self, root: Path) -> None:
+        self.index = Store(root, GraphCodec())
+        self.edges = Store(root, EdgesCodec())
+
+
+def graph_stores(cache: FactsCache | None) -> GraphStores | None:
+    return GraphStores(cache.folder.parent) if cache is not None else None
+
+
+def module_graph(
+    plan: RocmPlan, known: Mapping[str, FileFacts], read: Reader, cache: FactsCache | None = None,
+    stores: GraphStores | None = None,
+) -> ModuleGraph:
+    """The module graph for this run: what `stores` kept of it while its inputs hold, the rest
+    derived (through `project`, reading per-file records from `cache`)."""
+    policy = plan.policy
+    modules = ProjectModules(policy, known)
+    settings = graph_settings(plan) if stores is not None else None
+    stored = stores.index.get(settings, GRAPH_NAME) if stores is not None and settings is not None else None
+
+    def make(logged: Mapping[str, str], inputs: Inputs) -> Project:
+        return project(plan, known, read, cache, logged, inputs)
+
+    def load_edges() -> StoredEdges | None:
+        return stores.edges.get(settings, GRAPH_NAME) if stores is not None and settings is not None else None
+
+    tree = _Tree(plan, known, modules, read)
+    return ModuleGraph(policy.root, modules, make, stored, tree, load_edges, modules.known, policy.roots)
+
+
+def save_graph(plan: RocmPlan, graph: ModuleGraph, stores: GraphStores | None) -> None:
+    settings = graph_settings(plan) if stores is not None else None
+    if stores is None or settings is None or not graph.changed:
+        return
+    index, edges = graph.stored()
+    if edges is not None:  # written first: an index is never read with links older than itself
+        stores.edges.put(settings, GRAPH_NAME, edges)
+    stores.index.put(settings, GRAPH_NAME, index)
 
 
 def check(
     plan: RocmPlan, passed: Mapping[str, FileFacts], read: Reader, cache: FactsCache | None = None,
     named: Collection[str] = (),
+    stores: GraphStores | None = None,
 ) -> list[Diagnostic]:
     """The pass's diagnostics for the files passed (already parsed by the engine); `named`:
     those named on the command line, where a reachability finding whose chain passes
@@ -232,7 +347,7 @@ def check(
                 probes.setdefault((diagnostic.path, diagnostic.line, diagnostic.column), diagnostic)
     found: list[Diagnostic] = []
     if plan.needs_project:
-        graph = project(plan, passed, read, cache)
+        graph = module_graph(plan, passed, read, cache, stores)
         reported: set[tuple[str, int, int]] = set()
         reached: list[hook.Finding] = []
         if plan.rules & {HEAVY_IMPORT_REACHABLE, IMPORT_TIME_JIT}:
@@ -256,6 +371,7 @@ def check(
                 for site in graph.sites(path):
                     if site.kind != "jit" and site.key not in reported and site.key not in probes:
                         found.append(_eager(rocm, site))
+        save_graph(plan, graph, stores)
     found.extend(probes.values())
     # Reachability findings were judged whole, every report of each at once.
     return [d for d in found if d.places or not comments(d.path).covers(d.rule, d.suppress_lines)]
@@ -323,4 +439,4 @@ def _reached(rule: str, rocm: RocmSafety, chain: Chain, site: HeavySite) -> Diag
     return _diagnostic(rule, site, message, chain.modules)
 
 
-__all__ = ["RocmPlan", "check", "default_entries", "make_plan", "project"]
+__all__ = ["RocmPlan", "check", "default_entries", "make_plan", "module_graph", "project"]

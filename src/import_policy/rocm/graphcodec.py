@@ -1,0 +1,264 @@
+"""The module graph as plain JSON values and back, for the sealed store (cache.store).
+
+Two records: the index (the inputs log, each file's sites, each entry's reach), which every
+run reads, and the modules' links, which only a run that must derive a reach again reads.
+Both carry the same generation, so an index is never paired with another run's links. The
+inputs log is read whole (a run checks it first); each derived item stays as read until it
+is asked for, so a warm run builds only the sites and chains it reports.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+from collections.abc import Iterator, Mapping
+
+from import_policy.facts.model import Span
+from import_policy.project.graph import Link
+from import_policy.rocm.graph import HeavySite, SiteKind
+
+Json = Any
+Stat = tuple[int, int, int]  # mtime_ns, size, inode
+_SITE_KINDS: tuple[SiteKind, ...] = ("import", "probe", "call", "jit")
+# name -> (how many observations of the log it was derived from, its encoded form)
+Items = dict[str, tuple[int, Json]]
+
+
+@dataclass
+class Log:
+    """What the derivations read, each observation with its place in the order first read.
+
+    files: path -> (place, how, stat or None, digest or None); how is "e" (the engine's facts
+    of it), "r" (read by the pass) or "g" (a `.gitignore` on a lookup's way); digest None: it
+    could not be read; stat None: changed too recently to be trusted. folders: folder ->
+    (place, mtime_ns or None), each folder on a lookup's way. lookups: module -> (place, file
+    or None, whether the files passed gave it). listing: (place, digest) when the whole module
+    map was listed."""
+
+    count: int = 0
+    files: dict[str, tuple[int, str, Stat | None, str | None]] = field(default_factory=dict)
+    folders: dict[str, tuple[int, int | None]] = field(default_factory=dict)
+    lookups: dict[str, Json] = field(default_factory=dict)
+    passed: dict[str, tuple[int, str | None]] = field(default_factory=dict)
+    listing: tuple[int, str] | None = None
+
+
+@dataclass
+class Stored:
+    log: Log = field(default_factory=Log)
+    sites: Items = field(default_factory=dict)
+    reach: Items = field(default_factory=dict)
+    generation: str = ""
+
+
+@dataclass
+class StoredEdges:
+    generation: str
+    edges: Items
+
+
+def _str(value: Json) -> str:
+    if not isinstance(value, str):
+        raise ValueError("expected a string")
+    return value
+
+
+def _opt_str(value: Json) -> str | None:
+    return None if value is None else _str(value)
+
+
+def _int(value: Json) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ValueError("expected an integer")
+    return value
+
+
+def _opt_int(value: Json) -> int | None:
+    return None if value is None else _int(value)
+
+
+def _list(value: Json) -> list[Json]:
+    if not isinstance(value, list):
+        raise ValueError("expected a list")
+    return value
+
+
+def _dict(value: Json) -> dict[str, Json]:
+    if not isinstance(value, dict):
+        raise ValueError("expected an object")
+    return value
+
+
+def _place(value: Json, count: int) -> int:
+    place = _int(value)
+    if not 0 <= place < count:
+        raise ValueError("an observation out of the log")
+    return place
+
+
+def _stat(value: Json) -> Stat | None:
+    if value is None:
+        return None
+    mtime, size, inode = _list(value)
+    return (_int(mtime), _int(size), _int(inode))
+
+
+def lookup_place(value: Json) -> int:
+    return value if isinstance(value, int) else int(value[0])
+
+
+def lookup_path(value: Json) -> str | None:
+    return None if isinstance(value, int) else _str(value[1])
+
+
+def encode_log(log: Log) -> Json:
+    return {
+        "n": log.count,
+        "f": {path: [place, how, None if stat is None else list(stat), hashed]
+              for path, (place, how, stat, hashed) in log.files.items()},
+        "d": {folder: [place, mtime] for folder, (place, mtime) in log.folders.items()},
+        "m": log.lookups,
+        "p": {module: list(item) for module, item in log.passed.items()},
+        "a": None if log.listing is None else list(log.listing),
+    }
+
+
+def decode_log(data: Json) -> Log:
+    data = _dict(data)
+    count = _int(data["n"])
+    log = Log(count)
+    for path, item in _dict(data["f"]).items():
+        place, how, stat, hashed = _list(item)
+        if how not in ("e", "r", "g"):
+            raise ValueError("unknown kind of read")
+        log.files[_str(path)] = (_place(place, count), how, _stat(stat), _opt_str(hashed))
+    for folder, item in _dict(data["d"]).items():
+        place, mtime = _list(item)
+        log.folders[_str(folder)] = (_place(place, count), _opt_int(mtime))
+    lookups = _dict(data["m"])
+    # Read as they are (thousands of them); only their shape is checked here.
+    if not all(type(v) is int or (type(v) is list and len(v) == 2 and type(v[0]) is int) for v in lookups.values()):
+        raise ValueError("a malformed lookup")
+    log.lookups = lookups
+    for module, item in _dict(data["p"]).items():
+        place, path = _list(item)
+        log.passed[_str(module)] = (_place(place, count), _opt_str(path))
+    if data["a"] is not None:
+        place, hashed = _list(data["a"])
+        log.listing = (_place(place, count), _str(hashed))
+    return log
+
+
+def _items(value: Json) -> Items:
+    out: Items = {}
+    for name, item in _dict(value).items():
+        mark, raw = _list(item)
+        out[_str(name)] = (_int(mark), raw)
+    return out
+
+
+class GraphCodec:
+    """The index: the inputs log, sites and reach."""
+
+    name = "rocm-graph"
+    version = 1
+
+    def encode(self, stored: Stored) -> Json:
+        return {
+            "generation": stored.generation, "log": encode_log(stored.log),
+            "sites": {name: list(item) for name, item in stored.sites.items()},
+            "reach": {name: list(item) for name, item in stored.reach.items()},
+        }
+
+    def decode(self, data: Json) -> Stored:
+        data = _dict(data)
+        return Stored(decode_log(data["log"]), _items(data["sites"]), _items(data["reach"]), _str(data["generation"]))
+
+
+class EdgesCodec:
+    """Each module's links, read only to derive a reach again."""
+
+    name = "rocm-graph-edges"
+    version = 1
+
+    def encode(self, stored: StoredEdges) -> Json:
+        return {"generation": stored.generation, "edges": {name: list(item) for name, item in stored.edges.items()}}
+
+    def decode(self, data: Json) -> StoredEdges:
+        data = _dict(data)
+        return StoredEdges(_str(data["generation"]), _items(data["edges"]))
+
+
+# --- one item at a time -----------------------------------------------------------
+# A module's links all start in its own file: [path, [target, line, kind, detail], ...].
+
+
+def encode_links(path: str, links: list[Link]) -> Json:
+    return [path, *([l.target, l.line, l.kind, l.detail] for l in links)]
+
+
+def decode_links(source: str, raw: Json) -> list[Link]:
+    path, *links = _list(raw)
+    path = _str(path)
+    return [
+        Link(source, _str(t), path, _int(line), _str(k), _str(d))
+        for t, line, k, d in (_list(item) for item in links)
+    ]
+
+
+def encode_sites(sites: list[HeavySite]) -> Json:
+    return [[s.module, s.heavy, *_span(s.span), s.statement_line, s.kind, s.detail] for s in sites]
+
+
+def _span(span: Span) -> list[int]:
+    return [span.line, span.column, span.end_line, span.end_column]
+
+
+def decode_sites(path: str, raw: Json) -> list[HeavySite]:
+    found: list[HeavySite] = []
+    for item in _list(raw):
+        module, heavy, line, column, end_line, end_column, statement_line, kind, detail = _list(item)
+        if kind not in _SITE_KINDS:
+            raise ValueError("unknown site kind")
+        span = Span(_int(line), _int(column), _int(end_line), _int(end_column))
+        found.append(HeavySite(path, _opt_str(module), _str(heavy), span, _int(statement_line), kind, _str(detail)))
+    return found
+
+
+# An entry's reach: each module reached, in the order reached, with its file and the link
+# that first reached it (none for the entry itself): [module, file, source, path, line, kind, detail].
+
+
+def encode_reach(parents: Mapping[str, Link | None], paths: Mapping[str, str]) -> Json:
+    if isinstance(parents, Parents):
+        return parents.raw  # never decoded: written back as read
+    return [
+        [module, paths[module], *([] if link is None else [link.source, link.path, link.line, link.kind, link.detail])]
+        for module, link in parents.items()
+    ]
+
+
+class Parents(Mapping[str, "Link | None"]):
+    """A stored reach, each link decoded when a chain asks for it."""
+
+    def __init__(self, raw: Json) -> None:
+        self.raw = _list(raw)
+        self._items: dict[str, list[Json]] = {_str(item[0]): item for item in map(_list, self.raw)}
+        self.paths: dict[str, str] = {module: _str(item[1]) for module, item in self._items.items()}
+        self._links: dict[str, Link | None] = {}
+
+    def __getitem__(self, module: str) -> Link | None:
+        if module not in self._links:
+            rest = self._items[module][2:]
+            if not rest:
+                self._links[module] = None
+            else:
+                source, where, line, kind, detail = rest
+                self._links[module] = Link(_str(source), module, _str(where), _int(line), _str(kind), _str(detail))
+        return self._links[module]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)

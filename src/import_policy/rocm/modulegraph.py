@@ -1,0 +1,441 @@
+"""The ROCm pass's graph as a structure kept between runs (what a language server would hold).
+
+Per module: the links importing it makes run; per file: its heavy sites; per entry: its
+reach (every module importing it runs, with the link that first reached it). `Project`
+derives each from the records of many files (a flag bound in another module, a function
+called across modules), so the graph keeps an inputs log: in the order first seen, every
+file a derivation read (stat data and the hash of its bytes) and every module lookup
+(module -> file, or none). An item derived when the log held n observations depends on
+those n at most (the log only grows while `Project` works), so:
+
+- a warm run checks the log in order and cuts it at the first observation that no longer
+  holds (a changed file, a module that appeared or went away); every item derived within
+  the part kept is used as stored, and nothing of it is decoded until it is asked for;
+- every other item is derived again by a `Project` made only then, which reads the per-file
+  records from the facts cache: the changed file is parsed again, no other file is;
+- `forget(path)` does the same for one file an editor says has changed.
+
+What this costs is precision, never soundness: an item derived late in the log is derived
+again after a change to any file read before it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+import time
+import secrets
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Protocol
+
+from import_policy.project.graph import Chain, ImportGraph, Link
+from import_policy.rocm.graph import HeavySite, Project
+from import_policy.rocm.graphcodec import (
+    Items,
+    Log,
+    Stat,
+    Stored,
+    StoredEdges,
+    decode_links,
+    Parents,
+    lookup_path,
+    lookup_place,
+    decode_sites,
+    encode_links,
+    encode_reach,
+    encode_sites,
+)
+
+_DECODE_ERRORS = (ValueError, TypeError, KeyError, IndexError)
+# A file changed within this long before it was read may change again within the same
+# mtime tick: its stat data is not trusted, its bytes are hashed next time (as git does).
+_RACY_NS = 2_000_000_000
+
+
+def digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def stat_of(path: Path) -> Stat | None:
+    try:
+        data = os.stat(path)
+    except OSError:
+        return None
+    return (data.st_mtime_ns, data.st_size, data.st_ino)
+
+
+class Tree(Protocol):
+    """The tree as it is now, to check the log against (`File` answers: holds, or holds with
+    new stat data, or not)."""
+
+    def file(self, path: str, how: str, stat: Stat | None, hashed: str | None) -> bool | Stat: ...
+
+    def folder(self, folder: str, mtime: int | None) -> bool: ...
+
+    def passed(self) -> Mapping[str, str]:
+        """Module -> file of the files passed now (the module map gives them first)."""
+        ...
+
+    def lookup(self, module: str, path: str | None) -> bool: ...
+
+    def listing(self, hashed: str) -> bool: ...
+
+
+class Inputs:
+    """The inputs log as the derivations add to it."""
+
+    def __init__(self, root: Path, log: Log | None = None) -> None:
+        self.root = root
+        self.log = log or Log()
+
+    def __len__(self) -> int:
+        return self.log.count
+
+    def _place(self) -> int:
+        self.log.count += 1
+        return self.log.count - 1
+
+    def check(self, tree: Tree) -> tuple[int, bool]:
+        """Where the log stops holding (its length when it all holds), and whether stat data was
+        renewed; the log is cut there."""
+        log = self.log
+        first = log.count
+        renewed = False
+        for path, (place, how, stat, hashed) in list(log.files.items()):
+            if place >= first:
+                continue
+            verdict = tree.file(path, how, stat, hashed)
+            if verdict is False:
+                first = place
+            elif verdict is not True:
+                log.files[path] = (place, how, verdict, hashed)
+                renewed = True
+        for folder, (place, mtime) in log.folders.items():
+            if place < first and not tree.folder(folder, mtime):
+                first = place
+        for module, (place, found) in log.passed.items():
+            if place < first and not tree.lookup(module, found):
+                first = place
+        for module, path in tree.passed().items():  # found in the tree then, given by a file passed now
+            raw = log.lookups.get(module)
+            if raw is not None and lookup_place(raw) < first and lookup_path(raw) != path:
+                first = lookup_place(raw)
+        if log.listing is not None and log.listing[0] < first and not tree.listing(log.listing[1]):
+            first = log.listing[0]
+        self.cut(first)
+        return first, renewed
+
+    def cut(self, count: int) -> None:
+        log = self.log
+        if count >= log.count:
+            return
+        log.files = {k: v for k, v in log.files.items() if v[0] < count}
+        log.folders = {k: v for k, v in log.folders.items() if v[0] < count}
+        log.lookups = {k: v for k, v in log.lookups.items() if lookup_place(v) < count}
+        log.passed = {k: v for k, v in log.passed.items() if v[0] < count}
+        if log.listing is not None and log.listing[0] >= count:
+            log.listing = None
+        log.count = count
+
+    def looked_up(self, module: str) -> bool:
+        return module in self.log.lookups or module in self.log.passed
+
+    def stat(self, path: str) -> Stat | None:
+        """Taken before the file is read: a change after it shows as new stat data."""
+        return stat_of(self.root / path)
+
+    def file(self, path: str, how: str, stat: Stat | None, source: bytes | None) -> None:
+        if path in self.log.files:
+            return
+        if source is not None and stat is not None and stat[0] >= time.time_ns() - _RACY_NS:
+            stat = None
+        self.log.files[path] = (self._place(), how, stat, None if source is None else digest(source))
+
+    def lookup(self, module: str, path: str | None, known: bool) -> None:
+        if self.looked_up(module):
+            return
+        if known:
+            self.log.passed[module] = (self._place(), path)
+        else:
+            place = self._place()
+            self.log.lookups[module] = place if path is None else [place, path]
+
+    def folder(self, relative: str, mtime: int | None) -> None:
+        if relative in self.log.folders:
+            return
+        if mtime is not None and mtime >= time.time_ns() - _RACY_NS:
+            mtime = None
+        self.log.folders[relative] = (self._place(), mtime)
+
+    def listed(self, modules: Mapping[str, str]) -> None:
+        if self.log.listing is None:
+            self.log.listing = (self._place(), listing_digest(modules))
+
+
+def listing_digest(modules: Mapping[str, str]) -> str:
+    return digest("\0".join(f"{module}\0{path}" for module, path in sorted(modules.items())).encode())
+
+
+class Recorder(Mapping[str, str]):
+    """The project's module map as `Project` sees it, every lookup logged.
+
+    A module the files passed do not name is found in the tree (`ProjectModules`), and
+    whether it is there depends only on the folders on its way (their listings, whose
+    mtime changes with every entry added, removed or renamed), their `.gitignore` files and
+    the configuration: those are logged before the lookup, so a warm run checks a few
+    hundred folders instead of looking thousands of modules up again."""
+
+    def __init__(self, modules: Mapping[str, str], known: Mapping[str, str], roots: tuple[str, ...],
+                 inputs: Inputs) -> None:
+        self.modules = modules
+        self.known = known  # module -> file of the files passed, which the map gives first
+        self.roots = roots
+        self.inputs = inputs
+        self._folders: dict[str, bool] = {}
+
+    def __getitem__(self, module: str) -> str:
+        path: str | None = self.known.get(module)
+        from_known = path is not None
+        if path is None:
+            if not self.inputs.looked_up(module):
+                self._log_folders(module)
+            try:
+                path = self.modules[module]
+            except KeyError:
+                path = None
+        self.inputs.lookup(module, path, from_known)
+        if path is None:
+            raise KeyError(module)
+        return path
+
+    def _log_folders(self, module: str) -> None:
+        inner = module.split(".")
+        for root in self.roots:
+            parts = [] if root in (".", "") else root.strip("/").split("/")
+            relative = ""
+            for part in ["", *parts, *inner]:
+                relative = f"{relative}/{part}" if relative and part else relative or part
+                if not self._folder(relative):
+                    break
+
+    def _folder(self, relative: str) -> bool:
+        """Log a folder on a lookup's way (and its `.gitignore`); False when it is no folder."""
+        known = self._folders.get(relative)
+        if known is not None:
+            return known
+        where = self.inputs.root / relative if relative else self.inputs.root
+        try:
+            data = os.stat(where)
+        except OSError:
+            self._folders[relative] = False
+            return False
+        is_folder = stat.S_ISDIR(data.st_mode)
+        self._folders[relative] = is_folder
+        if is_folder:
+            self.inputs.folder(relative, data.st_mtime_ns)
+            ignore = f"{relative}/.gitignore" if relative else ".gitignore"
+            before = self.inputs.stat(ignore)
+            if before is not None:
+                try:
+                    self.inputs.file(ignore, "g", before, (where / ".gitignore").read_bytes())
+                except OSError:
+                    self.inputs.file(ignore, "g", before, None)
+        return is_folder
+
+    def __iter__(self) -> Iterator[str]:
+        self.inputs.listed(self.modules)
+        return iter(self.modules)
+
+    def __len__(self) -> int:
+        self.inputs.listed(self.modules)
+        return len(self.modules)
+
+
+# Makes the `Project` that derives what is missing, over the logged module map.
+MakeProject = Callable[[Mapping[str, str], Inputs], Project]
+# Gives the stored links of the modules (None: none kept), read only when first needed.
+LoadEdges = Callable[[], "StoredEdges | None"]
+
+
+class ModuleGraph:
+    """Edges, sites and reach, from storage while their inputs hold, else derived."""
+
+    def __init__(
+        self, root: Path, modules: Mapping[str, str], make: MakeProject, stored: Stored | None = None,
+        tree: Tree | None = None, load_edges: LoadEdges | None = None, known: Mapping[str, str] | None = None,
+        roots: tuple[str, ...] = (".",),
+    ) -> None:
+        if stored is None or tree is None:
+            stored = Stored()
+        self.inputs = Inputs(root, stored.log)
+        before = len(self.inputs)
+        kept, renewed = self.inputs.check(tree) if tree is not None else (0, False)
+        self._raw_sites = {name: item for name, item in stored.sites.items() if item[0] <= kept}
+        self._raw_reach = {name: item for name, item in stored.reach.items() if item[0] <= kept}
+        self.generation = stored.generation
+        self._load_edges = load_edges if kept > 0 else None
+        self._raw_edges: Items | None = None  # read on first need
+        self.cut = kept < before  # what was derived after the cut went with it
+        self.changed = renewed or self.cut  # whether anything here differs from what was stored
+        self.modules = Recorder(modules, known or {}, roots, self.inputs)
+        self._make = make
+        self._project: Project | None = None
+        self._edges: dict[str, tuple[int, list[Link]]] = {}
+        self._sites: dict[str, tuple[int, list[HeavySite]]] = {}
+        self._reach: dict[str, tuple[int, Mapping[str, Link | None], Mapping[str, str]]] = {}
+        self._graph = ImportGraph(self.modules, self.edges)
+        self._edges_changed = False
+        self.derived = 0  # items derived in this run rather than taken from storage (a test hook)
+
+    @property
+    def project(self) -> Project:
+        """The derivation, made on first need: a fully warm run never builds one."""
+        if self._project is None:
+            self._project = self._make(self.modules, self.inputs)
+        return self._project
+
+    def _stored_edges(self) -> Items:
+        if self._raw_edges is None:
+            found = self._load_edges() if self._load_edges is not None else None
+            kept = len(self.inputs)
+            self._raw_edges = {} if found is None or found.generation != self.generation else {
+                name: item for name, item in found.edges.items() if item[0] <= kept
+            }
+        return self._raw_edges
+
+    def forget(self, path: str) -> None:
+        """A file changed: cut the log where it was first read, and drop what came after."""
+        self._stored_edges()
+        found = self.inputs.log.files.get(path)
+        if found is None:
+            return
+        at = found[0]
+        self.inputs.cut(at)
+        for table in (self._stored_edges(), self._raw_sites, self._raw_reach):
+            for name in [name for name, item in table.items() if item[0] > at]:
+                del table[name]
+        for name in [name for name, item in self._edges.items() if item[0] > at]:
+            del self._edges[name]
+        for name in [name for name, item in self._sites.items() if item[0] > at]:
+            del self._sites[name]
+        for name in [name for name, item in self._reach.items() if item[0] > at]:
+            del self._reach[name]
+        self._project = None
+        self._graph = ImportGraph(self.modules, self.edges)
+        self.cut = self.changed = True
+
+    # --- per module ---------------------------------------------------------------
+
+    def edges(self, module: str) -> list[Link]:
+        """The links importing `module` makes run (in source order, one per target)."""
+        found = self._edges.get(module)
+        if found is not None:
+            return found[1]
+        raw = self._stored_edges().pop(module, None)
+        if raw is not None:
+            try:
+                links = decode_links(module, raw[1])
+            except _DECODE_ERRORS:
+                pass
+            else:
+                self._edges[module] = (raw[0], links)
+                return links
+        links = list(self.project.edges(module))
+        self._edges[module] = (len(self.inputs), links)
+        self._edges_changed = True
+        self._derived()
+        return links
+
+    def sites(self, path: str) -> list[HeavySite]:
+        """The heavy sites of one file, in source order."""
+        found = self._sites.get(path)
+        if found is not None:
+            return found[1]
+        raw = self._raw_sites.pop(path, None)
+        if raw is not None:
+            try:
+                sites = decode_sites(path, raw[1])
+            except _DECODE_ERRORS:
+                pass
+            else:
+                self._sites[path] = (raw[0], sites)
+                return sites
+        sites = list(self.project.sites(path))
+        self._sites[path] = (len(self.inputs), sites)
+        self._derived()
+        return sites
+
+    def _derived(self) -> None:
+        self.derived += 1
+        self.changed = True
+
+    # --- per entry ----------------------------------------------------------------
+
+    def _reached(self, entry: str) -> tuple[Mapping[str, Link | None], Mapping[str, str]]:
+        found = self._reach.get(entry)
+        if found is not None:
+            return found[1], found[2]
+        raw = self._raw_reach.pop(entry, None)
+        if raw is not None:
+            try:
+                stored = Parents(raw[1])
+            except _DECODE_ERRORS:
+                pass
+            else:
+                self._reach[entry] = (raw[0], stored, stored.paths)
+                return stored, stored.paths
+        parents = self._graph.reach(entry)
+        paths = {module: self.modules[module] for module in parents}
+        self._reach[entry] = (len(self.inputs), parents, paths)
+        self._derived()
+        return parents, paths
+
+    def reach(self, entry: str) -> Mapping[str, Link | None]:
+        """Every module that importing `entry` runs, with the link it was first reached by (BFS)."""
+        return self._reached(entry)[0]
+
+    chain = staticmethod(ImportGraph.chain)
+
+    def reachable_sites(self, entry: str) -> Iterator[tuple[Chain, HeavySite]]:
+        """Each heavy site `entry` reaches, with the shortest chain to it."""
+        parents, paths = self._reached(entry)
+        for module in parents:
+            for site in self.sites(paths[module]):
+                yield with_site(self.chain(entry, parents, module), site), site
+
+    def first_reached(self, entries: Iterable[str]) -> Iterator[tuple[Chain, HeavySite]]:
+        """Each heavy site any entry reaches, once: with the shortest chain from the first entry
+        (in the order given) that reaches it."""
+        seen: set[tuple[str, int, int]] = set()
+        for entry in entries:
+            for chain, site in self.reachable_sites(entry):
+                if site.key not in seen:
+                    seen.add(site.key)
+                    yield chain, site
+
+    # --- storage ------------------------------------------------------------------
+
+    def stored(self) -> tuple[Stored, StoredEdges | None]:
+        """What to keep: the log and every item still derived from it; the links only when
+        they changed (else the stored ones stay, under the same generation)."""
+        edges: StoredEdges | None = None
+        generation = self.generation
+        if self.cut or self._edges_changed or not generation:
+            generation = secrets.token_hex(8)
+            encoded = {m: (mark, encode_links(links[0].path if links else "", links)) for m, (mark, links) in self._edges.items()}
+            edges = StoredEdges(generation, {**self._stored_edges(), **encoded})
+        out = Stored(self.inputs.log, generation=generation)
+        out.sites = {**self._raw_sites, **{p: (mark, encode_sites(sites)) for p, (mark, sites) in self._sites.items()}}
+        out.reach = {**self._raw_reach, **{
+            e: (mark, encode_reach(parents, paths)) for e, (mark, parents, paths) in self._reach.items()
+        }}
+        return out, edges
+
+
+def with_site(chain: Chain, site: HeavySite) -> Chain:
+    """The chain to the module holding a site, with the site as its last link."""
+    source = chain.modules[-1]
+    kind: str = "import" if site.kind == "import" else site.kind
+    return Chain(chain.entry, (*chain.links, Link(source, site.heavy, site.path, site.span.line, kind, site.detail)))
