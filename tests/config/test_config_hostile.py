@@ -103,3 +103,66 @@ def test_malformed_configuration_is_exit_2_with_a_message(project: Project, text
     assert code == 2 or (text == "" and code in (0, 1)), err
     if code == 2:
         assert err.startswith("import-policy: import-policy.yaml"), err
+
+
+# --- extends: nothing outside the project root, and no file's contents in an error -------
+
+SECRET = "ghp_0123456789abcdefSECRET"
+
+
+def _refused(project: Project, target: str) -> str:
+    """The one error of a project (in `proj/`) whose configuration extends `target`."""
+    project.write("proj/import-policy.yaml", f"version: 1\nextends: [{target!r}]\n")
+    project.write("proj/a.py", "import pickle\n")
+    code, out, err = project.run("check", "--config", "proj/import-policy.yaml", "proj")
+    assert (code, out) == (2, "")
+    assert SECRET not in err
+    (line, _) = err.splitlines()
+    return line
+
+
+@pytest.mark.parametrize("name", ["token", "token.yaml", "netrc.yml"])
+def test_extends_refuses_an_absolute_path(project: Project, name: str) -> None:
+    secret = project.write(name, SECRET + "\n")
+    line = _refused(project, str(secret))
+    assert line == (
+        f"import-policy: proj/import-policy.yaml:2: extends {str(secret)!r}: an absolute path is refused; "
+        "extends takes a built-in preset or a YAML file inside the project root, relative to this file"
+    )
+
+
+@pytest.mark.parametrize("target", ["../token", "../token.yaml", "sub/../../token.yaml", "./../proj/../token.yaml"])
+def test_extends_refuses_a_path_that_leaves_the_project_root(project: Project, target: str) -> None:
+    project.write("token", SECRET + "\n")
+    project.write("token.yaml", SECRET + "\n")
+    (project.root / "proj" / "sub").mkdir(parents=True)
+    line = _refused(project, target)
+    assert line == f"import-policy: proj/import-policy.yaml:2: extends {target!r}: it leaves the project root"
+
+
+def test_extends_refuses_a_link_out_of_the_project_root(project: Project) -> None:
+    project.write("token.yaml", SECRET + "\n")
+    (project.root / "proj").mkdir()
+    (project.root / "proj" / "base.yaml").symlink_to(project.root / "token.yaml")
+    line = _refused(project, "base.yaml")
+    assert line == "import-policy: proj/import-policy.yaml:2: extends 'base.yaml': it leaves the project root"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [SECRET, f"machine github.com login x password {SECRET}", f"https://x:{SECRET}@github.com", f"- {SECRET}"],
+)
+def test_an_error_never_prints_the_contents_of_a_file(project: Project, text: str) -> None:
+    # A one-line token, .netrc or .git-credentials file is a YAML scalar (or list): the error
+    # says what it is, never what it holds.
+    project.write("proj/token.yaml", text + "\n")
+    line = _refused(project, "token.yaml")
+    kind = "a list" if text.startswith("- ") else f"a string of {len(text)} characters"
+    assert line == f"import-policy: proj/token.yaml:1: the configuration must be a map of settings, got {kind}"
+
+
+def test_a_long_value_in_an_error_is_not_echoed(project: Project) -> None:
+    project.config(f"version: 1\nrules: {SECRET * 3}\n")
+    code, _, err = project.run("check", ".")
+    assert code == 2 and SECRET not in err
+    assert "import-policy.yaml:2: rules must be a list of rules, got a string of 78 characters" in err

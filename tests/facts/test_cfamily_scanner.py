@@ -265,6 +265,46 @@ def test_catastrophic_pattern_times_out() -> None:
     assert isinstance(info.value.__cause__, TimeoutError)
 
 
+def _cpu_per_call(src: str) -> float:
+    """CPU seconds of one `blank(src)`, the best of three rounds of at least 20 ms each: the
+    process's own CPU time, so other processes on the machine do not count."""
+    best = float("inf")
+    for _ in range(3):
+        calls, started = 0, time.process_time()
+        while (spent := time.process_time() - started) < 0.02:
+            blank(src)
+            calls += 1
+        best = min(best, spent / calls)
+    return best
+
+
+@pytest.mark.parametrize(
+    "unit",
+    [
+        "1.",  # a version-like run `1.1.1...` (was 54 s at 80 KB)
+        "1e+",  # exponent signs inside one pp-number
+        ".1",
+        "0x1'",  # digit separators, every kind of pp-number character
+        "x1.",  # digits inside identifiers never start a number
+    ],
+)
+def test_blank_is_linear_in_the_length_of_a_pp_number(unit: str) -> None:
+    # Eight times the input must cost about eight times the work, never sixty-four: the
+    # scanner must not start a number again at every digit of one it failed to match.
+    def source(size: int) -> str:
+        return "int x = " + unit * (size // len(unit)) + "1;\n"
+
+    small, large = _cpu_per_call(source(1_000)), _cpu_per_call(source(8_000))
+    assert large < 24 * small, (small, large)
+    big = source(160_000)
+    assert blank(big).code == big  # one number, left as code
+
+
+def test_numbers_keep_separators_and_never_hide_what_follows() -> None:
+    src = "a = 1.2.3'4 + 'c' + 1e+5'0; /* x */ \"s\" 0x1p-3'f"
+    assert blank(src).code == "a = 1.2.3'4 + ' ' + 1e+5'0;         \" \" 0x1p-3'f"
+
+
 # --- properties ----------------------------------------------------------------
 
 

@@ -239,7 +239,7 @@ def _shown(path: Path, cwd: Path) -> str:
 def _build(root: Path, top: _Source, cwd: Path, read: list[tuple[str, str]]) -> Policy:
     errors: list[ConfigError] = []
     ordered: list[tuple[_Source, Document]] = []
-    _collect(top, [], errors, ordered, cwd, set(), read)
+    _collect(top, [], errors, ordered, cwd, set(), read, root)
     root = _root(root, top, ordered, errors)
     if errors:
         first_seen = {source: index for index, source in reversed(list(enumerate(e.source for e in errors)))}
@@ -276,9 +276,10 @@ def _collect(
     cwd: Path,
     done: set[str],
     read: list[tuple[str, str]],
+    root: Path,
 ) -> None:
     """Depth-first over `extends`, parents before children, each file once; `read` gets
-    each source's digest."""
+    each source's digest; an extended file must lie inside `root`."""
     from import_policy.config.validate import ConfigError, Validator
     from import_policy.config.yamltree import Scalar, YamlError, parse
     from import_policy.kinds.registry import BUILTIN_IDS, KINDS
@@ -314,7 +315,10 @@ def _collect(
     errors.extend(validator.errors)
     stack = [*stack, key]
     for target, line in document.extends:
-        child = _resolve_extends(target, source, cwd)
+        child = _resolve_extends(target, source, cwd, root)
+        if isinstance(child, str):
+            errors.append(ConfigError(source.shown, line, f"extends {target!r}: {child}"))
+            continue
         if child is None:
             errors.append(
                 ConfigError(
@@ -332,18 +336,31 @@ def _collect(
         if len(stack) >= MAX_EXTENDS_DEPTH:
             errors.append(ConfigError(source.shown, line, f"extends nests deeper than {MAX_EXTENDS_DEPTH} files"))
             continue
-        _collect(child, stack, errors, ordered, cwd, done, read)
+        _collect(child, stack, errors, ordered, cwd, done, read, root)
     done.add(key)
     ordered.append((source, document))
 
 
-def _resolve_extends(target: str, source: _Source, cwd: Path) -> _Source | None:
+OUTSIDE_EXTENDS = (
+    "an absolute path is refused; extends takes a built-in preset or a YAML file inside the project root, "
+    "relative to this file"
+)
+
+
+def _resolve_extends(target: str, source: _Source, cwd: Path, root: Path) -> _Source | str | None:
+    """The source `target` names; a refusal (str) for a file outside the project root, which
+    is never read (a pull request's `extends` must not read the runner's files); None if unknown."""
     looks_like_path = "/" in target or target.endswith((".yaml", ".yml"))
     if not looks_like_path:
         return _Source(f"preset:{target}", None, target) if target in presets() else None
     if source.path is None:
         return None  # presets extend presets only
+    if os.path.isabs(target):
+        return OUTSIDE_EXTENDS
     path = (source.path.parent / target)
+    real, real_root = os.path.realpath(path), os.path.realpath(root)
+    if real != real_root and not real.startswith(real_root.rstrip(os.sep) + os.sep):
+        return "it leaves the project root"
     if not path.is_file():
         return None
     return _Source(_shown(path, cwd), path, None)

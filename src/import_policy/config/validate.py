@@ -149,7 +149,8 @@ class Validator:
         if root is None:
             return doc
         if not isinstance(root, Map):
-            self.error(root.line, f"the configuration must be a map of settings, got {describe_node(root)}")
+            # The whole file is never echoed: it may be a secret that extends named.
+            self.error(root.line, f"the configuration must be a map of settings, got {describe_node(root, echo=False)}")
             return doc
         self.keys(root, TOP_KEYS, "the configuration")
         items = root.items
@@ -361,11 +362,18 @@ def _is_relative_folder(text: str) -> bool:
     return not text.startswith("/") and "\\" not in text and all(p not in ("", "..") for p in parts)
 
 
-def describe_node(node: Node) -> str:
+SHOWN_VALUE = 40  # a longer string value is described, not echoed
+
+
+def describe_node(node: Node, echo: bool = True) -> str:
+    """What a node is, for an error. A string is echoed only when short and `echo`: an error
+    about a file that is not a policy (a token, a .netrc) must never print what it holds."""
     if isinstance(node, Map):
         return "a map"
     if isinstance(node, Seq):
         return "a list"
     if node.value is None:
         return "nothing"
+    if isinstance(node.value, str) and (not echo or len(node.value) > SHOWN_VALUE or "\n" in node.value):
+        return f"a string of {len(node.value)} characters"
     return f"{type(node.value).__name__} {node.value!r}"

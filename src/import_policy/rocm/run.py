@@ -363,7 +363,7 @@ def check(
                 reached.append(hook.Finding(diagnostic, chain, site.detail if site.kind == "jit" else site.heavy))
         where = hook.Where(
             named=named, checked=applies, reports_in=lambda path: not path.endswith(".pyi") and rocm.applies_to(path),
-            facts=graph.facts, lines=lambda path: _lines(plan, path, read), quiet=comments,
+            facts=lambda path: graph.project.facts(path), lines=lambda path: _lines(plan, path, read), quiet=comments,
         )
         found.extend(hook.reports(reached, where))
         if EAGER_HEAVY_IMPORT in plan.rules:
