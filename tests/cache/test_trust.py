@@ -286,7 +286,7 @@ def test_the_same_real_file_by_two_paths_is_checked_and_fixed_once(
     (root / "pkg" / "a.py").write_text("import re\n", encoding="utf-8")
     (root / "pkg" / "b.py").symlink_to("a.py")
     (root / "alias").symlink_to("pkg")  # sorts before pkg: the path without a link still wins
-    expected = (1, "pkg/a.py:1:8: no-re `re` is forbidden [*]\nFound 1 violation (1 fixable with --fix).\n", "")
+    expected = (1, "pkg/a.py:1:8: no-re [*] `re` is forbidden\nFound 1 violation (1 fixable with --fix).\n", "")
     assert _run(capsys, "check", ".") == expected
     assert _run(capsys, "check", "alias", "pkg/b.py", "pkg") == expected
     assert _run(capsys, "check", "--fix", ".") == (0, "Found 1 violation (1 fixed, 0 remaining).\n", "")
@@ -328,7 +328,7 @@ def test_special_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: 
     (root / "pkg" / "notes").symlink_to("nowhere")  # not a source file's name: nothing to say
     # In a process of its own: before, reading the FIFO blocked for ever.
     expected = (
-        1, "pkg/ok.py:1:8: no-re `re` is forbidden [*]\nFound 1 violation (1 fixable with --fix).\n",
+        1, "pkg/ok.py:1:8: no-re [*] `re` is forbidden\nFound 1 violation (1 fixable with --fix).\n",
         "import-policy: skipped pkg/dangling.py: a broken symbolic link\n",
     )
     assert _check(root, tmp_path / "xdg", ".", timeout=60) == expected

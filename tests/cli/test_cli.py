@@ -64,7 +64,8 @@ def test_select_and_ignore(tree: Project) -> None:
 def test_unknown_rule_in_select_is_exit_2(tree: Project) -> None:
     code, out, err = tree.run("check", "--select", "nope")
     assert code == 2
-    assert "--select: unknown rule 'nope'; rules in force: " in err
+    assert "--select: unknown rule 'nope'; did you mean `no-pickle`? (a selector is a rule id, or a prefix of ids" in err
+    assert "; rules in force: no-pickle, sync, syntax-error\n" in err
     assert out == ""
 
 

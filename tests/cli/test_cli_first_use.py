@@ -44,7 +44,7 @@ def test_quiet_prints_the_findings_and_nothing_else(tree: Project) -> None:
     code, out, err = tree.run("check", "--quiet")
     assert code == 1 and err == ""
     assert out.splitlines() == [
-        "a.py:1:8: no-re `re` is forbidden [*]", "a.py:2:8: no-pickle `pickle` is forbidden", "b.py:1:6: no-re `re` is forbidden [*]",
+        "a.py:1:8: no-re [*] `re` is forbidden", "a.py:2:8: no-pickle `pickle` is forbidden", "b.py:1:6: no-re [*] `re` is forbidden",
     ]
     assert tree.run("check", "-q", "--select", "sync") == (0, "", "")
 

@@ -39,7 +39,7 @@ def test_a_warning_says_so_without_colour(tree: Project) -> None:
 
 
 def test_an_error_is_not_marked(tree: Project) -> None:
-    assert tree.lines("--select", "no-pickle") == ["a.py:1:8: no-pickle `pickle` is forbidden [*]"]
+    assert tree.lines("--select", "no-pickle") == ["a.py:1:8: no-pickle [*] `pickle` is forbidden"]
 
 
 def _colour_run(root: Path, **env: str) -> str:

@@ -65,7 +65,7 @@ def test_check_piped_into_head(tmp_path: Path, lines: int) -> None:
     _tree(tmp_path)
     shell = f'"{sys.executable}" -m import_policy check --no-cache | head -n {lines}; exit "${{PIPESTATUS[0]}}"'
     done = subprocess.run(["bash", "-c", shell], cwd=tmp_path, env=ENV, capture_output=True, text=True, timeout=120)
-    assert done.stdout.splitlines() == ["m0.py:1:8: p `pickle` is forbidden [*]", "m0.py:2:8: p `pickle` is forbidden [*]"][:lines]
+    assert done.stdout.splitlines() == ["m0.py:1:8: p [*] `pickle` is forbidden", "m0.py:2:8: p [*] `pickle` is forbidden"][:lines]
     assert done.stderr == "" and done.returncode == 1
 
 

@@ -45,9 +45,9 @@ def test_check_marks_fixable(project: Project) -> None:
     code, out, _ = project.run("check", "app")
     assert code == 1
     assert out.splitlines() == [
-        "app/m.py:1:12: triton-gateway `triton` is forbidden [*]",
-        "app/m.py:2:8: triton-gateway `triton.language` is forbidden [*]",
-        "app/m.py:3:8: regex-not-re `re` is forbidden [*]",
+        "app/m.py:1:12: triton-gateway [*] `triton` is forbidden",
+        "app/m.py:2:8: triton-gateway [*] `triton.language` is forbidden",
+        "app/m.py:3:8: regex-not-re [*] `re` is forbidden",
         UNFIXABLE,
         "Found 4 violations (3 fixable with --fix).",
     ]
@@ -176,7 +176,7 @@ def test_a_fix_that_would_not_parse_leaves_the_file_alone(project: Project) -> N
     code, out, _ = project.run("check", "--fix", "app")
     assert code == 1
     assert out.splitlines()[0].startswith(
-        "app/m.py:1:8: t `triton` is forbidden (fix not applied: the fixed file would not parse"
+        "app/m.py:1:8: t [*] `triton` is forbidden (fix not applied: the fixed file would not parse"
     )
     assert (path.read_bytes(), path.stat().st_mtime_ns) == before
 

@@ -35,10 +35,10 @@ def test_parents_and_all(project: Project) -> None:
     code, out, _ = project.run("check", "--no-cache")
     assert code == 1
     assert out.splitlines() == [
-        "pkg/sub/m.py:1:6: no-relative Prefer absolute imports over relative imports: `from pkg.sub import ...` [*]",
-        "pkg/sub/m.py:2:6: no-relative Prefer absolute imports over relative imports: `from pkg.sub.b import ...` [*]",
-        "pkg/sub/m.py:3:6: no-parents Prefer absolute imports over relative imports from parent modules: `from pkg.e import ...` [*]",
-        "pkg/sub/m.py:3:6: no-relative Prefer absolute imports over relative imports: `from pkg.e import ...` [*]",
+        "pkg/sub/m.py:1:6: no-relative [*] Prefer absolute imports over relative imports: `from pkg.sub import ...`",
+        "pkg/sub/m.py:2:6: no-relative [*] Prefer absolute imports over relative imports: `from pkg.sub.b import ...`",
+        "pkg/sub/m.py:3:6: no-parents [*] Prefer absolute imports over relative imports from parent modules: `from pkg.e import ...`",
+        "pkg/sub/m.py:3:6: no-relative [*] Prefer absolute imports over relative imports: `from pkg.e import ...`",
         # pkg/top.py: `from ..e` climbs above `pkg`
         "pkg/top.py:3:6: no-parents `from ..e` climbs above the top package: Python cannot resolve it",
         "Found 5 violations (4 fixable with --fix).",

@@ -133,12 +133,12 @@ def test_reduced_vllm_tree(vllm: Project) -> None:
         "tokenization_utils_sentencepiece and image_processing_backends.",
         "vllm/ir/op.py:1:6: vllm-ir-boundary vLLM IR must not depend on the rest of vLLM: "
         "import only vllm.ir, vllm.logger and vllm.logging_utils.",
-        "vllm/models/minimax_m3/amd/ops/sparse_pa.py:4:12: triton Use 'from vllm.triton_utils import triton' instead. [*]",
-        "vllm/utils/misc.py:1:12: re Replace 'import re' with 'import regex as re' or 'import regex'. [*]",
-        "vllm/utils/misc.py:2:8: base64 Replace 'import base64' with 'import pybase64' or 'import pybase64 as base64'. [*]",
+        "vllm/models/minimax_m3/amd/ops/sparse_pa.py:4:12: triton [*] Use 'from vllm.triton_utils import triton' instead.",
+        "vllm/utils/misc.py:1:12: re [*] Replace 'import re' with 'import regex as re' or 'import regex'.",
+        "vllm/utils/misc.py:2:8: base64 [*] Replace 'import base64' with 'import pybase64' or 'import pybase64 as base64'.",
         "vllm/utils/misc.py:3:8: pickle Avoid using pickle or cloudpickle or add this file to the pickle rule's allow_in.",
-        "vllm/utils/misc.py:4:8: tilelang Use 'from vllm.tilelang_utils import tilelang, T' instead. [*]",
-        "vllm/v1/worker/gpu/sample/watermark.py:4:12: triton Use 'from vllm.triton_utils import triton' instead. [*]",
+        "vllm/utils/misc.py:4:8: tilelang [*] Use 'from vllm.tilelang_utils import tilelang, T' instead.",
+        "vllm/v1/worker/gpu/sample/watermark.py:4:12: triton [*] Use 'from vllm.triton_utils import triton' instead.",
         f"vllm/worker/mem.py:6:5: torch-cuda-api {CUDA_MESSAGE}",
         f"vllm/worker/mem.py:7:19: torch-cuda-api {CUDA_MESSAGE}",
         "vllm/worker/mem.py:8:5: torch-cuda-manual-seed Found torch.cuda manual_seed API call. Use set_random_seed instead.",
@@ -174,7 +174,7 @@ def test_the_triton_gateway_itself_imports_triton(vllm: Project) -> None:
     code, out, _ = vllm.run("check", "--select", "triton", "vllm")
     assert code == 1
     assert out.splitlines() == [
-        "vllm/triton_utils/other.py:1:8: triton Use 'from vllm.triton_utils import triton' instead. [*]",
+        "vllm/triton_utils/other.py:1:8: triton [*] Use 'from vllm.triton_utils import triton' instead.",
         "Found 1 violation (1 fixable with --fix).",
     ]
 

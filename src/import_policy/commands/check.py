@@ -98,8 +98,8 @@ def answer_warm(args: argparse.Namespace, cwd: Path) -> int | None:
     except PathError:
         return None
     named = {*(args.select or ()), *(args.extend_select or ()), *(args.ignore or ())}
-    if not named <= set(entry.ids):
-        return None  # the usual way says which is unknown
+    if not named <= set(entry.ids) or SYNTAX_ERROR in (args.ignore or ()):
+        return None  # the usual way expands prefixes, says which is unknown, warns of what cannot be ignored
     run_key = RunCache.key(entry.policy, selection_key(args), files)
     outcome = RunCache(root).get(run_key, files) if run_key is not None else None
     if outcome is None:
@@ -207,17 +207,26 @@ def refuse_conflicts(args: argparse.Namespace) -> None:
 def selection_of(loaded: Loaded, args: argparse.Namespace) -> Selection:
     """`--select` (replaces the set in force), `--extend-select` (adds to it) and `--ignore`,
     each id checked against the rules there are."""
+    from import_policy.commands.selectors import resolve
+    from import_policy.kinds.describe import rule_rows
     from import_policy.pipeline.plan import Selection
 
     known = rule_ids(loaded.policy)
-    for flag, ids in (("--select", args.select), ("--extend-select", args.extend_select), ("--ignore", args.ignore)):
-        unknown = sorted(set(ids or ()) - known)
-        if unknown:
-            raise UsageError(f"{flag}: unknown rule {', '.join(map(repr, unknown))}; rules in force: {', '.join(sorted(known))}")
-    select = frozenset(args.select) | frozenset(args.extend_select or ()) if args.select else None
-    selection = Selection(select, frozenset(args.ignore or ())).under(loaded.policy)
+    in_force = {row["id"] for row in rule_rows(loaded.policy)}
+    chosen = resolve("--select", args.select, in_force, known)
+    extend = resolve("--extend-select", args.extend_select, in_force, known)
+    ignore = resolve("--ignore", args.ignore, in_force, known)
+    if SYNTAX_ERROR in ignore and not args.quiet:
+        # ruff's word for a rule that ignoring cannot turn off: say so rather than do nothing silently.
+        print(
+            f"import-policy: warning: `{SYNTAX_ERROR}` cannot be ignored: a file that does not parse was not checked, "
+            "so it stays reported",
+            file=sys.stderr,
+        )
+    select = chosen | extend if args.select else None
+    selection = Selection(select, ignore).under(loaded.policy)
     # `--extend-select` adds to the set in force, opt-in rules included.
-    return replace(selection, enable=selection.enable | frozenset(args.extend_select or ()))
+    return replace(selection, enable=selection.enable | extend)
 
 
 def rule_ids(policy: Policy) -> set[str]:

@@ -7,7 +7,7 @@ import sys
 
 from import_policy.commands import EXIT_OK, UsageError
 from import_policy.config.load import Loaded
-from import_policy.kinds.describe import describe_rule, rule_rows
+from import_policy.kinds.describe import describe_rule, fix_applicability, rule_rows
 
 _HEADERS = ("id", "kind", "severity", "fixable", "source", "message")
 
@@ -15,7 +15,12 @@ _HEADERS = ("id", "kind", "severity", "fixable", "source", "message")
 def rules(loaded: Loaded, fmt: str) -> int:
     rows = rule_rows(loaded.policy)
     if fmt == "json":
-        sys.stdout.write(json.dumps(rows, indent=2) + "\n")
+        # `fixable` is a boolean, as in check's JSON; how safe the fix is goes beside it.
+        document = [
+            {**row, "fixable": row["fixable"] != "no", "fix_applicability": fix_applicability(row["fixable"])}
+            for row in rows
+        ]
+        sys.stdout.write(json.dumps(document, indent=2) + "\n")
         return EXIT_OK
     table = [_HEADERS] + [tuple(str(row[h]).replace("\n", " ") for h in _HEADERS) for row in rows]
     widths = [max(len(r[i]) for r in table) for i in range(len(_HEADERS) - 1)]

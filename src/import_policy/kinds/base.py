@@ -66,6 +66,11 @@ class Kind(Protocol):
         """'yes', 'unsafe' or 'no', as `rules` shows it."""
         ...
 
+    def says(self, rule: Any) -> str:
+        """What its findings say, as `rules` shows it: the rule's `message`, else the kind's
+        default with a placeholder for what each finding fills in (never blank)."""
+        ...
+
     def explain_patterns(self, rule: Any) -> list[str]:
         """The `forbid` (and `except`) lines of `explain`."""
         ...

@@ -19,7 +19,7 @@ class BuiltinRule:
     id: str
     kind: str
     summary: str
-    fixable: str  # "yes", "unsafe" or "no"
+    fixable: str  # "yes", "unsafe" or "no": whether some of its findings carry a fix, and which
     needs_rocm: bool  # in force only with a `rocm_safety` section
     # What it does / Why / Example / Use instead / Options, as docs/rules.md has it: read when
     # `explain` asks, never at start-up.
@@ -28,9 +28,14 @@ class BuiltinRule:
     settings: Callable[[Policy], list[str]] = _no_settings
     # Off unless `enable:`d or `--select`ed.
     opt_in: bool = False
+    # Where the settings decide whether a fix exists (a probe mapped to null has none): `fixable` under them.
+    fixable_under: Callable[[Policy], str] | None = None
 
     def in_force(self, policy: Policy) -> bool:
         return not self.needs_rocm or policy.rocm_safety is not None
+
+    def fixable_in(self, policy: Policy) -> str:
+        return self.fixable_under(policy) if self.fixable_under is not None else self.fixable
 
 
 def shipped_doc(package: str, rule_id: str) -> Callable[[], str]:

@@ -196,6 +196,9 @@ class IncludeKind:
     def fixable(self, rule: IncludeRule) -> str:
         return "no"
 
+    def says(self, rule: IncludeRule) -> str:
+        return rule.message or "`#include <header>` is forbidden"
+
     def explain_patterns(self, rule: IncludeRule) -> list[str]:
         return [f"  forbid:        {_texts(rule.forbid)}", f"  except:        {_texts(rule.except_)}"]
 
@@ -230,6 +233,9 @@ class TokenKind:
 
     def fixable(self, rule: TokenRule) -> str:
         return "no"
+
+    def says(self, rule: TokenRule) -> str:
+        return rule.message or "`<matched text>` is forbidden"
 
     def explain_patterns(self, rule: TokenRule) -> list[str]:
         return [f"  forbid:        {', '.join(rule.forbid) if rule.forbid else '(none)'}"]

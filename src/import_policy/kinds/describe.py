@@ -24,6 +24,11 @@ def _fixable(rule: Rule) -> str:
     return kind_of(rule).fixable(rule)
 
 
+def fix_applicability(fixable: str) -> str | None:
+    """`rules --format json`'s word for a `fixable` cell: check JSON's `fix.applicability`."""
+    return {"yes": "safe", "unsafe": "unsafe"}.get(fixable)
+
+
 def _source(source: str) -> str:
     return source.replace("preset:", "preset ")
 
@@ -33,14 +38,14 @@ def rule_rows(policy: Policy) -> list[dict[str, Any]]:
     for rule in policy.rules:
         rows.append({
             "id": rule.id, "kind": rule.kind, "severity": rule.severity, "fixable": _fixable(rule),
-            "source": f"{_source(rule.origin.source)}:{rule.origin.line}", "message": rule.message,
+            "source": f"{_source(rule.origin.source)}:{rule.origin.line}", "message": kind_of(rule).says(rule),
         })
     for builtin in builtins_in_force(policy):
         source = "built-in"
         if builtin.needs_rocm and policy.rocm_safety is not None:
             source = f"{_source(policy.rocm_safety.origin.source)}:{policy.rocm_safety.origin.line}"
         rows.append({
-            "id": builtin.id, "kind": builtin.kind, "severity": "error", "fixable": builtin.fixable,
+            "id": builtin.id, "kind": builtin.kind, "severity": "error", "fixable": builtin.fixable_in(policy),
             "source": source, "message": builtin.summary,
         })
     return rows
@@ -90,7 +95,7 @@ def _examples(title: str, snippets: tuple[str, ...]) -> list[str]:
 
 
 def _describe_builtin(builtin: BuiltinRule, policy: Policy) -> str:
-    head = [builtin.id, f"  kind:          {builtin.kind}", f"  fixable:       {builtin.fixable}"]
+    head = [builtin.id, f"  kind:          {builtin.kind}", f"  fixable:       {builtin.fixable_in(policy)}"]
     if builtin.opt_in:
         head.append("  in force:      only when selected by name (--select, --extend-select)")
     head.extend(builtin.settings(policy))

@@ -148,6 +148,13 @@ class ImportKind:
     def fixable(self, rule: ImportRule) -> str:
         return "yes" if rule.fix is not None else "no"
 
+    def says(self, rule: ImportRule) -> str:
+        # A forbid entry's own message reads best with its pattern in place of the name found.
+        own = [text.replace("{name}", pattern).replace("{pattern}", pattern) for pattern, text in rule.messages]
+        if len(own) < len(rule.forbid) or rule.message:
+            own.append(rule.message or "`<name>` is forbidden")
+        return " | ".join(own)
+
     def explain_patterns(self, rule: ImportRule) -> list[str]:
         lines = [f"  forbid:        {_texts(rule.forbid)}"]
         lines.extend(f"    {pattern}: {text}" for pattern, text in rule.messages)

@@ -56,6 +56,9 @@ class RelativeImportsKind:
     def fixable(self, rule: RelativeImportsRule) -> str:
         return "yes"
 
+    def says(self, rule: RelativeImportsRule) -> str:
+        return rule.message or f"{_prefer(rule)}: `from <absolute module> import ...`"
+
     def explain_patterns(self, rule: RelativeImportsRule) -> list[str]:
         return [f"  ban:           {rule.ban}"]
 
@@ -104,11 +107,13 @@ def _check(rule: RelativeImportsRule, facts: FileFacts) -> Iterator[Diagnostic]:
         )
 
 
-def _message(rule: RelativeImportsRule, fact: ImportFact) -> str:
-    if rule.message:
-        return rule.message
+def _prefer(rule: RelativeImportsRule) -> str:
     parents = "relative imports from parent modules" if rule.ban == "parents" else "relative imports"
-    return f"Prefer absolute imports over {parents}: `from {fact.module} import ...`"
+    return f"Prefer absolute imports over {parents}"
+
+
+def _message(rule: RelativeImportsRule, fact: ImportFact) -> str:
+    return rule.message or f"{_prefer(rule)}: `from {fact.module} import ...`"
 
 
 def _fix(rule: RelativeImportsRule, group: Sequence[ImportFact]) -> ImportFix | None:

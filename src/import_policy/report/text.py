@@ -1,4 +1,5 @@
-"""ruff-style text: `path:line:col: rule-id message [*]`, then a summary line."""
+"""ruff-style text: `path:line:col: rule-id [*] message` (the mark after the rule, as ruff's
+`F401 [*]`), then a summary line."""
 
 from __future__ import annotations
 
@@ -51,18 +52,19 @@ def render(
     """`show_summary`: off with --quiet; `before_summary`: --show-fixes' list of what was fixed."""
     lines = []
     for d in diagnostics:
-        mark = " [*]" if d.fixable else ""
         # A warning says so in words: without colour it must not read as an error.
         if colour:
             rule_colour = _RED if d.severity == "error" else _YELLOW
+            mark = f" [{_CYAN}*{_RESET}]" if d.fixable else ""  # ruff colours only the star
             level = "" if d.severity == "error" else f"{_YELLOW}warning:{_RESET} "
             lines.append(
                 f"{_BOLD}{d.path}{_RESET}{_CYAN}:{_RESET}{d.line}{_CYAN}:{_RESET}{d.column}{_CYAN}:{_RESET} "
-                f"{_BOLD}{rule_colour}{d.rule}{_RESET} {level}{d.message}{mark}"
+                f"{_BOLD}{rule_colour}{d.rule}{_RESET}{mark} {level}{d.message}"
             )
         else:
+            mark = " [*]" if d.fixable else ""
             level = "" if d.severity == "error" else "warning: "
-            lines.append(f"{d.path}:{d.line}:{d.column}: {d.rule} {level}{d.message}{mark}")
+            lines.append(f"{d.path}:{d.line}:{d.column}: {d.rule}{mark} {level}{d.message}")
     if before_summary:
         lines.append(before_summary.rstrip("\n"))
     if show_summary:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from import_policy.config.model import Origin, Policy
 from import_policy.kinds.builtin import BuiltinRule, shipped_doc
 from import_policy.rocm.predicates import (
@@ -53,19 +55,31 @@ def settings(policy: Policy) -> list[str]:
     ]
 
 
-def _rule(rule_id: str, summary: str, fixable: str, opt_in: bool = False) -> BuiltinRule:
+def probe_fix(policy: Policy) -> str:
+    """A probe call's fix is its spec-only alternative (unsafe); a probe mapped to null has none."""
+    rocm = policy.rocm_safety
+    return "unsafe" if rocm is not None and any(alternative for _, alternative in rocm.probes) else "no"
+
+
+def _rule(
+    rule_id: str, summary: str, fixable: str, opt_in: bool = False, fixable_under: Callable[[Policy], str] | None = None
+) -> BuiltinRule:
     return BuiltinRule(
         rule_id, "rocm-safety", summary, fixable, True, shipped_doc("import_policy.rocm", rule_id), settings,
-        opt_in=opt_in,
+        opt_in=opt_in, fixable_under=fixable_under,
     )
 
 
 ROCM_RULES = (
-    _rule(TRIAL_IMPORT_PROBE, "A probe that imports a heavy module to see if it exists.", "unsafe"),
+    _rule(TRIAL_IMPORT_PROBE, "A probe that imports a heavy module to see if it exists.", "unsafe", fixable_under=probe_fix),
     _rule(
         EAGER_HEAVY_IMPORT, "Any heavy import or call that runs on ROCm at import time, reached or not (strict lint).",
         "no", opt_in=True,
     ),
     _rule(IMPORT_TIME_JIT, "A decorator from a heavy module, in a module an entry module reaches.", "no"),
-    _rule(HEAVY_IMPORT_REACHABLE, "A heavy import or call a ROCm process runs by importing an entry module.", "no"),
+    # A probe call reached at import time is reported here, and carries the probe's fix.
+    _rule(
+        HEAVY_IMPORT_REACHABLE, "A heavy import or call a ROCm process runs by importing an entry module.", "no",
+        fixable_under=probe_fix,
+    ),
 )

@@ -1,0 +1,82 @@
+"""`rules`: `fixable` as check's JSON has it (a boolean), values true to the settings in force,
+and a message for every rule, defaults included."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import Project, snapshot
+from import_policy.cli import main
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _rows(project: Project) -> dict[str, dict[str, object]]:
+    code, out, _ = project.run("rules", "--format", "json")
+    assert code == 0
+    return {row["id"]: row for row in json.loads(out)}
+
+
+def test_the_example_listed(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(REPO / "examples")
+    for fmt, name in (("text", "example.rules.txt"), ("json", "example.rules.json")):
+        assert main(["rules", "--format", fmt]) == 0
+        snapshot(name, capsys.readouterr().out)
+
+
+def test_fixable_is_a_boolean_with_its_applicability(project: Project) -> None:
+    project.config(
+        "extends: [rocm-safety]\nrules:\n"
+        "  - id: re\n    forbid: [re]\n    fix: {replace_module: regex}\n"
+        "  - id: pickle\n    forbid: [pickle]\n"
+    )
+    rows = _rows(project)
+    assert (rows["re"]["fixable"], rows["re"]["fix_applicability"]) == (True, "safe")
+    assert (rows["pickle"]["fixable"], rows["pickle"]["fix_applicability"]) == (False, None)
+    # The preset maps `_has_module` to `_has_module_spec`: a probe's fix, unsafe; a reached probe
+    # call is a heavy-import-reachable finding and carries the same fix.
+    for rule in ("trial-import-probe", "heavy-import-reachable"):
+        assert (rows[rule]["fixable"], rows[rule]["fix_applicability"]) == (True, "unsafe")
+    assert (rows["import-time-jit"]["fixable"], rows["syntax-error"]["fixable"]) == (False, False)
+
+
+def test_probes_that_map_to_null_make_no_fix(project: Project) -> None:
+    project.config("extends: [rocm-safety]\nrocm_safety:\n  probes: {_has_module: null, has_lib: null}\n")
+    rows = _rows(project)
+    for rule in ("trial-import-probe", "heavy-import-reachable"):
+        assert (rows[rule]["fixable"], rows[rule]["fix_applicability"]) == (False, None)
+    _, out, _ = project.run("rules")
+    assert next(line for line in out.splitlines() if line.startswith("trial-import-probe")).split()[3] == "no"
+    _, out, _ = project.run("explain", "trial-import-probe")
+    assert "  fixable:       no\n" in out
+    # And what `rules` says is what a finding shows: no fix mark.
+    project.write("pkg/__init__.py", "from pkg.util import _has_module\nOK = _has_module('aiter')\n")
+    project.write("pkg/util.py", "def _has_module(name):\n    return True\n")
+    _, out, _ = project.run("check", "--unsafe-fixes")
+    assert out.splitlines()[0].startswith("pkg/__init__.py:2:6: heavy-import-reachable ")
+    assert "[*]" not in out
+
+
+def test_every_rule_has_a_message(project: Project) -> None:
+    project.config(
+        "rules:\n"
+        "  - id: rel\n    kind: relative-imports\n"
+        "  - id: every-rel\n    kind: relative-imports\n    ban: all\n"
+        "  - id: plain\n    forbid: [pickle]\n"
+        "  - id: named\n    forbid:\n      - {name: torch.cuda.synchronize, message: '`{name}()` stalls'}\n      - os\n"
+        "  - id: inc\n    kind: include\n    forbid: ['ATen/**']\n"
+        "  - id: tok\n    kind: token\n    forbid: ['TORCH_LIBRARY']\n"
+    )
+    rows = _rows(project)
+    assert {rule: row["message"] for rule, row in rows.items()} == {
+        "rel": "Prefer absolute imports over relative imports from parent modules: `from <absolute module> import ...`",
+        "every-rel": "Prefer absolute imports over relative imports: `from <absolute module> import ...`",
+        "plain": "`<name>` is forbidden",
+        "named": "`torch.cuda.synchronize()` stalls | `<name>` is forbidden",
+        "inc": "`#include <header>` is forbidden",
+        "tok": "`<matched text>` is forbidden",
+        "syntax-error": "A file that does not parse.",
+    }
