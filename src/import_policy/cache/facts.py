@@ -23,8 +23,13 @@ from import_policy.cache.key import cache_key
 from import_policy.cache.seal import FOLDER, read_entry, seal, write_entry
 
 # Bumped whenever extraction changes what it records for the same bytes, so old entries miss.
-_FORMAT = 6
+_FORMAT = 7
 _PURPOSE = b"facts"
+
+
+def content_digest(source: bytes) -> str:
+    """What a file's bytes are known by, in every cache key and the module graph's log."""
+    return hashlib.blake2b(source, digest_size=16).hexdigest()
 
 
 class FactsCache:
@@ -35,11 +40,14 @@ class FactsCache:
         self.misses = 0
 
     def key(self, source: bytes, path: str, module: str | None, is_package: bool, mode: str) -> str:
-        digest = hashlib.blake2b(digest_size=20)
-        head = f"{_FORMAT}\0{__version__}\0{mode}\0{path}\0{module}\0{is_package}\0"
-        digest.update(head.encode())
-        digest.update(source)
-        return digest.hexdigest()
+        return self.key_of(content_digest(source), path, module, is_package, mode)
+
+    @staticmethod
+    def key_of(content: str, path: str, module: str | None, is_package: bool, mode: str) -> str:
+        """The key of a file whose bytes have this `content_digest`: a caller that knows it
+        (the module graph's inputs log) finds the entry without reading the file."""
+        head = f"{_FORMAT}\0{__version__}\0{mode}\0{path}\0{module}\0{is_package}\0{content}"
+        return hashlib.blake2b(head.encode(), digest_size=20).hexdigest()
 
     def _entry(self, key: str) -> Path:
         return self.folder / key[:2] / f"{key[2:]}.json"

@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Protocol
 
+from import_policy.cache.facts import content_digest
 from import_policy.project.graph import Chain, ImportGraph, Link
 from import_policy.rocm.graph import HeavySite, Project
 from import_policy.rocm.graphcodec import (
@@ -54,8 +55,7 @@ _DECODE_ERRORS = (ValueError, TypeError, KeyError, IndexError)
 _RACY_NS = 2_000_000_000
 
 
-def digest(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
+digest = content_digest
 
 
 def stat_of(path: Path) -> Stat | None:
@@ -72,7 +72,9 @@ class Tree(Protocol):
 
     def file(self, path: str, how: str, stat: Stat | None, hashed: str | None) -> bool | Stat: ...
 
-    def folder(self, folder: str, mtime: int | None) -> bool: ...
+    def folder(self, folder: str) -> int | None:
+        """The folder's mtime now; None when it is no folder."""
+        ...
 
     def passed(self) -> Mapping[str, str]:
         """Module -> file of the files passed now (the module map gives them first)."""
@@ -86,9 +88,11 @@ class Tree(Protocol):
 class Inputs:
     """The inputs log as the derivations add to it."""
 
-    def __init__(self, root: Path, log: Log | None = None) -> None:
+    def __init__(self, root: Path, log: Log | None = None, roots: tuple[str, ...] = (".",)) -> None:
         self.root = root
         self.log = log or Log()
+        # Where each root's modules start, as a folder path ("" for the project root).
+        self.prefixes = tuple("" if r in (".", "") else r.strip("/") + "/" for r in roots)
 
     def __len__(self) -> int:
         return self.log.count
@@ -112,9 +116,19 @@ class Inputs:
             elif verdict is not True:
                 log.files[path] = (place, how, verdict, hashed)
                 renewed = True
-        for folder, (place, mtime) in log.folders.items():
-            if place < first and not tree.folder(folder, mtime):
-                first = place
+        changed: set[str] = set()
+        for folder, (place, mtime) in list(log.folders.items()):
+            now = tree.folder(folder)
+            if mtime is not None and now == (None if mtime == ABSENT else mtime):
+                continue
+            changed.add(folder)  # what its listing decides is looked up again below
+            log.folders[folder] = (place, _folder_mark(now))
+            renewed = True
+        if changed:
+            for module, raw in log.lookups.items():
+                place = lookup_place(raw)
+                if place < first and self._depends(module, changed) and not tree.lookup(module, lookup_path(raw)):
+                    first = place
         for module, (place, found) in log.passed.items():
             if place < first and not tree.lookup(module, found):
                 first = place
@@ -126,6 +140,24 @@ class Inputs:
             first = log.listing[0]
         self.cut(first)
         return first, renewed
+
+    def _depends(self, module: str, changed: set[str]) -> bool:
+        """Whether a lookup's answer may have changed with these folders' listings: the folders
+        that would hold its file (`a/b` for `a/b/c.py`, `a/b/c` for its `__init__.py`), or the
+        first folder on its way that was not there. Every other folder on its way is logged
+        itself, so a change there shows as one of these."""
+        parts = module.split(".")
+        for prefix in self.prefixes:
+            way = folders_on_way(prefix, parts)
+            for folder in way:
+                mark = self.log.folders.get(folder)
+                if mark is not None and mark[1] == ABSENT:
+                    if folder in changed:
+                        return True
+                    break
+            if way[-2] in changed or way[-1] in changed:
+                return True
+        return False
 
     def cut(self, count: int) -> None:
         log = self.log
@@ -146,6 +178,11 @@ class Inputs:
         """Taken before the file is read: a change after it shows as new stat data."""
         return stat_of(self.root / path)
 
+    def content(self, path: str) -> str | None:
+        """The digest of a file's bytes when the log holds it (checked against the tree this run)."""
+        found = self.log.files.get(path)
+        return found[3] if found is not None else None
+
     def file(self, path: str, how: str, stat: Stat | None, source: bytes | None) -> None:
         if path in self.log.files:
             return
@@ -163,15 +200,33 @@ class Inputs:
             self.log.lookups[module] = place if path is None else [place, path]
 
     def folder(self, relative: str, mtime: int | None) -> None:
-        if relative in self.log.folders:
-            return
-        if mtime is not None and mtime >= time.time_ns() - _RACY_NS:
-            mtime = None
-        self.log.folders[relative] = (self._place(), mtime)
+        """A folder on a lookup's way, by its mtime (None: it is not there)."""
+        if relative not in self.log.folders:
+            self.log.folders[relative] = (self._place(), _folder_mark(mtime))
 
     def listed(self, modules: Mapping[str, str]) -> None:
         if self.log.listing is None:
             self.log.listing = (self._place(), listing_digest(modules))
+
+
+ABSENT = -1  # a folder's mark in the log when it was not there
+
+
+def _folder_mark(mtime: int | None) -> int | None:
+    """How a folder is logged: its mtime, ABSENT, or None when changed too recently to trust."""
+    if mtime is None:
+        return ABSENT
+    return None if mtime >= time.time_ns() - _RACY_NS else mtime
+
+
+def folders_on_way(prefix: str, parts: list[str]) -> list[str]:
+    """The folders from the project root to where a module's package would be: for `a.b.c`
+    under the root, "", "a", "a/b" (which would hold `c.py`) and "a/b/c" (its `__init__.py`)."""
+    way = [""]
+    for part in [*prefix.strip("/").split("/"), *parts]:
+        if part:
+            way.append(f"{way[-1]}/{part}" if way[-1] else part)
+    return way
 
 
 def listing_digest(modules: Mapping[str, str]) -> str:
@@ -187,11 +242,9 @@ class Recorder(Mapping[str, str]):
     the configuration: those are logged before the lookup, so a warm run checks a few
     hundred folders instead of looking thousands of modules up again."""
 
-    def __init__(self, modules: Mapping[str, str], known: Mapping[str, str], roots: tuple[str, ...],
-                 inputs: Inputs) -> None:
+    def __init__(self, modules: Mapping[str, str], known: Mapping[str, str], inputs: Inputs) -> None:
         self.modules = modules
         self.known = known  # module -> file of the files passed, which the map gives first
-        self.roots = roots
         self.inputs = inputs
         self._folders: dict[str, bool] = {}
 
@@ -211,17 +264,14 @@ class Recorder(Mapping[str, str]):
         return path
 
     def _log_folders(self, module: str) -> None:
-        inner = module.split(".")
-        for root in self.roots:
-            parts = [] if root in (".", "") else root.strip("/").split("/")
-            relative = ""
-            for part in ["", *parts, *inner]:
-                relative = f"{relative}/{part}" if relative and part else relative or part
-                if not self._folder(relative):
+        for prefix in self.inputs.prefixes:
+            for folder in folders_on_way(prefix, module.split(".")):
+                if not self._folder(folder):
                     break
 
     def _folder(self, relative: str) -> bool:
-        """Log a folder on a lookup's way (and its `.gitignore`); False when it is no folder."""
+        """Log a folder on a lookup's way (and its `.gitignore`, or that it has none); False
+        when it is no folder (logged as not there)."""
         known = self._folders.get(relative)
         if known is not None:
             return known
@@ -229,19 +279,17 @@ class Recorder(Mapping[str, str]):
         try:
             data = os.stat(where)
         except OSError:
-            self._folders[relative] = False
-            return False
-        is_folder = stat.S_ISDIR(data.st_mode)
+            data = None
+        is_folder = data is not None and stat.S_ISDIR(data.st_mode)
         self._folders[relative] = is_folder
+        self.inputs.folder(relative, data.st_mtime_ns if data is not None and is_folder else None)
         if is_folder:
-            self.inputs.folder(relative, data.st_mtime_ns)
             ignore = f"{relative}/.gitignore" if relative else ".gitignore"
             before = self.inputs.stat(ignore)
-            if before is not None:
-                try:
-                    self.inputs.file(ignore, "g", before, (where / ".gitignore").read_bytes())
-                except OSError:
-                    self.inputs.file(ignore, "g", before, None)
+            try:
+                self.inputs.file(ignore, "g", before, (where / ".gitignore").read_bytes() if before else None)
+            except OSError:
+                self.inputs.file(ignore, "g", before, None)
         return is_folder
 
     def __iter__(self) -> Iterator[str]:
@@ -269,7 +317,7 @@ class ModuleGraph:
     ) -> None:
         if stored is None or tree is None:
             stored = Stored()
-        self.inputs = Inputs(root, stored.log)
+        self.inputs = Inputs(root, stored.log, roots)
         before = len(self.inputs)
         kept, renewed = self.inputs.check(tree) if tree is not None else (0, False)
         self._raw_sites = {name: item for name, item in stored.sites.items() if item[0] <= kept}
@@ -279,7 +327,7 @@ class ModuleGraph:
         self._raw_edges: Items | None = None  # read on first need
         self.cut = kept < before  # what was derived after the cut went with it
         self.changed = renewed or self.cut  # whether anything here differs from what was stored
-        self.modules = Recorder(modules, known or {}, roots, self.inputs)
+        self.modules = Recorder(modules, known or {}, self.inputs)
         self._make = make
         self._project: Project | None = None
         self._edges: dict[str, tuple[int, list[Link]]] = {}

@@ -12,6 +12,8 @@ site and no function that reaches one.
 from __future__ import annotations
 
 import hashlib
+import os
+from stat import S_ISDIR
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
@@ -187,14 +189,22 @@ def project(
     def load(path: str) -> FileFacts | None:
         facts = known.get(path)
         file = SourceFile(policy.root / path, path, "python")
-        stat = inputs.stat(path) if inputs is not None else None
         if facts is not None and facts.parsed:
-            if inputs is not None:  # the engine's facts: its bytes read again, only to be hashed
-                try:
+            if inputs is not None and inputs.content(path) is None:
+                stat = inputs.stat(path)
+                try:  # the engine's facts: its bytes read again, only to be hashed
                     inputs.file(path, "e", stat, read(file))
                 except OSError:
                     inputs.file(path, "e", stat, None)
             return facts  # the engine parsed it, for a rule or for this pass
+        module, is_package = module_name(file.relative, policy.roots)
+        content = inputs.content(path) if inputs is not None else None
+        if content is not None and cache is not None:
+            # Unchanged since the log read it (checked this run): its record, without reading it.
+            facts = cache.get(cache.key_of(content, file.relative, module, is_package, plan.cache_mode))
+            if facts is not None:
+                return facts
+        stat = inputs.stat(path) if inputs is not None else None
         try:
             source = read(file)
         except OSError:
@@ -203,11 +213,13 @@ def project(
             return None  # an unreadable file outside the ones passed is not this run's business
         if inputs is not None:
             inputs.file(path, "r", stat, source)
-        module, is_package = module_name(file.relative, policy.roots)
-        if not plan.wants_parse(source, file.relative):
-            return FileFacts(file.relative, module, is_package)
-        # Cached as the pass keeps them (slimmed): what a batch decodes for every reached module.
         key = cache.key(source, file.relative, module, is_package, plan.cache_mode) if cache is not None else ""
+        if not plan.wants_parse(source, file.relative):
+            facts = FileFacts(file.relative, module, is_package)
+            if cache is not None:
+                cache.put(key, facts)  # so that a run that knows its bytes need not read it
+            return facts
+        # Cached as the pass keeps them (slimmed): what a batch decodes for every reached module.
         facts = cache.get(key) if cache is not None else None
         if facts is None:
             facts = plan.slim(graph_facts(source, file.relative, module, is_package))
@@ -239,6 +251,7 @@ class _Tree:
         self.known = known
         self.modules = modules
         self.read = read
+        self.sources: dict[str, bytes] = {}  # files found changed: their bytes, read once
 
     def file(self, path: str, how: str, stat: Stat | None, hashed: str | None) -> bool | Stat:
         if how != "g":
@@ -254,11 +267,17 @@ class _Tree:
             source = self.read(SourceFile(self.root / path, path, "python"))
         except OSError:
             return False
-        return now if digest(source) == hashed else False
+        if digest(source) != hashed:
+            self.sources[path] = source
+            return False
+        return now
 
-    def folder(self, folder: str, mtime: int | None) -> bool:
-        now = stat_of(self.root / folder)
-        return mtime is not None and now is not None and now[0] == mtime
+    def folder(self, folder: str) -> int | None:
+        try:
+            data = os.stat(self.root / folder)
+        except OSError:
+            return None
+        return data.st_mtime_ns if S_ISDIR(data.st_mode) else None
 
     def passed(self) -> Mapping[str, str]:
         return self.modules.known
@@ -293,13 +312,19 @@ def module_graph(
     settings = graph_settings(plan) if stores is not None else None
     stored = stores.index.get(settings, GRAPH_NAME) if stores is not None and settings is not None else None
 
+    tree = _Tree(plan, known, modules, read)
+
     def make(logged: Mapping[str, str], inputs: Inputs) -> Project:
-        return project(plan, known, read, cache, logged, inputs)
+        return project(plan, known, reread, cache, logged, inputs)
+
+    def reread(file: SourceFile) -> bytes:
+        """A file the check found changed is not read a second time."""
+        source = tree.sources.pop(file.relative, None)
+        return source if source is not None else read(file)
 
     def load_edges() -> StoredEdges | None:
         return stores.edges.get(settings, GRAPH_NAME) if stores is not None and settings is not None else None
 
-    tree = _Tree(plan, known, modules, read)
     return ModuleGraph(policy.root, modules, make, stored, tree, load_edges, modules.known, policy.roots)
 
 

@@ -1,0 +1,206 @@
+"""The module graph kept between runs: what a warm run reads, derives and trusts.
+
+Each run here is the ROCm pass's graph over a small project, with the facts cache and the
+graph's stores on disk; a counting reader shows which files a run read. Files and folders
+are dated in the past, as in a checkout: a file changed in the last two seconds is never
+trusted by its stat data (the racy case), which would make every run here read everything.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from import_policy.cache.facts import FactsCache
+from import_policy.cache.seal import FOLDER
+from import_policy.config.load import load
+from import_policy.discovery.files import SourceFile
+from import_policy.pipeline.extract import read_file
+from import_policy.rocm.modulegraph import ModuleGraph
+from import_policy.rocm.run import GraphStores, RocmPlan, make_plan, module_graph, save_graph
+
+POLICY = """\
+version: 1
+rocm_safety:
+  heavy_modules: [torch]
+  entry_modules: [pkg]
+"""
+
+FILES = {
+    "pkg/__init__.py": "from pkg import a\n",
+    "pkg/a.py": "import pkg.b\nimport pkg.d\nimport pkg.e\n",
+    "pkg/b.py": "import torch\n",
+    "pkg/d.py": "X = 1\n",
+    "pkg/c.py": "import torch\n",  # reached by nothing
+}
+PAST = time.time_ns() - 3600 * 10**9
+
+
+def age(root: Path, when: int = PAST) -> None:
+    for folder, names, files in os.walk(root):
+        for name in [*files, *names]:
+            os.utime(Path(folder) / name, ns=(when, when))
+    os.utime(root, ns=(when, when))
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    (tmp_path / "import-policy.yaml").write_text(POLICY, encoding="utf-8")
+    for relative, text in FILES.items():
+        path = tmp_path / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    age(tmp_path)
+    return tmp_path
+
+
+def _plan(root: Path) -> RocmPlan:
+    plan = make_plan(load(None, root).policy, lambda rule: True)
+    assert plan is not None
+    return plan
+
+
+class Run:
+    """One run of the pass's graph: what it found, read, parsed and derived."""
+
+    def __init__(self, root: Path) -> None:
+        plan = _plan(root)
+        self.read: list[str] = []
+
+        def reader(file: SourceFile) -> bytes:
+            self.read.append(file.relative)
+            return read_file(file)
+
+        self.cache = FactsCache(root)
+        self.stores = GraphStores(root)
+        self.graph: ModuleGraph = module_graph(plan, {}, reader, self.cache, self.stores)
+        self.found = sorted(
+            (site.path, site.heavy, " -> ".join(chain.modules)) for chain, site in self.graph.first_reached(plan.entries)
+        )
+        save_graph(plan, self.graph, self.stores)
+
+
+def cold(root: Path) -> list[tuple[str, str, str]]:
+    """What the pass finds with no cache at all."""
+    plan = _plan(root)
+    graph = module_graph(plan, {}, read_file)
+    return sorted((s.path, s.heavy, " -> ".join(c.modules)) for c, s in graph.first_reached(plan.entries))
+
+
+def edit(root: Path, relative: str, text: str, when: int = PAST + 10**9) -> None:
+    path = root / relative
+    path.write_text(text, encoding="utf-8")
+    os.utime(path, ns=(when, when))
+
+
+def test_a_warm_run_reads_parses_and_derives_nothing(tree: Path) -> None:
+    first = Run(tree)
+    assert first.found == [("pkg/b.py", "torch", "pkg -> pkg.a -> pkg.b -> torch")]
+    assert first.graph.derived > 0 and first.cache.misses > 0
+    second = Run(tree)
+    assert second.found == first.found == cold(tree)
+    assert second.read == [] and second.cache.hits == second.cache.misses == 0
+    assert second.graph.derived == 0 and second.graph._project is None
+
+
+def test_a_changed_module_is_the_only_file_read_again(tree: Path) -> None:
+    Run(tree)
+    edit(tree, "pkg/d.py", "import torch\n")
+    run = Run(tree)
+    assert run.read == ["pkg/d.py"]
+    assert run.cache.misses == 1  # its record parsed again; every other one found by its known digest
+    assert run.found == cold(tree) == [
+        ("pkg/b.py", "torch", "pkg -> pkg.a -> pkg.b -> torch"),
+        ("pkg/d.py", "torch", "pkg -> pkg.a -> pkg.d -> torch"),
+    ]
+    assert Run(tree).read == []  # and the run after it is warm again
+
+
+def test_a_site_removed_is_gone_on_the_next_run(tree: Path) -> None:
+    Run(tree)
+    edit(tree, "pkg/b.py", "import os\n")
+    assert Run(tree).found == cold(tree) == []
+
+
+def test_a_module_that_appears_is_looked_up_again(tree: Path) -> None:
+    # `import pkg.e` named no module, so it was no edge; the folder's listing changes with it.
+    Run(tree)
+    edit(tree, "pkg/e.py", "import torch\n")
+    os.utime(tree / "pkg", ns=(PAST + 2 * 10**9, PAST + 2 * 10**9))
+    run = Run(tree)
+    assert ("pkg/e.py", "torch", "pkg -> pkg.a -> pkg.e -> torch") in run.found
+    assert run.found == cold(tree)
+
+
+def test_a_module_that_goes_away_is_no_longer_reached(tree: Path) -> None:
+    Run(tree)
+    (tree / "pkg" / "b.py").unlink()
+    os.utime(tree / "pkg", ns=(PAST + 2 * 10**9, PAST + 2 * 10**9))
+    assert Run(tree).found == cold(tree) == []
+
+
+def test_a_changed_configuration_misses(tree: Path) -> None:
+    Run(tree)
+    (tree / "import-policy.yaml").write_text(POLICY.replace("[torch]", "[torch, pkg.d]"), encoding="utf-8")
+    run = Run(tree)
+    assert run.stores.index.misses == 1 and run.graph.derived > 0
+    assert ("pkg/a.py", "pkg.d", "pkg -> pkg.a -> pkg.d") in run.found
+    assert run.found == cold(tree)
+
+
+def _entries(root: Path) -> list[Path]:
+    return sorted((root / FOLDER / "rocm-graph").glob("*.json"))
+
+
+@pytest.mark.parametrize("damage", ["flip", "truncate", "unsealed", "empty"])
+def test_a_damaged_or_forged_entry_is_a_miss(tree: Path, damage: str) -> None:
+    Run(tree)
+    (entry,) = _entries(tree)
+    data = entry.read_bytes()
+    if damage == "flip":
+        middle = len(data) // 2
+        data = data[:middle] + bytes([data[middle] ^ 1]) + data[middle + 1:]
+    elif damage == "truncate":
+        data = data[: len(data) // 2]
+    elif damage == "unsealed":  # what a checkout could bring: plausible JSON without our MAC
+        data = b'{"mac":"' + b"0" * 64 + data[72:]
+    else:
+        data = b""
+    entry.write_bytes(data)
+    run = Run(tree)
+    assert run.stores.index.misses == 1 and run.graph.derived > 0
+    assert run.found == cold(tree)
+
+
+def test_links_from_another_generation_are_not_used(tree: Path) -> None:
+    # An index written by one run is never read with the links another run wrote.
+    first = Run(tree)
+    index = first.stores.index.get(_settings(tree), "graph")
+    assert index is not None
+    edit(tree, "pkg/d.py", "import torch\n")
+    Run(tree)  # writes links and index of a new generation
+    first.stores.index.put(_settings(tree), "graph", index)  # the old index comes back
+    run = Run(tree)
+    assert run.found == cold(tree)
+
+
+def _settings(root: Path) -> str:
+    from import_policy.rocm.run import graph_settings
+
+    settings = graph_settings(_plan(root))
+    assert settings is not None
+    return settings
+
+
+def test_forget_derives_again_what_came_after_the_file(tree: Path) -> None:
+    Run(tree)
+    run = Run(tree)
+    graph = run.graph
+    edit(tree, "pkg/b.py", "import os\n")
+    graph.forget("pkg/b.py")
+    plan = _plan(tree)
+    assert sorted((s.path, s.heavy) for _, s in graph.first_reached(plan.entries)) == []
+    assert graph.derived > 0
