@@ -85,6 +85,7 @@ def _parser() -> argparse.ArgumentParser:
     why.add_argument("module", metavar="MODULE", help="a heavy module (tilelang) or a project module")
     why.add_argument("--format", choices=("text", "json", "mermaid", "dot"), default="text")
     why.add_argument("--all", action="store_true", dest="all_chains", help="every route to MODULE, not only the shortest per entry module")
+    why.add_argument("--rule", metavar="ID", help="the chains a `kind: import-time` rule follows (its entry modules and platform)")
     # A bad flag is reported with the usage of the command it was given to, not the top level's.
     for name, command in commands.choices.items():
         command.set_defaults(command_parser=command)
@@ -150,7 +151,7 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "why":
         from import_policy.commands import why
 
-        return why.command(loaded.policy, args.module, args.format, every=args.all_chains)
+        return why.command(loaded.policy, args.module, args.format, every=args.all_chains, rule=args.rule)
     if args.command == "test-rules":
         from import_policy.commands import test_rules
 

@@ -52,7 +52,7 @@ def test_why_shows_a_chain(monkeypatch: pytest.MonkeyPatch, capsys: pytest.Captu
 
 def test_its_self_tests_pass(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = _run(["test-rules"], monkeypatch, capsys)
-    assert (code, out) == (0, "All 20 examples of 7 rules passed.\n")
+    assert (code, out) == (0, "All 23 examples of 8 rules passed.\n")
 
 
 def test_fixing_a_copy_once_leaves_nothing_to_fix(
@@ -65,6 +65,6 @@ def test_fixing_a_copy_once_leaves_nothing_to_fix(
     monkeypatch.chdir(copy)
     monkeypatch.setenv("NO_COLOR", "1")
     main(["check", "--fix", "--unsafe-fixes", "--no-cache"])
-    assert capsys.readouterr().out.splitlines()[-1] == "Found 12 violations (6 fixed, 6 remaining)."
+    assert capsys.readouterr().out.splitlines()[-1] == "Found 13 violations (6 fixed, 7 remaining)."
     main(["check", "--fix", "--unsafe-fixes", "--no-cache"])
-    assert capsys.readouterr().out.splitlines()[-1] == "Found 6 violations (0 fixable with --fix)."
+    assert capsys.readouterr().out.splitlines()[-1] == "Found 7 violations (0 fixable with --fix)."

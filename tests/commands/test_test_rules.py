@@ -18,7 +18,7 @@ def test_bundled_example_passes(monkeypatch: pytest.MonkeyPatch, capsys: pytest.
 
     monkeypatch.chdir(REPO / "examples")
     assert main(["test-rules"]) == 0
-    assert capsys.readouterr().out == "All 20 examples of 7 rules passed.\n"
+    assert capsys.readouterr().out == "All 23 examples of 8 rules passed.\n"
 
 
 def test_failures_name_rule_example_and_yaml_line(project: Project) -> None:
@@ -114,3 +114,40 @@ def test_sample_path(project: Project, files: list[str], allow_in: list[str], ki
     path = sample_path(rule)
     assert path is not None and path.startswith(expected)
     assert rule.applies_to(path)
+
+
+IMPORT_TIME_RULE = """\
+version: 1
+rules:
+  - id: light
+    kind: import-time
+    entry: [app]
+    forbid: [cv2]
+    examples:
+      flag:
+        - "import cv2\\n"
+        - "# file: app/__init__.py\\nfrom app.media import image\\n# file: app/media/image.py\\nimport cv2\\n"
+        - "import json\\n"
+      allow:
+        - "def f():\\n    import cv2\\n"
+        - "# file: app/__init__.py\\nfrom app import media\\n# file: app/media.py\\nimport cv2\\n"
+        - "# file: ../outside.py\\nimport json\\n"
+        - "# file: app/__init__.py\\nimport app.b\\n# file: app/b.py\\ndef f(:\\n"
+"""
+
+
+def test_import_time_examples_are_small_projects(project: Project) -> None:
+    project.config(IMPORT_TIME_RULE)
+    project.write("app/__init__.py", "import cv2\n")  # the real tree never leaks into an example
+    code, out, _ = project.run("test-rules")
+    assert code == 1
+    assert out.splitlines() == [
+        "import-policy.yaml:11: light: flag example 3 gives no finding importing app: import json",
+        "import-policy.yaml:14: light: allow example 2 is reported in app/media.py at 1:8 "
+        "(importing `app` loads `cv2` at import time: app -> app.media -> cv2): # file: app/__init__.py ...",
+        "import-policy.yaml:15: light: allow example 3 names '../outside.py', not a relative .py path inside the project: "
+        "# file: ../outside.py ...",
+        "import-policy.yaml:16: light: allow example 4 does not parse (app/b.py: invalid syntax, line 1): "
+        "# file: app/__init__.py ...",
+        "4 of 7 examples of 1 rules failed.",
+    ]

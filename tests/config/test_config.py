@@ -83,7 +83,7 @@ def errors(project: Project, config: str, *argv: str) -> list[str]:
         ),
         (
             "rules:\n  - id: a\n    kind: module\n    forbid: [x]\n",
-            "import-policy: import-policy.yaml:3: kind must be one of: import, include, token, relative-imports; got 'module'",
+            "import-policy: import-policy.yaml:3: kind must be one of: import, include, token, relative-imports, import-time; got 'module'",
         ),
         # the wording after "invalid YAML:" is PyYAML's, and differs with and without libyaml
         ("rules: [\n", "import-policy: import-policy.yaml:2: invalid YAML: "),

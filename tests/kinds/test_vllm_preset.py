@@ -43,7 +43,8 @@ def test_preset_extends_rocm_safety_and_stable_abi(vllm: Project) -> None:
         "stable-abi-include", "stable-abi-torch-library", "stable-abi-pybind11",
         "stable-abi-at-dispatch", "stable-abi-torch-check", "stable-abi-aten-types",
     ]
-    assert tuple(ids[6:]) == VLLM_RULES
+    # The import-time rule of tests/standalone_tests/lazy_imports.py, beside the scripts' rules.
+    assert tuple(ids[6:]) == (*VLLM_RULES[:8], "light-vllm-import", *VLLM_RULES[8:])
     assert policy.sources == ("preset:rocm-safety", "preset:stable-abi", "preset:vllm", "import-policy.yaml")
     rocm = policy.rocm_safety
     assert rocm is not None
@@ -68,7 +69,7 @@ def test_every_vllm_rule_has_examples(vllm: Project) -> None:
 def test_test_rules_passes_on_the_preset(vllm: Project) -> None:
     code, out, err = vllm.run("test-rules")
     assert (code, err) == (0, "")
-    assert out.startswith("All ") and out.endswith(" examples of 17 rules passed.\n")
+    assert out.startswith("All ") and out.endswith(" examples of 18 rules passed.\n")
 
 
 def _reduced_tree(project: Project) -> None:
@@ -447,4 +448,19 @@ def test_why_tilelang_from_the_preset_entry_modules(vllm: Project) -> None:
         "  vllm/model_executor/layers/quantization/__init__.py:1: vllm.model_executor.layers.quantization -> "
         "vllm.model_executor.layers.mhc (from vllm.model_executor.layers import mhc)",
         '  vllm/model_executor/layers/mhc.py:3: vllm.model_executor.layers.mhc -> tilelang (calls has_tilelang() -> _has_module("tilelang"))',
+    ]
+
+
+def test_import_vllm_must_not_load_cv2_or_async_compile(vllm: Project) -> None:
+    """tests/standalone_tests/lazy_imports.py, statically: an eager chain from `import vllm`."""
+    vllm.write("vllm/__init__.py", "import vllm.env_override\n\n\ndef __getattr__(name):\n    import vllm.multimodal\n")
+    vllm.write("vllm/env_override.py", "import torch\nfrom vllm.logger import init_logger\n")
+    vllm.write("vllm/logger.py", "import logging\n\n\ndef init_logger(name):\n    return logging.getLogger(name)\n")
+    vllm.write("vllm/multimodal/__init__.py", "import cv2\n")  # loaded lazily, in __getattr__
+    assert vllm.lines("--select", "light-vllm-import") == []
+    vllm.write("vllm/logger.py", "import logging\nfrom torch._inductor import async_compile\n")
+    assert vllm.lines("--select", "light-vllm-import") == [
+        "vllm/logger.py:2:29: light-vllm-import `import vllm` must not load torch._inductor.async_compile "
+        "(tests/standalone_tests/lazy_imports.py): import it where it is used: "
+        "vllm -> vllm.env_override -> vllm.logger -> torch._inductor.async_compile"
     ]

@@ -3,15 +3,19 @@
 Each snippet is checked as an in-memory file at a path where the rule applies
 (derived from `files` and `allow_in`), with only that rule in force: a `flag`
 snippet must give at least one finding of the rule, an `allow` snippet none.
-Nothing is written, imported or run.
+An `import-time` rule's snippet is a small project (`example_files`), written to a
+scratch folder and checked there, since its findings come from the import graph.
+Nothing is imported or run.
 """
 
 from __future__ import annotations
 
 import re
 import sys
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 from import_policy.commands import EXIT_OK, EXIT_VIOLATIONS, discard_stdout
 from import_policy.config.model import Policy, Rule
@@ -23,6 +27,7 @@ from import_policy.kinds.syntax import syntax_error
 from import_policy.pipeline.plan import Plan, Selection
 from import_policy.pipeline.extract import Reader
 from import_policy.pipeline.engine import run
+from import_policy.rocm.import_time import ImportTimeRule
 
 _FILLERS = ("example", "sample", "other_module")
 _CLASS = re.compile(r"\[(!|\^)?([^\]]*)\]")
@@ -92,6 +97,13 @@ def check_rule(policy: Policy, rule: Rule) -> tuple[int, list[Failure]]:
     if path is None:
         why_not = "cannot run: no path of its language is covered by files and not by allow_in"
         return len(cases), [Failure(rule, w, i + 1, line_of(w, i), s, why_not) for w, i, s in cases]
+    if isinstance(rule, ImportTimeRule):
+        failures = [
+            Failure(rule, which, index + 1, line_of(which, index), snippet, why)
+            for which, index, snippet in cases
+            for why in [project_example(policy, rule, which, snippet)] if why is not None
+        ]
+        return len(cases), failures
     alone = replace(policy, rules=(rule,), rocm_safety=None)
     plan = Plan(alone, Selection())
     language: Language = kind_of(rule).language
@@ -117,6 +129,69 @@ def check_rule(policy: Policy, rule: Rule) -> tuple[int, list[Failure]]:
         if why is not None:
             failures.append(Failure(rule, which, index + 1, line_of(which, index), snippet, why))
     return len(cases), failures
+
+
+# A multi-file example: each file starts at a line `# file: PATH` (root-relative).
+_FILE_MARK = "# file: "
+
+
+def example_files(rule: ImportTimeRule, snippet: str, roots: tuple[str, ...] = (".",)) -> dict[str, str] | str:
+    """The files of an `import-time` example (else why it is malformed). A snippet that
+    starts with `# file: PATH` holds one file per such line; any other snippet is the file
+    of the rule's first entry module (`vllm` -> `vllm/__init__.py`, under the first of `roots`). Folders get an empty
+    `__init__.py` where the example gives none, so each file is a module of its package."""
+    lines = snippet.split("\n")
+    files: dict[str, list[str]] = {}
+    if lines[0].startswith(_FILE_MARK):
+        current: list[str] = []
+        for line in lines:
+            if line.startswith(_FILE_MARK):
+                path = line[len(_FILE_MARK):].strip()
+                parts = path.split("/")
+                if not path.endswith(".py") or path.startswith("/") or any(part in ("", ".", "..") for part in parts):
+                    return f"names {path!r}, not a relative .py path inside the project"
+                current = files.setdefault(path, [])
+            else:
+                current.append(line)
+    else:
+        parts = rule.entry[0].split(".")
+        root = roots[0].strip("/") if roots and roots[0] not in (".", "") else ""
+        path = "/".join([*([root] if root else []), *parts]) + ("/__init__.py" if len(parts) == 1 else ".py")
+        files[path] = lines
+    out = {path: "\n".join(body).rstrip("\n") + "\n" for path, body in files.items()}
+    roots_ = {root.strip("/") for root in roots if root not in (".", "")}
+    for path in list(out):
+        folders = path.split("/")[:-1]
+        for depth in range(1, len(folders) + 1):
+            if "/".join(folders[:depth]) not in roots_:  # a root folder is no package
+                out.setdefault("/".join(folders[:depth]) + "/__init__.py", "")
+    return out
+
+
+def project_example(policy: Policy, rule: ImportTimeRule, which: str, snippet: str) -> str | None:
+    """Why an `import-time` example fails (None: it passes), checked as a small project of its
+    own in a scratch folder, with only the rule in force: its findings come from the graph."""
+    files = example_files(rule, snippet, policy.roots)
+    if isinstance(files, str):
+        return files
+    with tempfile.TemporaryDirectory(prefix="import-policy-example-") as folder:
+        root = Path(folder).resolve()
+        for path, text in files.items():
+            (root / path).parent.mkdir(parents=True, exist_ok=True)
+            (root / path).write_text(text, encoding="utf-8")
+            error = cpython_check(text.encode(), path)
+            if error is not None:
+                return f"does not parse ({path}: {error.message}, line {error.line})"
+        alone = replace(policy, root=root, rules=(rule,), exclude=())
+        plan = Plan(alone, Selection(select=frozenset({rule.id})))
+        checked = [SourceFile(root / path, path, "python") for path in sorted(files)]
+        found = [d for d in run(plan, checked).diagnostics if d.rule == rule.id]
+    if which == "flag" and not found:
+        return f"gives no finding importing {', '.join(rule.entry)}"
+    if which == "allow" and found:
+        d = found[0]
+        return f"is reported in {d.path} at {d.line}:{d.column} ({d.message})"
+    return None
 
 
 def _constant(source: bytes) -> Reader:

@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 
 from import_policy.rocm import run as rocm_pass
+from import_policy.rocm.import_time import ImportTimeRule
+from import_policy.rocm.predicates import RULE_IDS as ROCM_RULE_IDS
 from import_policy.cache.facts import FactsCache
 from import_policy.commands import EXIT_OK, UsageError
 from import_policy.config.model import Policy
@@ -21,23 +23,35 @@ class WhyError(Exception):
     """The policy cannot answer: no `rocm_safety` section, or no entry modules."""
 
 
-def why(policy: Policy, target: str, fmt: str, cwd: Path, every: bool = False) -> tuple[str, list[str]]:
-    """The rendered chains, and warnings for stderr."""
+def why(
+    policy: Policy, target: str, fmt: str, cwd: Path, every: bool = False, rule: str | None = None,
+) -> tuple[str, list[str]]:
+    """The rendered chains, and warnings for stderr. `rule`: an `import-time` rule's chains
+    (its entries, judged on its platform); a ROCm pass rule's id is the pass's own."""
     rocm = policy.rocm_safety
-    if rocm is None:
+    declared = policy.rule(rule) if rule is not None else None
+    if declared is not None and not isinstance(declared, ImportTimeRule):
+        raise WhyError(f"rule {rule!r} is of kind {declared.kind!r}; why follows the import-time rules and the ROCm pass")
+    if rule is not None and declared is None and rule not in ROCM_RULE_IDS:
+        known = [r.id for r in policy.rules if isinstance(r, ImportTimeRule)] + (list(ROCM_RULE_IDS) if rocm else [])
+        raise WhyError(f"unknown rule {rule!r}; rules with chains: {', '.join(known) or '(none)'}")
+    if rocm is None and declared is None:
         raise WhyError("the policy has no rocm_safety section, so no entry modules to start from")
-    plan = rocm_pass.make_plan(policy, lambda rule: True)
+    plan = rocm_pass.make_plan(policy, lambda rule: True, rules=(declared,) if declared is not None else ())
     assert plan is not None
-    if not plan.entries:
+    asked = rocm_pass.rule_plan(plan, declared) if declared is not None else plan
+    graph = rocm_pass.project(asked, {}, read_file, FactsCache(policy.root))
+    entries = declared.entry if declared is not None else plan.entries
+    if not entries:
+        assert rocm is not None
         raise WhyError(f"rocm_safety has no entry_modules (declared at {rocm.origin}) and the project no top-level package")
-    graph = rocm_pass.project(plan, {}, read_file, FactsCache(policy.root))
     warnings = [
         f"entry module {entry!r} is not a module of this project"
-        for entry in plan.entries
+        for entry in entries
         if entry not in graph.module_path
     ]
     chains: list[tuple[str, Chain | None]] = []
-    for entry in plan.entries:
+    for entry in entries:
         found = graph.why_all(entry, target) if every else [c for c in [graph.why(entry, target)] if c is not None]
         chains.extend((entry, chain) for chain in found)
         if not found:
@@ -49,10 +63,10 @@ def why(policy: Policy, target: str, fmt: str, cwd: Path, every: bool = False) -
     return RENDERERS[fmt](target, chains, shown), warnings
 
 
-def command(policy: Policy, target: str, fmt: str, every: bool = False) -> int:
+def command(policy: Policy, target: str, fmt: str, every: bool = False, rule: str | None = None) -> int:
     """`why MODULE`: the chains on stdout, warnings on stderr; no chain is an answer, not a failure."""
     try:
-        text, warnings = why(policy, target, fmt, Path.cwd(), every)
+        text, warnings = why(policy, target, fmt, Path.cwd(), every, rule)
     except WhyError as error:
         raise UsageError(str(error)) from None
     for warning in warnings:

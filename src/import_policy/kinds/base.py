@@ -42,6 +42,17 @@ EVERY_FILE: Candidates = _Every()
 NO_FILE: Candidates = _No()
 
 
+class RuleFault(Exception):
+    """What a kind's `prepare` finds wrong with a rule in this tree (an entry module that is not
+    a module of the project): a configuration error at the YAML line, raised before any file
+    is read."""
+
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(message)
+        self.line = line
+        self.message = message
+
+
 class Kind(Protocol):
     """Every kind: its YAML, its language, and how people read its rules."""
 

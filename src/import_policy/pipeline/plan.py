@@ -14,7 +14,7 @@ from import_policy.config.model import Policy, RuleBase
 from import_policy.diagnostics import SYNTAX_ERROR, Diagnostic
 from import_policy.facts.model import FileFacts
 from import_policy.facts.usegate import UseGate
-from import_policy.kinds.base import EVERY_FILE, Candidates
+from import_policy.kinds.base import EVERY_FILE, Candidates, RuleFault
 from import_policy.kinds.registry import kind_of, python_kind
 from import_policy.patterns import any_match
 from import_policy.rocm import run as rocm_pass
@@ -106,11 +106,9 @@ class Plan:
         selected = [r for r in self.policy.rules if self.selection.wants(r.id)]
         # Every rule's kind is looked up here, so a rule whose kind is not registered fails
         # the run at once instead of silently never being checked.
-        self.python_rules = tuple(
-            python_kind(r.kind).prepare(r, self.policy) for r in selected if kind_of(r).language == "python"
-        )
+        self.python_rules = tuple(_prepared(r, self.policy) for r in selected if kind_of(r).language == "python")
         self.c_rules = tuple(r for r in selected if kind_of(r).language == "c")
-        self.rocm = rocm_pass.make_plan(self.policy, self.selection.wants, self.prefilter)
+        self.rocm = rocm_pass.make_plan(self.policy, self.selection.wants, self.prefilter, self.python_rules)
 
     def rules_for(self, path: str) -> list[RuleBase]:
         return [rule for rule in self.python_rules if rule.applies_to(path)]
@@ -162,6 +160,18 @@ class Plan:
 
     def c_rules_for(self, path: str) -> list[RuleBase]:
         return [rule for rule in self.c_rules if rule.applies_to(path)]
+
+
+def _prepared(rule: RuleBase, policy: Policy) -> RuleBase:
+    """The rule as this run checks it; a fault in it (as the tree stands) is a configuration error."""
+    try:
+        prepared: RuleBase = python_kind(rule.kind).prepare(rule, policy)
+    except RuleFault as fault:
+        from import_policy.config.load import ConfigErrors
+        from import_policy.config.validate import ConfigError
+
+        raise ConfigErrors([ConfigError(rule.origin.source, fault.line, fault.message)]) from None
+    return prepared
 
 
 def _exempts(rule: RuleBase, path: str) -> bool:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import os
 from stat import S_ISDIR
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from import_policy.cache.facts import FactsCache
@@ -27,7 +27,7 @@ from import_policy.rocm.predicates import (
     gateway_exports,
     trial_import_probes,
 )
-from import_policy.config.model import Policy, RocmSafety
+from import_policy.config.model import Origin, Policy, RocmSafety, RuleBase
 from import_policy.diagnostics import Diagnostic
 from import_policy.discovery.files import SourceFile
 from import_policy.project.layout import top_level_names
@@ -38,6 +38,8 @@ from import_policy.facts.model import FileFacts, Suppressions
 from import_policy.facts.walkstate import DYNAMIC_IMPORTERS
 from import_policy.project.graph import Chain
 from import_policy.rocm import hook
+from import_policy.rocm import import_time as import_time_kind
+from import_policy.rocm.import_time import ImportTimeRule, rules_of as import_time_rules
 from import_policy.rocm.graph import HeavySite, Project
 from import_policy.rocm.graphcodec import EdgesCodec, GraphCodec, Stat, StoredEdges
 from import_policy.rocm.modulegraph import Inputs, ModuleGraph, digest, listing_digest, stat_of
@@ -67,6 +69,8 @@ class RocmPlan:
     # Top-level names an import must start with to be an edge, a site or a platform test's
     # source (project, heavy, gateway, dotted guards); None: every import may be.
     import_heads: frozenset[str] | None = None
+    # `kind: import-time` rules in force: users of the same engine, each with its own question.
+    import_time: tuple[ImportTimeRule, ...] = ()
 
     @property
     def cache_mode(self) -> str:
@@ -77,7 +81,7 @@ class RocmPlan:
 
     @property
     def needs_project(self) -> bool:
-        return bool(self.rules & {EAGER_HEAVY_IMPORT, HEAVY_IMPORT_REACHABLE, IMPORT_TIME_JIT})
+        return bool(self.rules & {EAGER_HEAVY_IMPORT, HEAVY_IMPORT_REACHABLE, IMPORT_TIME_JIT}) or bool(self.import_time)
 
     def wants_file_parse(self, source: bytes, path: str) -> bool:
         """Whether the engine must parse a checked file for the pass's per-file rules: for
@@ -132,26 +136,31 @@ class RocmPlan:
         return any(token in source for token in self.tokens) or RELATIVE_IMPORT.search(source) is not None
 
 
-def make_plan(policy: Policy, wants: Callable[[str], bool], prefilter: bool = True) -> RocmPlan | None:
-    """The pass for this run, None when none of its rules is selected. `prefilter=False`
-    reads every file (the soundness checks compare that with a run)."""
+def make_plan(
+    policy: Policy, wants: Callable[[str], bool], prefilter: bool = True, rules: Sequence[RuleBase] = (),
+) -> RocmPlan | None:
+    """The pass for this run, None when none of its rules is selected and no `import-time`
+    rule is among `rules` (the Python rules in force). `prefilter=False` reads every file
+    (the soundness checks compare that with a run)."""
+    import_time = import_time_rules(rules)
     rocm = policy.rocm_safety
+    selected = frozenset(rule for rule in RULE_IDS if wants(rule)) if rocm is not None else frozenset()
+    if not selected and not import_time:
+        return None
     if rocm is None:
-        return None
-    rules = frozenset(rule for rule in RULE_IDS if wants(rule))
-    if not rules:
-        return None
+        rocm = RocmSafety(heavy_modules=(), probes=(), guards=(), files=(), entry_modules=(), origin=Origin("built-in", 0))
     exports = gateway_exports(policy)
     top = [(name, package) for name, _, package in top_level_names(policy.root, policy.roots)]
     project_names = frozenset(name for name, _ in top)
     entries = rocm.entry_modules or default_entries(top)
+    plain = RocmPlan(policy, rocm, selected, exports, None, project_names, entries, import_time=import_time)
     if not prefilter:
-        return RocmPlan(policy, rocm, rules, exports, None, project_names, entries)
+        return plain
     heads: set[str] = set()
-    for pattern in rocm.heavy_modules:
+    for pattern in (*rocm.heavy_modules, *(p for rule in import_time for p in rule.forbid)):
         head = pattern.literal_head
         if head is None:
-            return RocmPlan(policy, rocm, rules, exports, None, project_names, entries)
+            return plain
         heads.add(head)
     import_heads = frozenset(
         heads | {gateway.split(".")[0] for gateway in exports} | project_names
@@ -165,7 +174,17 @@ def make_plan(policy: Policy, wants: Callable[[str], bool], prefilter: bool = Tr
     heads.update(name.lstrip("_") for name in (*rocm.guards, *rocm.rocm) if name != "TYPE_CHECKING")
     heads.update(("find_spec", "iter_modules", "walk_packages"))
     tokens = tuple(sorted(h.encode() for h in heads if h))
-    return RocmPlan(policy, rocm, rules, exports, tokens, project_names, entries, import_heads)
+    return replace(plain, tokens=tokens, import_heads=import_heads)
+
+
+def rule_plan(plan: RocmPlan, rule: ImportTimeRule) -> RocmPlan:
+    """The pass's plan asking an `import-time` rule's question: the same files, prefilter and
+    records, the rule's settings (`import_time.settings`) and entries. Its graph is kept apart
+    (the settings are part of the store's key)."""
+    return replace(
+        plan, rocm=import_time_kind.settings(rule, plan.policy.rocm_safety), entries=rule.entry,
+        rules=frozenset(), import_time=(),
+    )
 
 
 # Top-level packages that hold no code a process runs: never default entry modules.
@@ -350,18 +369,18 @@ def check(
     A site is reported under one rule only: a reached site as `heavy-import-reachable` or
     `import-time-jit`, else a probe as `trial-import-probe`, else `eager-heavy-import`."""
     rocm = plan.rocm
-    applies = {
-        path: facts for path, facts in passed.items()
-        if facts.syntax_error is None and not path.endswith(".pyi") and rocm.applies_to(path)
+    parsed = {
+        path: facts for path, facts in passed.items() if facts.syntax_error is None and not path.endswith(".pyi")
     }
-    if not applies:
+    applies = {path: facts for path, facts in parsed.items() if rocm.applies_to(path)}
+    if not applies and not (plan.import_time and parsed):
         return []
     quiet: dict[str, Suppressions] = {}
 
     def comments(path: str) -> Suppressions:
         if path not in quiet:
             # A file the engine did not parse has its comments read only where a finding stands.
-            facts = applies.get(path)
+            facts = parsed.get(path)
             quiet[path] = facts.suppressions if facts is not None and facts.parsed else _comments(plan, path, read)
         return quiet[path]
 
@@ -386,11 +405,27 @@ def check(
                 if probe is not None and probe.fix is not None:  # the probe's fix comes along
                     diagnostic = replace(diagnostic, fixable=True, fix=probe.fix)
                 reached.append(hook.Finding(diagnostic, chain, site.detail if site.kind == "jit" else site.heavy))
-        where = hook.Where(
-            named=named, checked=applies, reports_in=lambda path: not path.endswith(".pyi") and rocm.applies_to(path),
-            facts=lambda path: graph.project.facts(path), lines=lambda path: _lines(plan, path, read), quiet=comments,
-        )
-        found.extend(hook.reports(reached, where))
+        lines: dict[str, list[str] | None] = {}
+
+        def lines_of(path: str) -> list[str] | None:
+            if path not in lines:
+                lines[path] = _lines(plan, path, read)
+            return lines[path]
+
+        def where(reports_in: Callable[[str], bool], graph: ModuleGraph) -> hook.Where:
+            return hook.Where(
+                named=named, checked={path for path in parsed if reports_in(path)}, reports_in=reports_in,
+                facts=lambda path: graph.project.facts(path), lines=lines_of, quiet=comments,
+            )
+
+        found.extend(hook.reports(reached, where(_reports_in(rocm.applies_to), graph)))
+        for declared in plan.import_time:
+            asked = rule_plan(plan, declared)
+            answer = module_graph(asked, passed, read, cache, stores)
+            found.extend(hook.reports(
+                import_time_kind.findings(declared, answer), where(_reports_in(declared.applies_to), answer),
+            ))
+            save_graph(asked, answer, stores)
         if EAGER_HEAVY_IMPORT in plan.rules:
             for path in applies:
                 for site in graph.sites(path):
@@ -400,6 +435,10 @@ def check(
     found.extend(probes.values())
     # Reachability findings were judged whole, every report of each at once.
     return [d for d in found if d.places or not comments(d.path).covers(d.rule, d.suppress_lines)]
+
+
+def _reports_in(applies_to: Callable[[str], bool]) -> Callable[[str], bool]:
+    return lambda path: not path.endswith(".pyi") and applies_to(path)
 
 
 def _lines(plan: RocmPlan, path: str, read: Reader) -> list[str] | None:

@@ -1,0 +1,184 @@
+"""`kind: import-time` (contract section 2): what importing an entry must never load.
+
+The ROCm pass's engine asked another question: the rule's `forbid` patterns stand where
+`heavy_modules` do, and the graph, its sites (imports, import-time calls of project
+functions that import, probes, decorators) and shortest chains are the pass's own
+(`graph.Project`, kept between runs as a `ModuleGraph` under the rule's settings), over the
+pass's per-file records (each file parsed once, then read from the facts cache). With
+`platform: any` no guard keeps a branch off: only what never runs while a module is
+imported (`if TYPE_CHECKING:`, `if __name__ == "__main__":`, function bodies) does.
+With `platform: rocm` the branches are judged as the pass judges them.
+
+A rule has no per-file check: its findings come from the whole project, in
+`rocm.run.check`, and are reported where `files` applies, obeying the hook rule (`hook`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Literal, Protocol
+
+from import_policy.config.model import Origin, Policy, RocmSafety, RuleBase
+from import_policy.config.validate import DOTTED, Items, RuleFields, Validator
+from import_policy.config.yamltree import Seq
+from import_policy.diagnostics import Diagnostic
+from import_policy.facts.model import FileFacts
+from import_policy.facts.usegate import UseGate
+from import_policy.kinds.base import NO_FILE, Candidates, RuleFault
+from import_policy.patterns import DottedPattern, Verdict, judge
+from import_policy.project.graph import Chain
+from import_policy.project.modules import ProjectModules
+from import_policy.rocm.graph import HeavySite
+from import_policy.rocm.hook import Finding
+
+Platform = Literal["any", "rocm"]
+KIND = "import-time"
+
+
+@dataclass(frozen=True)
+class ImportTimeRule(RuleBase):
+    entry: tuple[str, ...] = ()
+    forbid: tuple[DottedPattern, ...] = ()
+    platform: Platform = "any"
+    entry_lines: tuple[int, ...] = field(default=(), compare=False)  # of each entry, for errors
+    kind: str = field(default=KIND, kw_only=True)
+
+    def forbids(self, name: str) -> bool:
+        return judge(name, self.forbid, ()).forbidden
+
+
+def settings(rule: ImportTimeRule, rocm: RocmSafety | None) -> RocmSafety:
+    """The pass's settings that ask this rule's question: its forbid patterns as the heavy
+    modules; the probes the policy declares (a probe imports what it probes, on any
+    platform); the policy's platform judgement only with `platform: rocm`."""
+    probes = rocm.probes if rocm is not None else ()
+    if rule.platform == "rocm" and rocm is not None:
+        return replace(rocm, heavy_modules=rule.forbid, reasons=(), files=(), entry_modules=rule.entry)
+    return RocmSafety(
+        heavy_modules=rule.forbid, probes=probes, guards=(), files=(), entry_modules=rule.entry,
+        origin=Origin(rule.origin.source, rule.origin.line),
+    )
+
+
+class Reaches(Protocol):
+    """What a rule asks of the pass's graph (`ModuleGraph`, or a `Project`)."""
+
+    def first_reached(self, entries: Iterable[str]) -> Iterator[tuple[Chain, HeavySite]]: ...
+
+
+def findings(rule: ImportTimeRule, graph: Reaches) -> Iterator[Finding]:
+    """Each site an entry reaches, once, with the shortest chain from the first entry; `graph`
+    is the pass's engine under this rule's `settings`."""
+    for chain, site in graph.first_reached(rule.entry):
+        if site.module is not None and rule.forbids(site.module):
+            continue  # inside a forbidden project module: loading that module is the finding
+        yield Finding(_diagnostic(rule, chain, site), chain, site.heavy if site.kind != "jit" else site.detail)
+
+
+def message(rule: ImportTimeRule, chain: Chain, site: HeavySite) -> str:
+    pattern = judge(site.heavy, rule.forbid, ()).pattern
+    if rule.message:
+        text = rule.message.replace("{name}", site.heavy).replace("{pattern}", pattern.text if pattern else site.heavy)
+    else:
+        text = f"importing `{chain.entry}` loads `{site.heavy}` at import time"
+    how = "" if site.kind == "import" else f" ({site.detail})"
+    return f"{text}: {' -> '.join(chain.modules)}{how}"
+
+
+def _diagnostic(rule: ImportTimeRule, chain: Chain, site: HeavySite) -> Diagnostic:
+    span = site.span
+    return Diagnostic(
+        rule=rule.id, severity=rule.severity, path=site.path, line=span.line, column=span.column,
+        end_line=span.end_line, end_column=span.end_column, message=message(rule, chain, site),
+        suppress_lines=(span.line, site.statement_line), chain=chain.modules,
+    )
+
+
+class ImportTimeKind:
+    """`kind: import-time`: forbidden modules an entry loads at import time, through the project."""
+
+    name = KIND
+    language: Literal["python"] = "python"
+    keys = ("entry", "forbid", "platform")
+
+    def parse(self, v: Validator, items: Items, common: RuleFields) -> ImportTimeRule:
+        line = common["origin"].line
+        entries: list[str] = []
+        lines: list[int] = []
+        if "entry" not in items:
+            v.error(line, f"rule {common['id']!r} needs an entry list (the modules whose import is checked)")
+        else:
+            before = len(v.errors)
+            for text, at in v.strings(items["entry"][1], "entry"):
+                if DOTTED.fullmatch(text):
+                    entries.append(text)
+                    lines.append(at)
+                else:
+                    v.error(at, f"entry must be a dotted module name like 'pkg.mod', got {text!r}")
+            if not entries and len(v.errors) == before:
+                v.error(items["entry"][1].line, "entry must name at least one module")
+        platform = v.choice(items["platform"][1], "platform", ("any", "rocm")) if "platform" in items else "any"
+        forbid = v.dotted_patterns(items["forbid"][1] if "forbid" in items else Seq([], line), "forbid")
+        return ImportTimeRule(
+            entry=tuple(entries), forbid=tuple(forbid), platform="rocm" if platform == "rocm" else "any",
+            entry_lines=tuple(lines), **common,
+        )
+
+    def fixable(self, rule: ImportTimeRule) -> str:
+        return "no"
+
+    def says(self, rule: ImportTimeRule) -> str:
+        return rule.message or f"importing `{rule.entry[0] if rule.entry else '<entry>'}` loads `{{name}}` at import time"
+
+    def explain_patterns(self, rule: ImportTimeRule) -> list[str]:
+        return [
+            f"  entry:         {', '.join(rule.entry)}",
+            f"  forbid:        {', '.join(p.text for p in rule.forbid) or '(none)'}",
+        ]
+
+    def explain_options(self, rule: ImportTimeRule) -> list[str]:
+        judged = "every branch runs but TYPE_CHECKING" if rule.platform == "any" else "judged as the ROCm pass judges"
+        return [
+            f"  platform:      {rule.platform} ({judged})",
+            "  checked:       through the whole project's eager import graph (`why MODULE --rule "
+            f"{rule.id}` prints the chains); files says where findings are reported",
+        ]
+
+    def name_excepts(self, rule: ImportTimeRule) -> Sequence[DottedPattern]:
+        return ()
+
+    def prepare(self, rule: ImportTimeRule, policy: Policy) -> ImportTimeRule:
+        """An entry that is not a module of the project would check nothing: a silent pass. A
+        built-in preset's entry is another matter: it is written for trees this may not be, and
+        no user can edit it (there the rule finds nothing from a missing entry)."""
+        if rule.origin.source.startswith("preset:"):
+            return rule
+        modules = ProjectModules(policy, {})
+        for number, entry in enumerate(rule.entry):
+            if entry not in modules:
+                line = rule.entry_lines[number] if number < len(rule.entry_lines) else rule.origin.line
+                raise RuleFault(line, f"rule {rule.id!r}: entry {entry!r} is not a module of the project")
+        return rule
+
+    def candidates(self, rules: Sequence[ImportTimeRule]) -> Candidates:
+        return NO_FILE  # no per-file check: the graph reads what a chain reaches
+
+    def uses(self, rules: Sequence[ImportTimeRule]) -> tuple[Candidates, UseGate, str] | None:
+        return None
+
+    def check(self, rule: ImportTimeRule, facts: FileFacts) -> list[Diagnostic]:
+        return []
+
+    def forbids(self, rule: ImportTimeRule, name: str) -> bool:
+        return rule.forbids(name)
+
+    def verdict(self, rule: ImportTimeRule, name: str) -> Verdict:
+        return judge(name, rule.forbid, ())
+
+
+def rules_of(rules: Sequence[RuleBase]) -> tuple[ImportTimeRule, ...]:
+    return tuple(rule for rule in rules if isinstance(rule, ImportTimeRule))
+
+
+__all__ = ["ImportTimeKind", "ImportTimeRule", "findings", "rules_of", "settings"]
