@@ -24,6 +24,18 @@ def snapshot(name: str, actual: str) -> None:
     assert actual == path.read_text(encoding="utf-8")
 
 
+VLLM_SKELETON = {
+    "vllm/__init__.py": "",
+    "vllm/platforms/rocm.py": "",
+    "vllm/v1/worker/gpu_worker.py": "",
+    "vllm/v1/engine/core.py": "",
+    "vllm/entrypoints/openai/api_server.py": "",
+    "vllm/model_executor/layers/quantization/__init__.py": "",
+    "vllm/triton_utils/__init__.py": "triton = tl = None\n",
+    "vllm/tilelang_utils/__init__.py": "tilelang = T = None\n",
+}
+
+
 class Project:
     """A scratch project: files written under a tmp folder that is also the current folder."""
 
@@ -45,6 +57,12 @@ class Project:
 
     def config(self, text: str) -> Path:
         return self.write("import-policy.yaml", text)
+
+    def vllm_skeleton(self) -> None:
+        """What the `vllm` preset names must be in the tree (its entry modules and gateways):
+        empty modules, each test writing what it is about on top."""
+        for path, text in VLLM_SKELETON.items():
+            self.write(path, text)
 
     def run(self, *argv: str) -> tuple[int, str, str]:
         self.capsys.readouterr()

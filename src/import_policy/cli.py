@@ -151,7 +151,11 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "why":
         from import_policy.commands import why
 
-        return why.command(loaded.policy, args.module, args.format, every=args.all_chains, rule=args.rule)
+        from import_policy.config.tree import against_tree
+
+        return why.command(
+            against_tree(loaded.policy).policy, args.module, args.format, every=args.all_chains, rule=args.rule
+        )
     if args.command == "test-rules":
         from import_policy.commands import test_rules
 

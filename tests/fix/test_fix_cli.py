@@ -35,8 +35,13 @@ FIXED = "import os  # c\nfrom vllm.triton_utils import triton, tl\nimport regex 
 UNFIXABLE = "app/m.py:4:8: triton-gateway `triton.runtime` is forbidden (not fixable: `vllm.triton_utils` does not export `triton.runtime`)"
 
 
-def setup(project: Project) -> Path:
+def config(project: Project) -> None:
     project.config(RULES)
+    project.write("vllm/triton_utils/__init__.py", "triton = tl = None\n")  # the gateway RULES names
+
+
+def setup(project: Project) -> Path:
+    config(project)
     return project.write("app/m.py", SOURCE)
 
 
@@ -70,7 +75,7 @@ def test_diff_writes_nothing(project: Project) -> None:
 
 
 def test_diff_with_nothing_to_fix_exits_0(project: Project) -> None:
-    project.config(RULES)
+    config(project)
     project.write("app/m.py", "import triton.runtime as rt\n")
     code, out, _ = project.run("check", "--diff", "app")
     assert (code, out) == (0, "")
@@ -93,7 +98,7 @@ def test_fix_writes_and_reports_what_remains(project: Project) -> None:
 
 
 def test_fix_everything_exits_0(project: Project) -> None:
-    project.config(RULES)
+    config(project)
     path = project.write("app/m.py", "import re\n")
     code, out, _ = project.run("check", "--fix", "app")
     assert (code, out) == (0, "Found 1 violation (1 fixed, 0 remaining).\n")
@@ -168,16 +173,17 @@ def test_unsafe_probe_fix_is_hidden_until_asked_for(project: Project) -> None:
     assert path.read_text() == PROBE_SOURCE.replace("_has_module", "_has_module_spec")
 
 
-def test_a_fix_that_would_not_parse_leaves_the_file_alone(project: Project) -> None:
-    # `class` passes as an identifier in the configuration, but `from gw import class` does not parse.
+def test_an_export_no_module_can_bind_leaves_the_file_alone(project: Project) -> None:
+    # `class` passes as an identifier in the configuration, but no module binds it (and
+    # `from gw import class` would not parse): the name is not fixable, the file not touched.
     project.config("version: 1\nrules:\n  - id: t\n    forbid: [triton]\n    fix: {gateway: gw, exports: {triton: class}}\n")
+    project.write("gw.py", "triton = None\n")
     path = project.write("app/m.py", "import triton\n")
     before = (path.read_bytes(), path.stat().st_mtime_ns)
-    code, out, _ = project.run("check", "--fix", "app")
+    code, out, err = project.run("check", "--fix", "app")
     assert code == 1
-    assert out.splitlines()[0].startswith(
-        "app/m.py:1:8: t [*] `triton` is forbidden (fix not applied: the fixed file would not parse"
-    )
+    assert "gw.py does not bind `class` at module level; `triton` is not fixable" in err
+    assert out.splitlines()[0] == "app/m.py:1:8: t `triton` is forbidden (not fixable: `gw` does not export `triton`)"
     assert (path.read_bytes(), path.stat().st_mtime_ns) == before
 
 

@@ -33,6 +33,7 @@ LAZY_MESSAGE = (
 @pytest.fixture
 def vllm(project: Project) -> Project:
     project.config("version: 1\nextends: [vllm]\n")
+    project.vllm_skeleton()
     return project
 
 

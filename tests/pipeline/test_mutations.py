@@ -56,6 +56,7 @@ def check_mutant(data: bytes, capsys: pytest.CaptureFixture[str]) -> None:
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
         (root / "import-policy.yaml").write_text(MUTATION_POLICY, encoding="utf-8")
+        (root / "gw.py").write_text("import pathlib\nimport tilelang\n", encoding="utf-8")  # the gateway it names
         target = root / "mod.py"
         target.write_bytes(data)
         os.chdir(root)

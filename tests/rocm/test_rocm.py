@@ -231,12 +231,15 @@ def test_why_without_entry_modules_is_a_usage_error(project: Project) -> None:
     assert "rocm_safety has no entry_modules" in err
 
 
-def test_why_unknown_entry_module_is_warned(project: Project) -> None:
+def test_why_unknown_entry_module_is_a_configuration_error(project: Project) -> None:
     project.config(POLICY)
     project.write("vllm/__init__.py", "")
     code, out, err = project.run("why", "tilelang")
-    assert code == 0
-    assert err == "import-policy: entry module 'vllm.quant' is not a module of this project\n"
+    assert (code, out) == (2, "")
+    assert err.splitlines()[0] == (
+        "import-policy: import-policy.yaml:6: entry module 'vllm.quant' is not a module of the project "
+        "(no vllm/quant.py or vllm/quant/__init__.py under roots .); the project's top-level packages: vllm"
+    )
 
 
 # --- one rule at a time: flag and allow ----------------------------------------
@@ -246,6 +249,8 @@ def lines_for(project: Project, rule: str, source: str, extra_policy: str = "", 
     project.config(POLICY.replace("entry_modules: [vllm, vllm.quant]", "entry_modules: [app]") + extra_policy)
     project.write("app/__init__.py", "from app import mod\n" if reached else "")
     project.write("app/mod.py", source)
+    if "gateway: vllm.tilelang_utils" in extra_policy:  # a gateway must be a module of the project
+        project.write("vllm/tilelang_utils/__init__.py", "import tilelang\nimport tilelang.language as T\n")
     return findings(project, "--select", rule, "app/mod.py")
 
 

@@ -114,9 +114,14 @@ def answer_warm(args: argparse.Namespace, cwd: Path) -> int | None:
 
 
 def check(loaded: Loaded, args: argparse.Namespace) -> int:
+    from import_policy.config.tree import against_tree
     from import_policy.pipeline.parallel import default_jobs
 
     refuse_conflicts(args)
+    # What the configuration names must be in the tree (an error stops here); a gateway
+    # export it does not bind is a warning, and not fixable.
+    tree = against_tree(loaded.policy)
+    loaded = replace(loaded, policy=tree.policy)
     policy = loaded.policy
     selection = selection_of(loaded, args)
     inputs = read_inputs(policy, args)
@@ -127,7 +132,7 @@ def check(loaded: Loaded, args: argparse.Namespace) -> int:
 
         remember(loaded, Path.cwd(), caches.policy_digest, rule_ids(policy))
     jobs = args.jobs or default_jobs()
-    checked = run_or_reuse(policy, selection, inputs, caches, jobs, unused=unused, quiet=args.quiet)
+    checked = run_or_reuse(policy, selection, inputs, caches, jobs, unused=unused, quiet=args.quiet, notes=tree.warnings)
     fixing: FixRun | None = None
     if args.fix or args.fix_only or args.diff:
         if inputs.stdin is not None and not args.diff:
@@ -334,9 +339,12 @@ def selection_key(args: argparse.Namespace) -> tuple[object, ...]:
 
 
 def run_or_reuse(
-    policy: Policy, selection: Selection, inputs: Inputs, caches: Caches, jobs: int, *, unused: bool, quiet: bool
+    policy: Policy, selection: Selection, inputs: Inputs, caches: Caches, jobs: int, *, unused: bool, quiet: bool,
+    notes: Sequence[str] = (),
 ) -> Checked:
-    """The last run's outcome when the tree is unchanged, else a fresh run (recorded for next time)."""
+    """The last run's outcome when the tree is unchanged, else a fresh run (recorded for next
+    time). `notes`: warnings about the configuration, for stderr, recorded with the outcome so
+    a run the cache answers says them too."""
     from import_policy.pipeline import slow
     from import_policy.pipeline.engine import Result, run
     from import_policy.pipeline.plan import Plan
@@ -358,7 +366,7 @@ def run_or_reuse(
         result.diagnostics[:] = sorted(
             result.diagnostics + unused_suppressions(policy, selection, inputs, caches, jobs), key=Diagnostic.sort_key
         )
-    stale = stale_entries(policy, selection, inputs, caches, jobs)
+    stale = [*notes, *stale_entries(policy, selection, inputs, caches, jobs)]
     if runs is not None and run_key is not None and snapshot is not None:
         runs.put(run_key, files, snapshot, Outcome(list(result.diagnostics), result.files, result.unreadable, stale))
     return Checked(result, stale)

@@ -40,3 +40,27 @@ def top_level_entry(policy: Policy, key: str, value: str) -> Origin | None:
             if not isinstance(item, (Seq, Map)) and item.value == value:
                 return Origin(source, item.line)
     return None
+
+
+def rule_entry(origin: Origin, keys: tuple[str, ...]) -> int:
+    """The line of `keys` (a path of map keys, `("fix", "gateway")`) in the rule declared at
+    `origin`; the rule's own line when it cannot be found."""
+    text = _text(origin.source)
+    if text is None:
+        return origin.line
+    try:
+        tree = parse(text)
+    except YamlError:
+        return origin.line
+    rules = tree.items.get("rules") if isinstance(tree, Map) else None
+    if rules is None or not isinstance(rules[1], Seq):
+        return origin.line
+    for node in rules[1].items:
+        if isinstance(node, Map) and node.line == origin.line:
+            line = origin.line
+            for key in keys:
+                if not isinstance(node, Map) or key not in node.items:
+                    return line
+                line, node = node.items[key]
+            return line
+    return origin.line

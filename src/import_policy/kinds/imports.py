@@ -30,6 +30,12 @@ class ImportRule(RuleBase):
     # names those patterns decide; the rule's `message` speaks for the others.
     messages: tuple[tuple[str, str], ...] = ()
     kind: str = field(default="import", kw_only=True)
+    # The file of `fix.gateway` once the tree is read (config.tree): the gateway's own imports
+    # are what it is for, so the rule never reports, nor rewrites, there.
+    gateway_file: str | None = field(default=None, kw_only=True)
+
+    def applies_to(self, path: str) -> bool:
+        return path != self.gateway_file and super().applies_to(path)
 
 
 def counts(rule: ImportRule, context: Context) -> bool:

@@ -1,0 +1,148 @@
+"""What a configuration names in the tree must be there (contract section 2).
+
+An entry module or a `fix.gateway` that is not a module of the project is a configuration
+error at its YAML line: a typo there would otherwise turn the pass or the fix off unseen. A
+gateway that does not bind one of its `exports` at module level gets a warning, and that
+name is not fixable: the fix would write an import that fails. Only files are looked up
+and, for the exports, the gateway's own file is read; nothing else is.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import symtable
+import tokenize
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+
+from import_policy.config.load import ConfigErrors
+from import_policy.config.model import GatewayFix, Origin, Policy, RuleBase
+from import_policy.config.validate import ConfigError
+from import_policy.config.where import rule_entry
+from import_policy.project.layout import top_level_names
+from import_policy.project.modules import ProjectModules
+
+
+@dataclass(frozen=True)
+class Checked:
+    policy: Policy  # with the exports no gateway binds taken out of the fixes
+    warnings: tuple[str, ...]  # for stderr, `file:line: warning: ...`
+
+
+def against_tree(policy: Policy) -> Checked:
+    """`policy` checked against the tree under its root; `ConfigErrors` when it names a
+    module that is not there."""
+    modules = ProjectModules(policy, {})
+    errors = list(_entries(policy, modules))
+    gateways = [rule for rule in policy.rules if isinstance(getattr(rule, "fix", None), GatewayFix)]
+    for rule in gateways:
+        fix = getattr(rule, "fix")
+        if fix.gateway not in modules:
+            errors.append(ConfigError(
+                rule.origin.source, rule_entry(rule.origin, ("fix", "gateway")),
+                f"fix.gateway {fix.gateway!r} of rule {rule.id!r} is not a module of the project "
+                f"(no {_spelled(fix.gateway)} under roots {', '.join(policy.roots)})",
+            ))
+    if errors:
+        raise ConfigErrors(errors)
+    warnings: list[str] = []
+    rules: list[RuleBase] = []
+    for rule in policy.rules:
+        fix = getattr(rule, "fix", None)
+        if isinstance(fix, GatewayFix):
+            path = modules[fix.gateway]
+            kept = _bound_exports(policy, rule, fix, path, warnings)
+            rule = replace(rule, fix=replace(fix, exports=kept), gateway_file=path)  # type: ignore[call-arg]
+        rules.append(rule)
+    return Checked(replace(policy, rules=tuple(rules)), tuple(warnings))
+
+
+def _entries(policy: Policy, modules: ProjectModules) -> Iterator[ConfigError]:
+    rocm = policy.rocm_safety
+    if rocm is None:
+        return
+    for entry in rocm.entry_modules:
+        if entry in modules:
+            continue
+        origin = rocm.origin_of("entry_modules", entry)
+        packages = sorted(name for name, _, package in top_level_names(policy.root, policy.roots) if package)
+        hint = "; set rocm_safety.entry_modules to replace the preset's list" if origin.source.startswith("preset:") else ""
+        yield ConfigError(
+            origin.source, origin.line,
+            f"entry module {entry!r} is not a module of the project (no {_spelled(entry)} under roots "
+            f"{', '.join(policy.roots)}); the project's top-level packages: {', '.join(packages) or '(none)'}{hint}",
+        )
+
+
+def _spelled(module: str) -> str:
+    inner = module.replace(".", "/")
+    return f"{inner}.py or {inner}/__init__.py"
+
+
+def _bound_exports(
+    policy: Policy, rule: RuleBase, fix: GatewayFix, path: str, warnings: list[str]
+) -> tuple[tuple[str, str], ...]:
+    """The exports the gateway binds; a warning for each other one."""
+    try:
+        source = (policy.root / path).read_bytes()
+    except OSError as error:
+        bound: frozenset[str] | str = f"cannot be read ({error.strerror or error})"
+    else:
+        bound = module_bindings(source, path)
+    kept = []
+    for original, exported in fix.exports:
+        if isinstance(bound, frozenset) and (exported in bound or _submodule(policy, path, exported)):
+            kept.append((original, exported))
+            continue
+        line = rule_entry(rule.origin, ("fix", "exports", original))
+        why = f"{path} {bound}" if isinstance(bound, str) else f"{path} does not bind `{exported}` at module level"
+        warnings.append(
+            f"{Origin(rule.origin.source, line)}: warning: fix.exports of rule {rule.id!r} maps `{original}` to "
+            f"`{fix.gateway}.{exported}`, but {why}; `{original}` is not fixable"
+        )
+    return tuple(kept)
+
+
+def _submodule(policy: Policy, path: str, name: str) -> bool:
+    """`from pkg import name` also binds a submodule `pkg/name.py` (Python imports it)."""
+    if not path.endswith("/__init__.py"):
+        return False
+    folder = policy.root / path[: -len("__init__.py")]
+    return (folder / f"{name}.py").is_file() or (folder / name / "__init__.py").is_file()
+
+
+def module_bindings(source: bytes, path: str) -> frozenset[str] | str:
+    """The names a module binds at module level (assigned, imported, defined, in any
+    branch), or why they cannot be told. A star import or a module `__getattr__` may bind
+    any name: then every name counts as bound (nothing to warn about)."""
+    from import_policy.facts.syntax import cpython_parse
+
+    parsed = cpython_parse(source, path)
+    if not isinstance(parsed, ast.Module):
+        return f"does not parse (line {parsed.line})"
+    try:
+        text = source.decode(tokenize.detect_encoding(io.BytesIO(source).readline)[0])
+        table = symtable.symtable(text, path, "exec")
+    except (SyntaxError, LookupError, UnicodeDecodeError, ValueError, RecursionError) as error:
+        return f"cannot be read ({type(error).__name__})"
+    names = frozenset(
+        symbol.get_name() for symbol in table.get_symbols()
+        if symbol.is_assigned() or symbol.is_imported() or symbol.is_namespace()
+    )
+    if "__getattr__" in names or _star_import(parsed):
+        return _EVERY_NAME
+    return names
+
+
+class _Every(frozenset[str]):
+    def __contains__(self, name: object) -> bool:
+        return True
+
+
+_EVERY_NAME = _Every()
+
+
+def _star_import(tree: ast.Module) -> bool:
+    """Python allows `from m import *` at module level only, so any one binds module names."""
+    return any(isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names) for node in ast.walk(tree))
