@@ -126,7 +126,7 @@ def test_a_forged_entry_is_ignored(project: Project) -> None:
     forged.write_bytes(seal(text, b"\x01" * 32, b"policy"))
     assert "no-shelve" in project.run("check")[1]
     # The same entry sealed with the user's key would be honoured: the MAC is all that stops it.
-    secret = cache_key()
+    secret = cache_key(project.root)
     assert secret is not None
     project.config(TOP + "  - id: no-os\n    forbid: [os]\n")
     top_digest = config_load.digest((project.root / "import-policy.yaml").read_bytes())

@@ -146,13 +146,74 @@ def test_the_key_lives_in_the_users_cache_folder_with_mode_0600(tmp_path: Path, 
     assert oct(key.stat().st_mode & 0o777) == "0o600"
     assert [p.name for p in key.parent.iterdir()] == ["key"]  # concurrent first runs agreed on one key
     monkeypatch.setenv("XDG_CACHE_HOME", str(home))
-    first = cache_key()
+    first = cache_key(project)
     assert first is not None and len(first) == 32
     key.write_text("short\n", encoding="utf-8")  # a damaged key file is made again
-    assert cache_key() == first  # (once read, a process keeps its key)
-    made = _stored()
+    assert cache_key(project) == first  # (once read, a process keeps its key)
+    made = _stored(os.path.realpath(project))
     assert made is not None and len(made) == 64 and key.read_bytes().strip() == made
     assert oct(key.stat().st_mode & 0o777) == "0o600"
+
+
+def _tree(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "import-policy.yaml").write_text(POLICY, encoding="utf-8")
+    (folder / "m.py").write_text("import pickle\n", encoding="utf-8")
+    return folder
+
+
+FOUND = (1, PICKLE + "\nFound 1 violation (0 fixable with --fix).\n")
+
+
+@pytest.mark.parametrize("kind", ["fifo", "link to /dev/zero", "link to a key", "huge", "folder"])
+def test_a_key_file_that_is_not_a_small_regular_file_is_refused(tmp_path: Path, kind: str) -> None:
+    project = _tree(tmp_path / "project")
+    home = tmp_path / "xdg"
+    key = home / "import-policy" / "key"
+    key.parent.mkdir(parents=True)
+    if kind == "fifo":
+        os.mkfifo(key)  # before: the run blocked for ever opening it
+    elif kind == "link to /dev/zero":
+        key.symlink_to("/dev/zero")  # before: 9.7 GB read in 10 s
+    elif kind == "link to a key":
+        (tmp_path / "elsewhere").write_text("k" * 64 + "\n", encoding="utf-8")
+        key.symlink_to(tmp_path / "elsewhere")
+    elif kind == "huge":
+        key.write_bytes(b"k" * (64 << 20))
+    else:
+        key.mkdir()
+    assert _check(project, home, ".", timeout=60)[:2] == FOUND
+    assert _check(project, home, ".", timeout=60)[:2] == FOUND
+    if kind != "folder":  # a fresh key took its place (a folder stays: the run goes without caches)
+        assert not key.is_symlink() and key.is_file() and len(key.read_bytes().strip()) == 64
+    assert (tmp_path / "elsewhere").read_text(encoding="utf-8") == "k" * 64 + "\n" if kind == "link to a key" else True
+
+
+def test_a_key_inside_the_project_root_is_never_kept_nor_trusted(tmp_path: Path) -> None:
+    # A CI job that points XDG_CACHE_HOME into the checkout (to have a cache action keep it):
+    # a pull request commits a key and cache entries sealed with it.
+    checkout = _tree(tmp_path / "checkout")
+    home = checkout / ".cache"
+    assert _check(checkout, home, ".")[:2] == FOUND
+    assert not home.exists()  # no key was made inside the project
+    key = home / "import-policy" / "key"
+    key.parent.mkdir(parents=True)
+    planted = "p" * 64
+    key.write_text(planted + "\n", encoding="utf-8")
+    key.chmod(0o600)
+    assert _check(checkout, tmp_path / "attacker", ".", key=planted)[:2] == FOUND
+    for entry in (checkout / FOLDER).rglob("*.json"):
+        if entry.parent.name == "runs":
+            _reseal(entry, lambda data: data.update(diagnostics=[]), planted)
+    assert _check(checkout, tmp_path / "attacker", ".", key=planted)[:2] == (0, "All checks passed!\n")
+    _fresh_clone(checkout)
+    assert _check(checkout, home, ".")[:2] == FOUND
+    assert _check(checkout, home, ".")[:2] == FOUND
+    assert key.read_text(encoding="utf-8") == planted + "\n"  # never replaced: it is not ours to keep
+    # Through a link, or with the checkout itself reached through one: the same.
+    linked = tmp_path / "linked-checkout"
+    linked.symlink_to(checkout)
+    assert _check(linked, linked / ".cache", ".")[:2] == FOUND
 
 
 def test_the_environment_key_needs_no_file(tmp_path: Path) -> None:
@@ -165,13 +226,12 @@ def test_the_environment_key_needs_no_file(tmp_path: Path) -> None:
 
 
 def test_no_key_to_be_had_means_no_cache_not_a_failure(tmp_path: Path) -> None:
-    (tmp_path / "import-policy.yaml").write_text(POLICY, encoding="utf-8")
-    (tmp_path / "m.py").write_text("import pickle\n", encoding="utf-8")
+    project = _tree(tmp_path / "project")
     blocked = tmp_path / "not-a-folder"
     blocked.write_text("", encoding="utf-8")
     for _ in range(2):
-        assert _check(tmp_path, blocked, ".") == (1, PICKLE + "\nFound 1 violation (0 fixable with --fix).\n", "")
-    assert not (tmp_path / FOLDER).exists()
+        assert _check(project, blocked, ".") == (1, PICKLE + "\nFound 1 violation (0 fixable with --fix).\n", "")
+    assert not (project / FOLDER).exists()
 
 
 def test_the_cache_folder_never_leads_a_write_or_a_read_elsewhere(tmp_path: Path) -> None:

@@ -35,7 +35,7 @@ def content_digest(source: bytes) -> str:
 class FactsCache:
     def __init__(self, root: Path) -> None:
         self.folder = root / FOLDER
-        self.secret = cache_key()
+        self.secret = cache_key(root)
         self.hits = 0
         self.misses = 0
 

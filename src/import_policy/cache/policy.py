@@ -55,7 +55,7 @@ class PolicyIndex:
     def __init__(self, root: Path) -> None:
         self.root = root
         self.folder = root / FOLDER / "policies"
-        self.secret = cache_key()
+        self.secret = cache_key(root)
 
     def get(self, key: str, digest_of: Callable[[str], str | None]) -> Known | None:
         """The entry when every source it lists still has the bytes it had (`digest_of` reads one)."""

@@ -73,7 +73,7 @@ class RunCache:
     def __init__(self, root: Path) -> None:
         self.root = root
         self.folder = root / FOLDER / "runs"
-        self.secret = cache_key()
+        self.secret = cache_key(root)
 
     @staticmethod
     def key(policy: str, selection: object, files: Sequence[SourceFile]) -> str | None:

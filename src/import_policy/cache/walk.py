@@ -43,7 +43,7 @@ class WalkCache:
         self.file = self.cache_folder / "walk" / f"{digest}.json"
         self.folders: dict[str, tuple[int, GitIgnoreStat, list[tuple[str, Kind]]]] = {}
         self.changed = False
-        self.secret = cache_key()
+        self.secret = cache_key(root)
         try:
             if self.secret is None:
                 raise ValueError("no cache key")

@@ -26,6 +26,7 @@ from import_policy.diagnostics import SYNTAX_ERROR, Diagnostic
 from import_policy.discovery.files import PathError, SourceFile, discover, relative_to_root
 from import_policy.fix.payload import applies
 from import_policy.patterns import PathGlob, PatternError, any_match
+from import_policy.quoting import quote_path
 from import_policy.report.formats import FORMATS, Report
 from import_policy.report import text as text_report
 
@@ -107,7 +108,7 @@ def answer_warm(args: argparse.Namespace, cwd: Path) -> int | None:
     if config is None and not args.quiet:
         print(f"import-policy: no configuration found; using the built-in {DEFAULT_PRESET} preset", file=sys.stderr)
     for path, why in skipped:
-        print(f"import-policy: skipped {path}: {why}", file=sys.stderr)
+        print(f"import-policy: skipped {quote_path(path)}: {why}", file=sys.stderr)
     inputs = Inputs(paths, files, lambda file: file.path.read_bytes(), None)
     kept = list(outcome.diagnostics)
     return report(args, root, None, inputs, Finished(outcome.files, outcome.unreadable, outcome.stale), kept, None, None, {})
@@ -181,7 +182,7 @@ def report(
     )
     write_report(args, shown, checked.files, policy, cwd, overrides, text)
     for path, reason in checked.unreadable:
-        print(f"import-policy: cannot read {path}: {reason}", file=sys.stderr)
+        print(f"import-policy: cannot read {quote_path(path)}: {reason}", file=sys.stderr)
     if not args.quiet:
         for line in checked.stale:
             print(f"import-policy: {line}", file=sys.stderr)
@@ -263,7 +264,7 @@ def read_inputs(policy: Policy, args: argparse.Namespace) -> Inputs:
         except PathError as error:
             raise UsageError(str(error)) from None
         for path, why in skipped:
-            print(f"import-policy: skipped {path}: {why}", file=sys.stderr)
+            print(f"import-policy: skipped {quote_path(path)}: {why}", file=sys.stderr)
         if args.paths:
             warn_excluded(policy, args.paths)
         from import_policy.pipeline.extract import read_file
@@ -293,7 +294,7 @@ def warn_excluded(policy: Policy, named: Sequence[Path]) -> None:
         if glob is None and path.is_dir():
             glob = any_match(policy.exclude, relative + "/")  # `build/**` covers all that is in build
         if glob is not None:
-            by_glob.setdefault(glob.text, []).append(Path(given).as_posix())
+            by_glob.setdefault(glob.text, []).append(quote_path(Path(given).as_posix()))
     for text, paths in by_glob.items():
         from import_policy.config.where import top_level_entry
 
@@ -456,7 +457,7 @@ def fix(checked: Checked, inputs: Inputs, policy: Policy, selection: Selection, 
         others = [d for d in checked.result.diagnostics if d.rule != UNUSED_SUPPRESSION]
         checked.result.diagnostics[:] = sorted(others + unused, key=Diagnostic.sort_key)
     for path, reason in fixing.write_errors:
-        print(f"import-policy: cannot write {path}: {reason}", file=sys.stderr)
+        print(f"import-policy: cannot write {quote_path(path)}: {reason}", file=sys.stderr)
     return fixing
 
 

@@ -8,6 +8,7 @@ import os
 import sys
 from pathlib import Path
 
+from import_policy.quoting import quote_path
 from import_policy.rocm import run as rocm_pass
 from import_policy.rocm.import_time import ImportTimeRule
 from import_policy.rocm.predicates import RULE_IDS as ROCM_RULE_IDS
@@ -58,7 +59,9 @@ def why(
             chains.append((entry, None))
 
     def shown(path: str) -> str:
-        return Path(os.path.relpath(policy.root / path, cwd)).as_posix()
+        # Quoted as git quotes it (JSON escapes on its own): a file name cannot forge a line.
+        relative = Path(os.path.relpath(policy.root / path, cwd)).as_posix()
+        return relative if fmt == "json" else quote_path(relative)
 
     return RENDERERS[fmt](target, chains, shown), warnings
 

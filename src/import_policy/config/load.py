@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from import_policy.cache.policy import Known, PolicyIndex, entry_key
 from import_policy.config.model import Origin, Policy, RocmSafety, Rule
+from import_policy.quoting import quote_path
 
 # YAML parsing, validation and the kinds are imported by the functions that build a policy:
 # a run that the caches answer (cache.policy, cache.run) never builds one.
@@ -231,9 +232,10 @@ class _Source:
 
 def _shown(path: Path, cwd: Path) -> str:
     try:
-        return path.resolve().relative_to(cwd.resolve()).as_posix()
+        shown = path.resolve().relative_to(cwd.resolve()).as_posix()
     except ValueError:
-        return path.as_posix()
+        shown = path.as_posix()
+    return quote_path(shown)
 
 
 def _build(root: Path, top: _Source, cwd: Path, read: list[tuple[str, str]]) -> Policy:

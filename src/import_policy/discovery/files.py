@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from import_policy.quoting import quote_path
 from import_policy.patterns import PathGlob, any_match
 from import_policy.cache.seal import read_regular
 from import_policy.cache.walk import Kind, WalkCache, gitignore_stat
@@ -121,8 +122,8 @@ def discover(
             language = language_of(path.name) or "python"
             keep(SourceFile(path, relative, language, named=True), real, real == walker.expected(relative))
     if missing or special:
-        faults = ([f"no such file or folder: {', '.join(missing)}"] if missing else []) + (
-            [f"not a regular file: {', '.join(special)}"] if special else []
+        faults = ([f"no such file or folder: {', '.join(map(quote_path, missing))}"] if missing else []) + (
+            [f"not a regular file: {', '.join(map(quote_path, special))}"] if special else []
         )
         raise PathError("; ".join(faults))
     if cache is not None:

@@ -8,11 +8,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from import_policy.diagnostics import Diagnostic
+from import_policy.quoting import escape_controls, quote_path
 
 
 def escape_data(text: str) -> str:
-    # The runner decodes these three in a command's message.
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    # The runner decodes these three in a command's message; other controls (ESC) are written
+    # as C escapes, so none reaches the log raw.
+    return escape_controls(text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
 
 
 def escape_property(text: str) -> str:
@@ -25,7 +27,7 @@ def annotation(d: Diagnostic) -> str:
     properties = ",".join(
         f"{key}={escape_property(str(value))}"
         for key, value in (
-            ("file", d.path), ("line", d.line), ("endLine", d.end_line),
+            ("file", quote_path(d.path)), ("line", d.line), ("endLine", d.end_line),
             ("col", d.column), ("endColumn", d.end_column), ("title", d.rule),
         )
     )

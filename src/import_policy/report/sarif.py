@@ -7,6 +7,7 @@ every rule in force, one result per finding with a region, and `fixes`
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -110,7 +111,11 @@ def _region(line: int, column: int, end_line: int, end_column: int) -> dict[str,
 
 
 def _location(path: str) -> dict[str, str]:
-    return {"uri": path, "uriBaseId": SRCROOT}
+    # A relative URI reference: every byte but unreserved ones and `/` percent-encoded, so a
+    # name holding ` `, `#`, `?`, `%` or a control character is still the file's own URI.
+    from urllib.parse import quote
+
+    return {"uri": quote(os.fsencode(path), safe="/"), "uriBaseId": SRCROOT}
 
 
 def _result(d: Diagnostic, index: int, fix_for: FixFor | None) -> dict[str, Any]:

@@ -6,9 +6,11 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TextIO
 
 from import_policy.diagnostics import Diagnostic
+from import_policy.quoting import escape_controls, quote_path
 
 _BOLD, _RED, _YELLOW, _CYAN, _RESET = "\033[1m", "\033[31m", "\033[33m", "\033[36m", "\033[0m"
 
@@ -51,7 +53,7 @@ def render(
 ) -> str:
     """`show_summary`: off with --quiet; `before_summary`: --show-fixes' list of what was fixed."""
     lines = []
-    for d in diagnostics:
+    for d in map(_printable, diagnostics):
         # A warning says so in words: without colour it must not read as an error.
         if colour:
             rule_colour = _RED if d.severity == "error" else _YELLOW
@@ -72,6 +74,13 @@ def render(
     return "\n".join(lines) + "\n" if lines else ""
 
 
+def _printable(d: Diagnostic) -> Diagnostic:
+    """The finding with its path quoted as git quotes it and its message kept on one line: a
+    file name must not forge a line or a terminal sequence."""
+    path, message = quote_path(d.path), escape_controls(d.message)
+    return d if path is d.path and message is d.message else replace(d, path=path, message=message)
+
+
 def fixed_line(fixed: int) -> str:
     return f"Fixed {_plural(fixed, 'violation')}." if fixed else "No violations fixed."
 
@@ -83,7 +92,7 @@ def render_fixes(fixed: Sequence[Diagnostic]) -> str:
         by_path.setdefault(d.path, Counter())[d.rule] += 1
     lines = [f"Fixed {_plural(len(fixed), 'violation')}:"]
     for path in sorted(by_path):
-        lines.append(f"- {path}:")
+        lines.append(f"- {quote_path(path)}:")
         lines.extend(f"    {n} × {rule}" for rule, n in sorted(by_path[path].items()))
     return "\n".join(lines) + "\n"
 

@@ -84,7 +84,9 @@ def render_mermaid(target: str, chains: Sequence[tuple[str, Chain | None]], show
     for name in nodes:
         out.append(f'  {ids[name]}["{name}"]')
     for link in links:
-        out.append(f'  {ids[link.source]} -->|"{_where(link, shown)}"| {ids[link.target]}')
+        # A quoted path's own `"` would end Mermaid's label: it is written as the entity.
+        label = _where(link, shown).replace('"', "#quot;")
+        out.append(f'  {ids[link.source]} -->|"{label}"| {ids[link.target]}')
     if target in ids:
         out.append(f"  style {ids[target]} stroke:#d33,stroke-width:2px")
     return "\n".join(out) + "\n"

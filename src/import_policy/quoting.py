@@ -1,0 +1,43 @@
+"""Paths and messages made safe to print: a file name can never forge a line, a terminal
+sequence or a GitHub workflow command.
+
+`quote_path` quotes as git does with `core.quotePath=false`: a path holding a control
+character, a double quote or a backslash is written in double quotes with C escapes
+(`\\n`, `\\t`, `\\"`, `\\\\`, and octal for the rest); other paths, non-ASCII ones included, are
+written as they are. Unlike git, C1 controls (U+0080 to U+009F: a terminal may read U+009B
+as ESC [) are escaped too, as their UTF-8 bytes in octal, and so is a byte that is not
+UTF-8 (a name Python decoded with `surrogateescape`).
+"""
+
+from __future__ import annotations
+
+import re
+
+# What makes git quote a path (core.quotePath=false), plus C1 controls and undecodable bytes.
+_UNSAFE = re.compile('[\x00-\x1f\x7f-\x9f"\\\\\udc80-\udcff]')
+# What is escaped in a message: the controls alone (a message has its own quotes).
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\udc80-\udcff]")
+_NAMED = {"\a": "\\a", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\v": "\\v", "\f": "\\f", "\r": "\\r", '"': '\\"', "\\": "\\\\"}
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group()
+    named = _NAMED.get(char)
+    if named is not None:
+        return named
+    data = char.encode("utf-8", "surrogateescape")
+    return "".join(f"\\{byte:03o}" for byte in data)
+
+
+def quote_path(path: str) -> str:
+    """`path` as git would print it: unchanged when nothing in it needs quoting."""
+    if _UNSAFE.search(path) is None:
+        return path
+    return '"' + _UNSAFE.sub(_escape, path) + '"'
+
+
+def escape_controls(text: str) -> str:
+    """`text` with every control character written as a C escape, so it stays on its line."""
+    if _CONTROL.search(text) is None:
+        return text
+    return _CONTROL.sub(_escape, text)
