@@ -25,6 +25,7 @@ from import_policy.config.model import Policy
 from import_policy.diagnostics import SYNTAX_ERROR, Diagnostic
 from import_policy.discovery.files import PathError, SourceFile, discover, relative_to_root
 from import_policy.fix.payload import applies
+from import_policy.fix.reach import refuse_outside_root
 from import_policy.patterns import PathGlob, PatternError, any_match
 from import_policy.report.formats import FORMATS, Report
 from import_policy.report import text as text_report
@@ -160,6 +161,8 @@ def report(
     cwd = Path.cwd()
     if args.fix_only:
         kept = []  # ruff's --fix-only: what remains is neither reported nor a failure
+    if inputs.stdin is None:
+        kept = refuse_outside_root(kept, root)
     # `fixable` means: a fix that would apply with the flags given; the others are "hidden" (ruff).
     hidden = sum(d.fixable and not applies(d, args.unsafe_fixes) for d in kept)
     shown = present(kept, args.unsafe_fixes, root, cwd)
