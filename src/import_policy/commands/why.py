@@ -29,7 +29,11 @@ def why(policy: Policy, target: str, fmt: str, cwd: Path, every: bool = False) -
     plan = rocm_pass.make_plan(policy, lambda rule: True)
     assert plan is not None
     if not plan.entries:
-        raise WhyError(f"rocm_safety has no entry_modules (declared at {rocm.origin}) and the project no top-level package")
+        raise WhyError(
+            f"rocm_safety has no entry_modules (declared at {rocm.origin}) and the project has no top-level package "
+            "(a folder with an __init__.py under roots) to start from; name the modules a process imports "
+            "in rocm_safety.entry_modules"
+        )
     graph = rocm_pass.project(plan, {}, read_file, FactsCache(policy.root))
     warnings = [
         f"entry module {entry!r} is not a module of this project"
