@@ -7,6 +7,7 @@ Expectations come from what ruff prints (`ruff check --output-format concise`,
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -146,3 +147,32 @@ def test_no_fix_mark_where_fix_would_refuse(project: Project, tmp_path_factory: 
     _, out, _ = project.run("check", "--fix", "pkg/a.py")  # what --fix says stays as it was
     assert out.startswith("pkg/a.py:1:8: no-re `re` is forbidden (fix not applied: the file resolves outside the project root)\n")
     assert (outside / "x.py").read_text(encoding="utf-8") == "import re\n"
+
+
+def test_force_color_colours_the_diff_as_ruff_does(tree: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    # ruff, FORCE_COLOR=1 `--diff`: `--- \e[31ma.py\e[0m`, `+++ \e[32ma.py\e[0m`, removed lines
+    # red, added lines green, context and `@@` plain.
+    tree.write_bytes("b.py", b"import os\r\nimport re\r\nprint(re)\r\n")
+    monkeypatch.delenv("NO_COLOR")
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    code, out, _ = tree.run("check", "--diff", "b.py")
+    assert code == 1
+    assert out == (
+        "--- \033[31mb.py\033[0m\n"
+        "+++ \033[32mb.py\033[0m\n"
+        "@@ -1,3 +1,3 @@\n"
+        " import os\r\n"
+        "\033[31m-import re\033[0m\r\n"
+        "\033[32m+import regex as re\033[0m\r\n"
+        " print(re)\r\n"
+    )
+    snapshot("diff.colour.txt", out)
+    monkeypatch.setenv("NO_COLOR", "1")  # NO_COLOR wins: the diff `git apply` takes
+    assert tree.run("check", "--diff", "b.py")[1] == re.sub("\033\\[[0-9]+m", "", out)
+
+
+def test_a_removed_line_that_looks_like_a_header_is_still_red() -> None:
+    from import_policy.report.text import colour_diff
+
+    diff = "--- a.py\n+++ a.py\n@@ -1,2 +1,1 @@\n--- x\n+++ y\n\\ No newline at end of file\n"
+    assert colour_diff(diff).splitlines()[3:] == ["\033[31m--- x\033[0m", "\033[32m+++ y\033[0m", "\\ No newline at end of file"]

@@ -425,8 +425,10 @@ def diff(result: Result, inputs: Inputs, unsafe: bool, root: Path, *, quiet: boo
     from import_policy.fix.run import fix_files  # the fixer needs libcst
 
     fixing = fix_files(result.diagnostics, inputs.files, inputs.read, unsafe, write=None, root=root, cwd=Path.cwd())
+    # Coloured as ruff colours it, on a terminal or with FORCE_COLOR; a pipe (`| git apply`) gets it plain.
+    colour = text_report.use_colour(sys.stdout)
     try:
-        sys.stdout.write("".join(fixing.diffs))
+        sys.stdout.write("".join(text_report.colour_diff(d) if colour else d for d in fixing.diffs))
         sys.stdout.flush()
     except BrokenPipeError:
         discard_stdout()
