@@ -16,10 +16,12 @@ Cases (docs/benchmarks.md has the targets and how to read them):
   T7  one generated 1.4 MB file, a use rule (forbid: [torch.cuda.synchronize]), cold   vs ruff TID251 on it
   T8  `check --diff` of one generated 4 MB file with one fixable import   against absolute targets (5 s, 300 MB)
 
-The corpus defaults to ~/.cache/import-policy-corpus/vllm-0.33.0 and is fetched
-with ../shared/corpus/fetch_sdist.py when missing. Everything runs in a venv of
-its own (~/.cache/import-policy-bench/venv: regex, ruff, import-linter and this
-repository, editable): the bench sets it up, then runs itself again under it.
+T1-T4 and T6 read the corpus, which defaults to ~/.cache/import-policy-corpus/vllm-0.33.0
+and is fetched with ../shared/corpus/fetch_sdist.py when missing; T7 and T8 generate
+their own files and need neither. Everything runs in a venv of its own
+(~/.cache/import-policy-bench/venv: this repository, editable, and the tools the cases
+compare with: regex, ruff, import-linter; T8 needs none of them): the bench sets it up,
+then runs itself again under it.
 Commands alternate within each round; every figure is a median over the rounds.
 CPU time (user + sys of the process and its children, from wait4) is the figure
 to compare on a shared machine; wall time is printed too. Nothing here is a
@@ -55,6 +57,10 @@ DEFAULT_CORPUS = Path(f"~/.cache/import-policy-corpus/{CORPUS_NAME}-{CORPUS_VERS
 DEFAULT_VENV = Path("~/.cache/import-policy-bench/venv")
 DEFAULT_FETCHER = REPO.parent / "shared" / "corpus" / "fetch_sdist.py"
 TOOLS = ("regex", "ruff", "import-linter")  # regex: vLLM's script imports it
+# What each case needs besides import-policy: the vLLM corpus, and the tools it is compared with.
+# T7 and T8 generate their own files, so on a fresh clone they need neither the corpus nor its fetcher.
+CORPUS_CASES = frozenset({"T1", "T2", "T3", "T4", "T6"})
+CASE_TOOLS = {"T1": ("regex",), "T2": ("ruff",), "T3": ("regex",), "T4": ("import-linter",), "T7": ("ruff",)}
 INNER = "IMPORT_POLICY_BENCH_VENV"  # set when the bench runs itself again under its venv
 CASES = ("T1", "T2", "T3", "T4", "T5", "T6", "T7", "T8")
 GRAPH_RULE = "heavy-import-reachable"
@@ -145,13 +151,23 @@ def venv_python(venv: Path) -> Path:
     return venv / "bin" / "python"
 
 
-def prepare_venv(venv: Path) -> Path:
+def needs_corpus(cases: set[str], prepare_only: bool = False) -> bool:
+    return prepare_only or bool(cases & CORPUS_CASES)
+
+
+def tools_for(cases: set[str]) -> list[str]:
+    """The comparison tools the cases run, in TOOLS' order (T8 needs none)."""
+    wanted = {tool for case in cases for tool in CASE_TOOLS.get(case, ())}
+    return [tool for tool in TOOLS if tool in wanted]
+
+
+def prepare_venv(venv: Path, tools: Sequence[str]) -> Path:
     """Create the venv once; install the tools and this repository (editable) into it on every run."""
     python = venv_python(venv)
     if not python.exists():
         print(f"bench: creating {venv}", file=sys.stderr)
         run_or_exit([sys.executable, "-m", "venv", str(venv)], "creating the venv")
-    run_or_exit([str(python), "-m", "pip", "install", "--quiet", *TOOLS, "-e", str(REPO)], "installing into the venv")
+    run_or_exit([str(python), "-m", "pip", "install", "--quiet", *tools, "-e", str(REPO)], "installing into the venv")
     return python
 
 
@@ -737,22 +753,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     corpus: Path = args.corpus.expanduser().resolve()
     venv: Path = args.venv.expanduser().absolute()
+    with_corpus = needs_corpus(args.cases, args.prepare_only)
     if os.environ.get(INNER) != "1":
-        fetch_corpus(corpus, args.fetcher.expanduser().resolve())
-        rerun_in(prepare_venv(venv), argv)
+        if with_corpus:
+            fetch_corpus(corpus, args.fetcher.expanduser().resolve())
+        rerun_in(prepare_venv(venv, tools_for(args.cases)), argv)
     python = str(venv_python(venv))
     # SIGTERM as an exception too, so the configs written into the corpus are put back.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     # On the corpus's file system, so the copies of T6 can be hard links.
-    work = Path(tempfile.mkdtemp(prefix="import-policy-bench-", dir=corpus.parent))
+    work = Path(tempfile.mkdtemp(prefix="import-policy-bench-", dir=corpus.parent if with_corpus else None))
     if args.prepare_only:
         four, one = prepare_t6(corpus, python, work / "t6")
         print(f"T6 config {four / CONFIG} (roots copy1..copy{COPIES})\nT1' config {one / CONFIG}\n"
               f"remove with: rm -rf {work}")
         return 0
-    files = python_files(corpus)
+    files = python_files(corpus) if with_corpus else []
     print(versions(python))
-    print(f"corpus {corpus}: {len(files)} .py files; {os.cpu_count()} CPUs; --jobs {args.jobs}\n")
+    where = f"corpus {corpus}: {len(files)} .py files" if with_corpus else "no corpus needed"
+    print(f"{where}; {os.cpu_count()} CPUs; --jobs {args.jobs}\n")
     bench = Bench(python, corpus, files, work, args.jobs, args.runs, args.slow_runs)
     with contextlib.ExitStack() as stack:
         stack.callback(remover(work))

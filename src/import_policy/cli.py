@@ -10,6 +10,8 @@ configuration or path error, or an internal error.
 from __future__ import annotations
 
 import argparse
+import difflib
+import shlex
 import sys
 import traceback
 from collections.abc import Sequence
@@ -92,10 +94,42 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _without_command(parser: argparse.ArgumentParser, argv: Sequence[str]) -> str | None:
+    """What to say when argv does not start with a command: `import-policy --fix` or
+    `import-policy .` mean `check` (ruff and git name the command they would have run)."""
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+    if not argv:
+        return "the following arguments are required: COMMAND (to check the current folder: `import-policy check`)"
+    first = argv[0]
+    if first in commands or first in ("-h", "--help", "--version"):
+        return None
+    again = shlex.join(["import-policy", "check", *argv])
+    if first.startswith("-"):
+        option = first.split("=", 1)[0]
+        later = next((word for word in argv if word in commands), None)
+        if later is not None:  # `import-policy --config x.yaml rules`: the command goes first
+            rest = list(argv)
+            rest.remove(later)
+            return f"options go after the command; did you mean `{shlex.join(['import-policy', later, *rest])}`?"
+        if any(known.startswith(option) for known in commands["check"]._option_string_actions):
+            return f"`{option}` is an option of `check`; did you mean `{again}`?"
+        return None  # argparse's own word on an option no command has
+    near = difflib.get_close_matches(first, list(commands), n=1)
+    if near:
+        return f"unknown command {first!r}; did you mean `{shlex.join(['import-policy', near[0], *argv[1:]])}`?"
+    if Path(first).exists() or "/" in first or first.endswith(".py") or first in (".", ".."):
+        return f"{first!r} is not a command; did you mean `{again}`?"
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
+    given = list(sys.argv[1:] if argv is None else argv)
     try:
-        args, unknown = parser.parse_known_args(argv)
+        hint = _without_command(parser, given)
+        if hint is not None:
+            parser.error(hint)
+        args, unknown = parser.parse_known_args(given)
         if unknown:
             args.command_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     except SystemExit as exit_:

@@ -96,7 +96,7 @@ def test_json_document(tree: Project) -> None:
     assert document["summary"] == {"files": 2, "violations": 2, "fixable": 0}
     assert document["diagnostics"][0] == {
         "rule": "no-pickle", "severity": "error", "path": "a.py", "line": 1, "column": 8,
-        "end_line": 1, "end_column": 14, "message": "no pickle", "fixable": False,
+        "end_line": 1, "end_column": 14, "message": "no pickle", "fixable": False, "fix": None,
     }
 
 

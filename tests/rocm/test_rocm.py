@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from conftest import Project
+from conftest import Project, snapshot
 
 POLICY = """\
 version: 1
@@ -228,7 +228,13 @@ def test_why_without_entry_modules_is_a_usage_error(project: Project) -> None:
     code, out, err = project.run("why", "tilelang")
     assert code == 2
     assert out == ""
-    assert "rocm_safety has no entry_modules" in err
+    # A whole sentence: the project *has* no top-level package, and what to do about it.
+    assert err == (
+        "import-policy: error: rocm_safety has no entry_modules (declared at import-policy.yaml:2) and the project "
+        "has no top-level package (a folder with an __init__.py under roots) to start from; name the modules a "
+        "process imports in rocm_safety.entry_modules\n"
+    )
+    snapshot("why-no-entry.stderr", err)
 
 
 def test_why_unknown_entry_module_is_a_configuration_error(project: Project) -> None:

@@ -38,7 +38,7 @@ class Store(Generic[T]):
     def __init__(self, root: Path, codec: Codec[T]) -> None:
         self.folder = root / FOLDER
         self.codec = codec
-        self.secret = cache_key()
+        self.secret = cache_key(root)
         self.hits = 0
         self.misses = 0
 

@@ -25,6 +25,7 @@ from import_policy.config.model import Policy
 from import_policy.diagnostics import SYNTAX_ERROR, Diagnostic
 from import_policy.discovery.files import PathError, SourceFile, discover, relative_to_root
 from import_policy.fix.payload import applies
+from import_policy.fix.reach import refuse_outside_root
 from import_policy.patterns import PathGlob, PatternError, any_match
 from import_policy.quoting import quote_path
 from import_policy.report.formats import FORMATS, Report
@@ -166,6 +167,8 @@ def report(
     cwd = Path.cwd()
     if args.fix_only:
         kept = []  # ruff's --fix-only: what remains is neither reported nor a failure
+    if inputs.stdin is None:
+        kept = refuse_outside_root(kept, root)
     # `fixable` means: a fix that would apply with the flags given; the others are "hidden" (ruff).
     hidden = sum(d.fixable and not applies(d, args.unsafe_fixes) for d in kept)
     shown = present(kept, args.unsafe_fixes, root, cwd)
@@ -431,8 +434,10 @@ def diff(result: Result, inputs: Inputs, unsafe: bool, root: Path, *, quiet: boo
     from import_policy.fix.run import fix_files  # the fixer needs libcst
 
     fixing = fix_files(result.diagnostics, inputs.files, inputs.read, unsafe, write=None, root=root, cwd=Path.cwd())
+    # Coloured as ruff colours it, on a terminal or with FORCE_COLOR; a pipe (`| git apply`) gets it plain.
+    colour = text_report.use_colour(sys.stdout)
     try:
-        sys.stdout.write("".join(fixing.diffs))
+        sys.stdout.write("".join(text_report.colour_diff(d) if colour else d for d in fixing.diffs))
         sys.stdout.flush()
     except BrokenPipeError:
         discard_stdout()

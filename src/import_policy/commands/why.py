@@ -45,7 +45,11 @@ def why(
     entries = declared.entry if declared is not None else plan.entries
     if not entries:
         assert rocm is not None
-        raise WhyError(f"rocm_safety has no entry_modules (declared at {rocm.origin}) and the project no top-level package")
+        raise WhyError(
+            f"rocm_safety has no entry_modules (declared at {rocm.origin}) and the project has no top-level package "
+            "(a folder with an __init__.py under roots) to start from; name the modules a process imports "
+            "in rocm_safety.entry_modules"
+        )
     warnings = [
         f"entry module {entry!r} is not a module of this project"
         for entry in entries

@@ -23,6 +23,7 @@ from import_policy.pipeline.plan import Plan, Selection
 from import_policy.pipeline.engine import Result, run
 from import_policy.fix.apply import fix_bytes, unified_diff, write_atomic
 from import_policy.fix.payload import applies
+from import_policy.fix.reach import OUTSIDE_ROOT, inside
 
 Reader = Callable[[SourceFile], bytes]
 Writer = Callable[[SourceFile, bytes], None]  # raises OSError when it cannot write
@@ -47,13 +48,6 @@ def to_disk(file: SourceFile, data: bytes) -> None:
 
 def kept_in_memory(_file: SourceFile, _data: bytes) -> None:
     """For stdin and the library: the new bytes are the answer, nothing is written."""
-
-
-OUTSIDE_ROOT = "the file resolves outside the project root"
-
-
-def _inside(real: str, real_root: str) -> bool:
-    return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)
 
 
 def _encoding(source: bytes) -> str:
@@ -107,7 +101,7 @@ def fix_files(
         found = by_path.get(file.relative)
         if not found:
             continue
-        if write is not kept_in_memory and not _inside(os.path.realpath(file.path), real_root):
+        if write is not kept_in_memory and not inside(os.path.realpath(file.path), real_root):
             # A link (or a path named) that leads out of the project: never written, nor offered as a diff.
             for d in found:
                 run.failed[(d.path, d.rule, d.line, d.column)] = OUTSIDE_ROOT

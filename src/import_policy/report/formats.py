@@ -23,13 +23,14 @@ class Report:
 
 def _json(report: Report) -> str:
     from import_policy.report import json
+    from import_policy.report.fix_edits import edits_hook
 
-    return json.render(report.diagnostics, report.files)
+    return json.render(report.diagnostics, report.files, edits_hook(report.cwd, report.stdin))
 
 
 def _sarif(report: Report) -> str:
     from import_policy.report import sarif
-    from import_policy.report.sarif_fixes import fix_hook
+    from import_policy.report.fix_edits import fix_hook
 
     assert report.policy is not None, "a SARIF report is never answered without the policy"
     return sarif.render(report.diagnostics, report.policy, report.cwd, fix_hook(report.cwd, report.stdin))

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
@@ -12,7 +13,7 @@ from typing import TextIO
 from import_policy.diagnostics import Diagnostic
 from import_policy.quoting import escape_controls, quote_path
 
-_BOLD, _RED, _YELLOW, _CYAN, _RESET = "\033[1m", "\033[31m", "\033[33m", "\033[36m", "\033[0m"
+_BOLD, _RED, _GREEN, _YELLOW, _CYAN, _RESET = "\033[1m", "\033[31m", "\033[32m", "\033[33m", "\033[36m", "\033[0m"
 
 
 def use_colour(stream: TextIO) -> bool:
@@ -24,6 +25,30 @@ def use_colour(stream: TextIO) -> bool:
         return True
     isatty = getattr(stream, "isatty", None)
     return bool(isatty and isatty())
+
+
+# A line of a diff with its ending; `\r` alone ends a line too (old Mac files), a form feed does not.
+_DIFF_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)?")
+
+
+def colour_diff(diff: str) -> str:
+    """One file's unified diff in ruff's colours: the old name red, the new green, removed
+    lines red, added green, the rest plain. Each escape closes before the line ending, so a
+    line's colour never runs into the next."""
+    out = []
+    for index, line in enumerate(m.group() for m in _DIFF_LINE.finditer(diff) if m.group()):
+        body = line.rstrip("\r\n")
+        end = line[len(body):]
+        if index == 0 and body.startswith("--- "):
+            body = f"--- {_RED}{body[4:]}{_RESET}"
+        elif index == 1 and body.startswith("+++ "):
+            body = f"+++ {_GREEN}{body[4:]}{_RESET}"
+        elif index > 1 and body.startswith("-"):
+            body = f"{_RED}{body}{_RESET}"
+        elif index > 1 and body.startswith("+"):
+            body = f"{_GREEN}{body}{_RESET}"
+        out.append(body + end)
+    return "".join(out)
 
 
 def _plural(count: int, word: str) -> str:
