@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Literal
 from import_policy.quoting import quote_path
 from import_policy.patterns import PathGlob, any_match
 from import_policy.cache.seal import read_regular
+from import_policy.cache.stat import Stat, stat_of
 from import_policy.cache.walk import Kind, WalkCache, gitignore_stat
 
 if TYPE_CHECKING:
@@ -175,9 +176,8 @@ class _Walker:
             if real in seen:
                 continue  # a symlink loop, or a folder reached twice
             seen.add(real)
-            try:
-                mtime = folder.stat().st_mtime_ns
-            except OSError:
+            mtime = stat_of(folder)
+            if mtime is None:
                 continue
             subfolders: list[_Folder] = []
             yield from self._folder(folder, folder_relative, dirty, real, canonical, mtime, subfolders)
@@ -185,7 +185,7 @@ class _Walker:
             linked.extend(sub for sub in subfolders if not sub[4])
 
     def _folder(
-        self, folder: Path, folder_relative: str, dirty: bool, real: str, canonical: bool, mtime: int,
+        self, folder: Path, folder_relative: str, dirty: bool, real: str, canonical: bool, mtime: Stat,
         subfolders: list[_Folder],
     ) -> Iterator[tuple[SourceFile, str, bool]]:
         prefix = "" if folder_relative == "." else folder_relative + "/"
