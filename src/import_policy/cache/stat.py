@@ -21,9 +21,13 @@ _SECOND = 1_000_000_000
 
 def stat_of(path: Path | str, follow: bool = True) -> Stat | None:
     try:
-        data = os.stat(path) if follow else os.lstat(path)
+        return stat_or_raise(path, follow)
     except OSError:
         return None
+
+
+def stat_or_raise(path: Path | str, follow: bool = True) -> Stat:
+    data = os.stat(path) if follow else os.lstat(path)
     return (data.st_mtime_ns, data.st_ctime_ns, data.st_size, data.st_ino)
 
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Literal
 from import_policy.quoting import quote_path
 from import_policy.patterns import PathGlob, any_match
 from import_policy.cache.seal import read_regular
-from import_policy.cache.stat import Stat, stat_of
+from import_policy.cache.stat import Stat, stat_or_raise
 from import_policy.cache.walk import Kind, WalkCache, gitignore_stat
 
 if TYPE_CHECKING:
@@ -82,6 +82,7 @@ def discover(
     languages: frozenset[Language] = frozenset({"python", "c"}),
     remember: bool = False,
     skipped: Skipped | None = None,
+    unreadable: Skipped | None = None,
 ) -> list[SourceFile]:
     """Every file to check, each once per real path (by the path that involves no link
     when there is one), sorted by path. `remember`: keep what each folder held in the
@@ -89,7 +90,8 @@ def discover(
     never follows a link out of the project root: such links, and broken ones, are passed
     over and added to `skipped`, and so is a named folder inside the root that is such a
     link. A named file is checked as named (`--fix` keeps its own guard against writing
-    outside the root), and so is a folder named by a path outside the root."""
+    outside the root), and so is a folder named by a path outside the root. A folder the
+    walk cannot read goes to `unreadable` (its path, why): the run names it and fails."""
     cache = WalkCache(root, repr((sorted(g.text for g in exclude), sorted(languages)))) if remember else None
     walker = _Walker(root, exclude, languages, cache, skipped if skipped is not None else [])
     found: dict[str, tuple[SourceFile, bool]] = {}  # real path -> (file, reached without a link)
@@ -129,6 +131,8 @@ def discover(
         raise PathError("; ".join(faults))
     if cache is not None:
         cache.save()
+    if unreadable is not None:
+        unreadable.extend(walker.unreadable)
     return sorted((file for file, _ in found.values()), key=lambda f: f.relative)
 
 
@@ -154,6 +158,7 @@ class _Walker:
         self.languages = languages
         self.cache = cache
         self.skipped = skipped
+        self.unreadable: Skipped = []
         self.ignores = _GitIgnores(root)
 
     def inside(self, real: str) -> bool:
@@ -176,8 +181,10 @@ class _Walker:
             if real in seen:
                 continue  # a symlink loop, or a folder reached twice
             seen.add(real)
-            mtime = stat_of(folder)
-            if mtime is None:
+            try:
+                mtime = stat_or_raise(folder)
+            except OSError as error:
+                self.unreadable.append((folder_relative, error.strerror or str(error)))
                 continue
             subfolders: list[_Folder] = []
             yield from self._folder(folder, folder_relative, dirty, real, canonical, mtime, subfolders)
@@ -213,7 +220,8 @@ class _Walker:
         spec = self.ignores.for_folder(folder)
         try:
             entries = sorted(os.scandir(folder), key=lambda e: e.name)
-        except OSError:
+        except OSError as error:
+            self.unreadable.append((folder_relative, error.strerror or str(error)))  # never skipped silently
             return
         listed: list[tuple[str, Kind]] = []
         for entry in entries:
