@@ -2,8 +2,8 @@
 reuses an answer by stat.
 
 A cached answer is reused for a file (or a folder's listing) only where the file's size,
-mtime, ctime and inode all equal what the entry recorded, and neither its mtime nor its ctime
-falls in or after the second the entry was written. An edit that keeps the size and restores
+mtime, ctime and inode all equal what the entry recorded, and its mtime does not fall in (or
+after) the second the entry was written. An edit that keeps the size and restores
 the mtime still moves the ctime (which no user call sets); an edit in the same second as the
 entry was written, on a file system whose timestamps are coarse, moves none of them, which is
 why such an entry is treated as unknown (git calls it racily clean): the cache then confirms
@@ -44,4 +44,4 @@ def trusted(now: Stat | None, recorded: Stat, written_ns: int) -> bool:
     if now is None or now != recorded:
         return False
     written_second = written_ns - written_ns % _SECOND
-    return max(now[0], now[1]) < written_second
+    return now[0] < written_second
