@@ -35,13 +35,19 @@ def gitignore_stat(folder: Path) -> GitIgnoreStat:
 
 
 class WalkCache:
-    def __init__(self, root: Path, setting: str) -> None:
+    def __init__(self, root: Path, setting: str, index: Stat | None = None) -> None:
+        """`index`: the stat data of git's index now. A listing that a `.gitignore` rule
+        shaped depends on which files git tracks (discovery.tracked): it is reused only
+        while the index is the one recorded."""
         digest = hashlib.blake2b(f"{_FORMAT}\0{__version__}\0{setting}".encode(), digest_size=12).hexdigest()
         self.cache_folder = root / FOLDER
         self.file = self.cache_folder / "walk" / f"{digest}.json"
         self.folders: dict[str, tuple[Stat, GitIgnoreStat, list[tuple[str, Kind]]]] = {}
+        self.shaped: set[str] = set()  # folders whose listing a .gitignore rule changed
         self.changed = False
         self.written = 0  # when the cache was saved: the racy-clean rule's second
+        self.index = index
+        recorded_index: object = None
         self.secret = cache_key(root)
         try:
             if self.secret is None:
@@ -51,6 +57,8 @@ class WalkCache:
                 raise ValueError("an entry that does not verify")
             data = json.loads(text)
             self.written = int(data["written"])
+            recorded_index = None if data["index"] is None else as_stat(data["index"])
+            self.shaped = {str(relative) for relative in data["shaped"]}
             for relative, (folder, ignore, entries) in data["folders"].items():
                 self.folders[str(relative)] = (
                     as_stat(folder),
@@ -59,6 +67,12 @@ class WalkCache:
                 )
         except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError, RecursionError):
             self.folders = {}
+            self.shaped = set()
+        if recorded_index != index:  # which files git tracks may have changed
+            for relative in self.shaped:
+                self.folders.pop(relative, None)
+            self.shaped = set()
+            self.changed = True
 
     def get(self, relative: str, folder: Stat, ignore: GitIgnoreStat) -> list[tuple[str, Kind]] | None:
         found = self.folders.get(relative)
@@ -68,7 +82,12 @@ class WalkCache:
             return None
         return found[2]
 
-    def put(self, relative: str, folder: Stat, ignore: GitIgnoreStat, entries: list[tuple[str, Kind]]) -> None:
+    def put(
+        self, relative: str, folder: Stat, ignore: GitIgnoreStat, entries: list[tuple[str, Kind]], shaped: bool = False,
+    ) -> None:
+        if shaped != (relative in self.shaped):
+            (self.shaped.add if shaped else self.shaped.discard)(relative)
+            self.changed = True
         found = self.folders.get(relative)
         if found != (folder, ignore, entries) or not trusted(folder, folder, self.written):
             # Saved again even when unchanged if it was racily clean: then it no longer is.
@@ -80,6 +99,8 @@ class WalkCache:
             return
         data = {
             "written": time.time_ns(),
+            "index": list(self.index) if self.index is not None else None,
+            "shaped": sorted(self.shaped),
             "folders": {k: [list(m), list(i) if i else None, e] for k, (m, i, e) in self.folders.items()},
         }
         text = json.dumps(data, separators=(",", ":"))

@@ -20,6 +20,7 @@ from import_policy.patterns import PathGlob, any_match
 from import_policy.cache.seal import read_regular
 from import_policy.cache.stat import Stat, stat_or_raise
 from import_policy.cache.walk import Kind, WalkCache, gitignore_stat
+from import_policy.discovery.tracked import Tracked, index_stat
 
 if TYPE_CHECKING:
     import pathspec
@@ -92,7 +93,7 @@ def discover(
     link. A named file is checked as named (`--fix` keeps its own guard against writing
     outside the root), and so is a folder named by a path outside the root. A folder the
     walk cannot read goes to `unreadable` (its path, why): the run names it and fails."""
-    cache = WalkCache(root, repr((sorted(g.text for g in exclude), sorted(languages)))) if remember else None
+    cache = WalkCache(root, repr((sorted(g.text for g in exclude), sorted(languages))), index_stat(root)) if remember else None
     walker = _Walker(root, exclude, languages, cache, skipped if skipped is not None else [])
     found: dict[str, tuple[SourceFile, bool]] = {}  # real path -> (file, reached without a link)
     missing: list[str] = []
@@ -249,7 +250,7 @@ class _Walker:
             listed.append((entry.name, language))
             yield SourceFile(Path(entry.path), relative, language), _child(real, entry.name), canonical
         if remembered is not None:
-            remembered.put(folder_relative, mtime, ignore, listed)
+            remembered.put(folder_relative, mtime, ignore, listed, spec.matched)
 
     def _skip_folder(self, name: str, relative: str, spec: _Spec) -> bool:
         return name in SKIPPED_FOLDERS or any_match(self.exclude, relative) is not None or spec.ignored(relative, True)
@@ -333,8 +334,10 @@ class Locator:
 
 
 class _Spec:
-    def __init__(self, layers: list[tuple[str, pathspec.GitIgnoreSpec]]) -> None:
+    def __init__(self, layers: list[tuple[str, pathspec.GitIgnoreSpec]], tracked: Tracked) -> None:
         self.layers = layers
+        self.tracked = tracked
+        self.matched = False  # whether a rule ignored a path here (then the listing depends on the index)
 
     def ignored(self, relative: str, is_dir: bool) -> bool:
         """`relative`: to the project root, like each layer's folder."""
@@ -352,6 +355,11 @@ class _Spec:
             result = spec.check_file(inner + ("/" if is_dir else ""))
             if result.include is not None:
                 verdict = result.include
+        self.matched = self.matched or verdict
+        if verdict and not relative.startswith("../"):
+            # As in git, ignore rules apply to untracked files only; an ignored folder is
+            # still walked for the tracked files it holds.
+            return not (self.tracked.holds(relative) if is_dir else self.tracked.file(relative))
         return verdict
 
 
@@ -361,6 +369,7 @@ class _GitIgnores:
     def __init__(self, root: Path) -> None:
         self.root = root
         self.cache: dict[Path, list[tuple[str, pathspec.GitIgnoreSpec]]] = {}
+        self.tracked = Tracked(root)
 
     def _own(self, folder: Path) -> list[tuple[str, pathspec.GitIgnoreSpec]]:
         try:  # a linked .gitignore is not read, as git does not read one
@@ -382,6 +391,6 @@ class _GitIgnores:
         return result
 
     def for_folder(self, folder: Path) -> _Spec:
-        return _Spec(self.layers(folder))
+        return _Spec(self.layers(folder), self.tracked)
 
 
