@@ -40,3 +40,31 @@ TRICKY = [
     "import pkgutil, importlib\nimport pkg.models as pm\nfor _, n, _ in pkgutil.iter_modules(pm.__path__):\n    importlib.import_module(f'pkg.models.{n}')\ndef reg(p):\n    for m in pkgutil.walk_packages(p.__path__):\n        importlib.import_module(m.name)\n    for m in pkgutil.iter_modules(q):\n        importlib.import_module('lit')\n",
     "def f():\n    if a:\n        return 1\n    else:\n        return 2\n    if b:\n        x()\n        raise E\n    y()\n",
 ]
+
+# Spellings of `import pickle` that Python runs and a byte search misses: white space the
+# tokenizer accepts, dynamic imports' literals in every form, files in a declared encoding.
+SPELLINGS = [
+    "import\fpickle\n",
+    "import os,\f\\\n  pickle\n",
+    "import os . path as p, pickle\n",
+    "from\fpickle import x\n",
+    "import é, pickle\n",
+    "import importlib\nimportlib.import_module(('pickle'))\n",
+    "import importlib\nimportlib.import_module('''pickle''')\n",
+    "import importlib\nimportlib.import_module(  # a comment\n    'pickle',\n)\n",
+    "import importlib\nimportlib.import_module('\\x70ickle')\n",
+    "import importlib\nimportlib.import_module('\\N{LATIN SMALL LETTER P}ickle')\n",
+    "__import__('pic' 'kle')\n",
+    "__import__('pic'  # split\n           'kle')\n",
+    "from importlib import import_module as load\nload('pickle')\n",
+]
+TRICKY += SPELLINGS
+TRICKY_BYTES = [
+    *(s.encode("utf-8") for s in SPELLINGS),
+    b"# -*- coding: utf-7 -*-\n+AGkAbQBwAG8AcgB0ACAAcABpAGMAawBsAGU-\n",
+    b"# coding: iso2022_jp\nimp\x1b(Bort pi\x1b(Bckle\n",
+    b"# coding: hz\nimp~\nort pic~\nkle\n",
+    b"#!/usr/bin/env python\n# vim: set fileencoding=utf-7 :\nimport +AHA-ickle\n",
+    b"\fimport pickle\n",  # (not in TRICKY: libcst counts a leading form feed out of the column)
+    b"\xef\xbb\xbf\fimport pickle\n",
+]

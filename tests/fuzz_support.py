@@ -215,6 +215,7 @@ MUTATION_POLICY = (
     "version: 1\nextends: [rocm-safety]\nroots: ['.']\nrules:\n"
     "  - id: no-re\n    forbid: [re, os.path.join, typing.*]\n    fix: {replace_module: regex}\n"
     "  - id: gate\n    forbid: [tilelang, pathlib]\n"
+    "  - id: no-pickle\n    forbid: [pickle]\n"
     "    fix: {gateway: gw, exports: {tilelang: tilelang, pathlib: pathlib}}\n"
 )
 

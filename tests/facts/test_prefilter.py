@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 
 from import_policy.patterns import DottedPattern
+from import_policy.facts.literal_imports import LiteralImports, literal_imports
 from import_policy.facts.prefilter import Prefilter
+from import_policy.facts.pytext import python_text
 
 
 def prefilter(*patterns: str) -> Prefilter:
@@ -83,3 +85,54 @@ def test_every_name_after_the_head_must_be_spelled() -> None:
     names = prefilter("torch.cuda.device")
     assert names.wants(b"import torch\nwith torch.cuda.device(0): pass\n")
     assert not names.wants(b"import torch\nx = torch.device('cpu')\n")
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        b"import\fpickle\n",
+        b"\f\fimport pickle\n",
+        b"import os,\f\\\r\n pickle\n",
+        b"import os . path, pickle\n",
+        b"import \xc3\xa9, pickle\n",
+        b"lazy import pickle\n",
+        b"from\fpickle import x\n",
+        "import \uff50ickle\n".encode(),  # NFKC: Python imports `pickle`
+        b"# coding: utf-7\nimport +AHA-ickle\n",
+        b"# coding: iso2022_jp\nimp\x1b(Bort pickle\n",
+        b"# coding: hz\nimp~\nort pickle\n",
+        b"import importlib\nimportlib.import_module(('pickle'))\n",
+        b"import importlib\nimportlib.import_module('''pickle''')\n",
+        b"import importlib\nimportlib.import_module(  # c\n 'pickle')\n",
+        b"import importlib\nimportlib.import_module('\\x70ickle')\n",
+        b"__import__('pic' 'kle')\n",
+        b"from importlib import import_module as im\nim('pickle')\n",
+    ],
+)
+def test_spellings_python_runs_are_kept(source: bytes) -> None:
+    assert HEADS.wants(python_text(source))
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        b"from importlib import import_module\nimport_module(name)\n",
+        b"import importlib\nimportlib.import_module('os', package)\n",
+        b"import importlib\nimportlib.import_module(  # pickle\n    'os'\n)\n",
+        b"# coding: latin-1\nx = '\xe9'\n",
+    ],
+)
+def test_dynamic_imports_of_other_names_are_skipped(source: bytes) -> None:
+    assert not HEADS.wants(python_text(source))
+
+
+def test_an_ascii_file_is_its_own_text() -> None:
+    source = b"import os\n"
+    assert python_text(source) is source
+
+
+def test_literal_imports() -> None:
+    assert literal_imports(b"import_module('a.b', x)\n__import__(\"c\")") == LiteralImports((b"a.b", b"c"), False)
+    assert literal_imports(b"from importlib import import_module\n").unknown is False
+    assert literal_imports(b"import_module(f'{x}')").unknown is True
+    assert literal_imports(b"import_module(n)").unknown is False

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -59,6 +61,21 @@ def test_write_failure_under_fix_is_reported_and_the_file_left_alone(
     assert [p.name for p in project.root.iterdir() if p.name.endswith(".import-policy")] == []
 
 
+# The tool as `python -m import_policy` runs it, each atomic replace followed by a pause (and the
+# first one by a marker file), so that a kill lands while files are being written.
+SLOW_WRITES = """\
+import os, sys, time
+real = os.replace
+def replace(src, dst):
+    real(src, dst)
+    open("WRITING", "a").close()
+    time.sleep(0.02)
+os.replace = replace
+from import_policy.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
 def test_killed_fix_leaves_each_file_whole(tmp_path: Path) -> None:
     (tmp_path / "import-policy.yaml").write_text(
         "version: 1\nrules:\n  - id: no-re\n    forbid: [re]\n    fix: {replace_module: regex}\n", encoding="utf-8"
@@ -68,18 +85,18 @@ def test_killed_fix_leaves_each_file_whole(tmp_path: Path) -> None:
     for i in range(120):
         (tmp_path / f"m{i:03}.py").write_text(before, encoding="utf-8")
     process = subprocess.Popen(
-        [sys.executable, "-m", "import_policy", "check", "--fix", "--no-cache", "."], cwd=tmp_path,
+        [sys.executable, "-c", SLOW_WRITES, "check", "--fix", "--no-cache", "."], cwd=tmp_path,
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     try:
-        for _ in range(2000):  # kill as soon as the first file is fixed
-            if (tmp_path / "m000.py").read_text(encoding="utf-8") != before or process.poll() is not None:
-                break
-            import time
-
+        deadline = time.monotonic() + 120
+        while not (tmp_path / "WRITING").exists() and process.poll() is None and time.monotonic() < deadline:
             time.sleep(0.005)
+        time.sleep(0.1)  # a few files in
         process.kill()
     finally:
         process.wait()
+    assert process.returncode == -signal.SIGKILL, "the run ended before the kill: nothing was tested"
     texts = [(tmp_path / f"m{i:03}.py").read_text(encoding="utf-8") for i in range(120)]
     assert all(text in (before, after) for text in texts)
+    assert before in texts and after in texts, "the kill must land mid-run: some files fixed, some not"

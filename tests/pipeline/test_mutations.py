@@ -1,15 +1,19 @@
-"""Fuzz: real files (src/import_policy, examples/) mutated with byte flips, truncation, NUL
-bytes, stray \\r, invalid UTF-8, mixed tabs, splices and BOMs. Each ends as diagnostics (a
-`syntax-error` one when CPython cannot compile it and a rule needed the file), never a
-traceback or exit 2; `--fix` writes only a file that still parses."""
+"""Fuzz: real files (src/import_policy, examples/) and the awkward spellings of
+tests/corner_cases.py mutated with byte flips, truncation, NUL bytes, stray \\r, invalid UTF-8,
+mixed tabs, splices and BOMs. Each ends as diagnostics, never a traceback or exit 2, and the
+same diagnostics as the read-everything path (no prefilter) where CPython compiles it; where
+it does not, a `syntax-error` whenever Python's own tokenizer shows an import of a forbidden
+name; `--fix` writes only a file that still parses."""
 
 from __future__ import annotations
 
 import ast
+import io
 import json
 import os
 import random
 import tempfile
+import tokenize
 import warnings
 from pathlib import Path
 
@@ -19,7 +23,10 @@ from hypothesis import strategies as st
 
 from import_policy.cli import main
 
+from corner_cases import TRICKY_BYTES
 from fuzz_support import MUTATION_POLICY, MUTATIONS, SEED_FILES, mutate
+
+SEEDS = [path.read_bytes() for path in SEED_FILES] + TRICKY_BYTES
 
 pytestmark = pytest.mark.fuzz
 
@@ -41,14 +48,39 @@ def compiles(data: bytes) -> bool:
     return True
 
 
-def needed(root: Path, data: bytes) -> bool:
-    """Whether a rule of the policy could report in the file: only then is it parsed."""
+FORBIDDEN_HEADS = frozenset({"re", "tilelang", "pathlib", "pickle"})  # forbidden by MUTATION_POLICY on their own
+
+
+def spells_forbidden_import(data: bytes) -> bool:
+    """Whether Python's tokenizer, on the text as Python decodes it, reads `import X` or
+    `from X` with X the top package of a forbidden name (up to where tokenizing fails)."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        text = data.decode(encoding)
+    except (SyntaxError, UnicodeDecodeError, LookupError):
+        return False  # Python cannot decode it: it runs nothing from it
+    previous = ""
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type in (tokenize.NL, tokenize.COMMENT):
+                continue
+            if token.type == tokenize.NAME and previous in ("import", "from") and token.string in FORBIDDEN_HEADS:
+                return True
+            previous = token.string if token.type == tokenize.NAME else ""
+    except (tokenize.TokenError, SyntaxError, ValueError):
+        pass
+    return False
+
+
+def diagnostics(root: Path, data: bytes, prefilter: bool) -> list[tuple[str, int, int]]:
     from import_policy.config.load import load
+    from import_policy.discovery.files import SourceFile
+    from import_policy.pipeline.engine import run
     from import_policy.pipeline.plan import Plan, Selection
 
-    plan = Plan(load(root / "import-policy.yaml", root).policy, Selection())
-    rules = plan.rules_for("mod.py")
-    return bool(rules) and plan.needs(rules).could_report(data, "mod")
+    plan = Plan(load(root / "import-policy.yaml", root).policy, Selection(), prefilter=prefilter)
+    found = run(plan, [SourceFile(root / "mod.py", "mod.py", "python")], read=lambda _file: data).diagnostics
+    return [(d.rule, d.line, d.column) for d in found]
 
 
 def check_mutant(data: bytes, capsys: pytest.CaptureFixture[str]) -> None:
@@ -67,8 +99,13 @@ def check_mutant(data: bytes, capsys: pytest.CaptureFixture[str]) -> None:
             assert code in (0, 1), err
             assert "internal error" not in err
             rules = {d["rule"] for d in json.loads(out)["diagnostics"]}
-            if not compiles(data) and needed(root, data):
-                assert "syntax-error" in rules, err
+            everything = diagnostics(root, data, prefilter=False)
+            if compiles(data):
+                assert diagnostics(root, data, prefilter=True) == everything
+            else:
+                assert "syntax-error" in {rule for rule, _, _ in everything}
+                if spells_forbidden_import(data):
+                    assert "syntax-error" in rules, err
             code = main(["check", "--diff", "mod.py"])
             _, err = capsys.readouterr()
             assert code in (0, 1) and "internal error" not in err, err
@@ -84,15 +121,15 @@ def check_mutant(data: bytes, capsys: pytest.CaptureFixture[str]) -> None:
 
 @SETTINGS
 @given(
-    seed_file=st.sampled_from(SEED_FILES),
+    original=st.sampled_from(SEEDS),
     kinds=st.lists(st.sampled_from(MUTATIONS), min_size=1, max_size=3),
     seed=st.integers(0, 2**32 - 1),
 )
 def test_mutated_files_end_as_diagnostics(
-    seed_file: Path, kinds: list[str], seed: int, capsys: pytest.CaptureFixture[str]
+    original: bytes, kinds: list[str], seed: int, capsys: pytest.CaptureFixture[str]
 ) -> None:
     rng = random.Random(seed)
-    data = seed_file.read_bytes()
+    data = original
     for kind in kinds:
         data = mutate(data, kind, rng)
     check_mutant(data, capsys)
@@ -118,3 +155,15 @@ def test_mutated_files_end_as_diagnostics(
 )
 def test_known_awkward_inputs(data: bytes, capsys: pytest.CaptureFixture[str]) -> None:
     check_mutant(data, capsys)
+
+
+@pytest.mark.parametrize("data", TRICKY_BYTES, ids=[repr(s[:24]) for s in TRICKY_BYTES])
+def test_tricky_spellings_as_they_are(data: bytes, capsys: pytest.CaptureFixture[str]) -> None:
+    check_mutant(data, capsys)
+
+
+def test_the_tokenizer_witness() -> None:
+    assert spells_forbidden_import(b"import pickle\nx = (\n")
+    assert spells_forbidden_import(b"# coding: utf-7\n+AGkAbQBwAG8AcgB0ACAAcABpAGMAawBsAGU-\nx = (\n")
+    assert not spells_forbidden_import(b"import os_extra\nx = (\n")
+    assert not spells_forbidden_import(b"# import pickle\nx = '''\n")

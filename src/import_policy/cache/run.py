@@ -2,8 +2,8 @@
 
 The entry is keyed by the tool's version, the policy (a digest of its full, resolved form,
 which cache.policy also records), the selection flags and the list of files the walk found; it records each file's stat data and the
-hash of its bytes. A file whose stat data changed is confirmed by its bytes: same hash,
-still a hit. Only whole-tree checks use it: then the ROCm pass reads no file outside those
+hash of its bytes. A file whose stat data changed, or is racily clean (cache.stat: git's
+rule), is confirmed by its bytes: same hash, still a hit. Only whole-tree checks use it: then the ROCm pass reads no file outside those
 checked (a module it looks up that the walk did not find cannot appear without changing the
 list), so the files checked are everything the result depends on. A new, removed or changed
 file, another policy, selection or set of paths: a miss, and the run goes the usual way, the
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,15 +27,15 @@ from typing import Any
 from import_policy import __version__
 from import_policy.cache.key import cache_key
 from import_policy.cache.seal import FOLDER, read_entry, seal, write_entry
+from import_policy.cache.stat import Stat, as_stat, stat_of, trusted
 from import_policy.config.model import Policy
 from import_policy.diagnostics import Diagnostic
 from import_policy.discovery.files import SourceFile
 from import_policy.fix.payload import decode, encode
 
-_FORMAT = 2
+_FORMAT = 3
 _PURPOSE = b"run"
 KEEP = 8  # entries kept: a few selections or configs used in turn each stay warm
-Stat = tuple[int, int, int]  # mtime_ns, size, inode
 Snapshot = dict[str, tuple[Stat, str]]  # relative path -> (stat data, BLAKE2 hex digest of the bytes)
 
 
@@ -50,11 +50,7 @@ class Outcome:
 
 
 def _stat(path: Path) -> Stat | None:
-    try:
-        data = os.stat(path)
-    except OSError:
-        return None
-    return (data.st_mtime_ns, data.st_size, data.st_ino)
+    return stat_of(path)
 
 
 def _digest(data: bytes) -> str:
@@ -104,9 +100,10 @@ class RunCache:
         return taken
 
     @staticmethod
-    def _unchanged(files: Sequence[SourceFile], recorded: dict[str, Any]) -> bool:
+    def _unchanged(files: Sequence[SourceFile], recorded: dict[str, Any], written: int) -> bool:
         """Whether every file still matches the entry's record of it (stat data, BLAKE2 hex
-        digest), read straight from its JSON: same stat data, or else same bytes."""
+        digest), read straight from its JSON: same stat data not racily clean (cache.stat),
+        or else same bytes."""
         if len(recorded) != len(files):
             return False
         for file in files:
@@ -114,7 +111,7 @@ class RunCache:
             if entry is None:
                 return False
             stat, digest = entry
-            if _stat(file.path) == tuple(stat):
+            if trusted(_stat(file.path), as_stat(stat), written):
                 continue
             try:
                 if _digest(file.path.read_bytes()) != digest:
@@ -130,7 +127,7 @@ class RunCache:
             data = read_entry(self.folder / f"{key}.json", self.secret, _PURPOSE, key)
             if data is None:
                 return None
-            if not self._unchanged(files, data["files"]):
+            if not self._unchanged(files, data["files"], int(data["written"])):
                 return None
             return Outcome(
                 [_diagnostic(d) for d in data["diagnostics"]],
@@ -152,6 +149,7 @@ class RunCache:
             # A payload without a codec (ValueError) is not stored: the next run checks afresh.
             entry = {
                 "key": key,
+                "written": time.time_ns(),  # the racy-clean rule's second (cache.stat)
                 "files": {path: [list(stat), digest] for path, (stat, digest) in snapshot.items()},
                 "diagnostics": [_encode(d) for d in outcome.diagnostics],
                 "files_checked": outcome.files,

@@ -1,8 +1,9 @@
 """What each folder held at the last walk, so an unchanged tree is listed without `.gitignore` matching.
 
-A folder's entry is its mtime (which changes whenever an entry is added, removed or
+A folder's entry is its stat data (its mtime changes whenever an entry is added, removed or
 renamed in it), the stat data of its own `.gitignore`, and the names the walk kept (files
-of a checked language, and subfolders). It is reused while both stay the same and no
+of a checked language, and subfolders). It is reused while both stay the same, neither is
+racily clean (cache.stat: git's rule, against the second the cache was saved) and no
 `.gitignore` above it changed; otherwise the folder is scanned again. Like git's
 untracked cache. The whole file is keyed by the tool version, `exclude` and the languages
 walked; it is JSON, sealed with a MAC under the user's cache key, and best effort like the
@@ -14,35 +15,39 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
+import time
 from pathlib import Path
 from typing import Literal
 
 from import_policy import __version__
 from import_policy.cache.key import cache_key
 from import_policy.cache.seal import FOLDER, read_regular, seal, unseal, write_entry
+from import_policy.cache.stat import Stat, as_stat, stat_of, trusted
 
 Kind = Literal["d", "python", "c", "l"]
-GitIgnoreStat = tuple[int, int, int] | None
-_FORMAT = 2
+GitIgnoreStat = Stat | None
+_FORMAT = 3
 _PURPOSE = b"walk"
 
 
 def gitignore_stat(folder: Path) -> GitIgnoreStat:
-    try:
-        data = os.lstat(folder / ".gitignore")  # a linked .gitignore is not read (as git)
-    except OSError:
-        return None
-    return (data.st_mtime_ns, data.st_size, data.st_ino)
+    return stat_of(folder / ".gitignore", follow=False)  # a linked .gitignore is not read (as git)
 
 
 class WalkCache:
-    def __init__(self, root: Path, setting: str) -> None:
+    def __init__(self, root: Path, setting: str, index: Stat | None = None) -> None:
+        """`index`: the stat data of git's index now. A listing that a `.gitignore` rule
+        shaped depends on which files git tracks (discovery.tracked): it is reused only
+        while the index is the one recorded."""
         digest = hashlib.blake2b(f"{_FORMAT}\0{__version__}\0{setting}".encode(), digest_size=12).hexdigest()
         self.cache_folder = root / FOLDER
         self.file = self.cache_folder / "walk" / f"{digest}.json"
-        self.folders: dict[str, tuple[int, GitIgnoreStat, list[tuple[str, Kind]]]] = {}
+        self.folders: dict[str, tuple[Stat, GitIgnoreStat, list[tuple[str, Kind]]]] = {}
+        self.shaped: set[str] = set()  # folders whose listing a .gitignore rule changed
         self.changed = False
+        self.written = 0  # when the cache was saved: the racy-clean rule's second
+        self.index = index
+        recorded_index: object = None
         self.secret = cache_key(root)
         try:
             if self.secret is None:
@@ -51,29 +56,52 @@ class WalkCache:
             if text is None:
                 raise ValueError("an entry that does not verify")
             data = json.loads(text)
-            for relative, (mtime, ignore, entries) in data["folders"].items():
+            self.written = int(data["written"])
+            recorded_index = None if data["index"] is None else as_stat(data["index"])
+            self.shaped = {str(relative) for relative in data["shaped"]}
+            for relative, (folder, ignore, entries) in data["folders"].items():
                 self.folders[str(relative)] = (
-                    int(mtime),
-                    None if ignore is None else (int(ignore[0]), int(ignore[1]), int(ignore[2])),
+                    as_stat(folder),
+                    None if ignore is None else as_stat(ignore),
                     [(str(name), kind) for name, kind in entries if kind in ("d", "python", "c", "l")],
                 )
         except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError, RecursionError):
             self.folders = {}
+            self.shaped = set()
+        if recorded_index != index:  # which files git tracks may have changed
+            for relative in self.shaped:
+                self.folders.pop(relative, None)
+            self.shaped = set()
+            self.changed = True
 
-    def get(self, relative: str, mtime: int, ignore: GitIgnoreStat) -> list[tuple[str, Kind]] | None:
+    def get(self, relative: str, folder: Stat, ignore: GitIgnoreStat) -> list[tuple[str, Kind]] | None:
         found = self.folders.get(relative)
-        if found is None or found[0] != mtime or found[1] != ignore:
+        if found is None or not trusted(folder, found[0], self.written):
+            return None
+        if found[1] != ignore or (ignore is not None and not trusted(ignore, ignore, self.written)):
             return None
         return found[2]
 
-    def put(self, relative: str, mtime: int, ignore: GitIgnoreStat, entries: list[tuple[str, Kind]]) -> None:
-        if self.folders.get(relative) != (mtime, ignore, entries):
-            self.folders[relative] = (mtime, ignore, entries)
+    def put(
+        self, relative: str, folder: Stat, ignore: GitIgnoreStat, entries: list[tuple[str, Kind]], shaped: bool = False,
+    ) -> None:
+        if shaped != (relative in self.shaped):
+            (self.shaped.add if shaped else self.shaped.discard)(relative)
+            self.changed = True
+        found = self.folders.get(relative)
+        if found != (folder, ignore, entries) or not trusted(folder, folder, self.written):
+            # Saved again even when unchanged if it was racily clean: then it no longer is.
+            self.folders[relative] = (folder, ignore, entries)
             self.changed = True
 
     def save(self) -> None:
         if not self.changed or self.secret is None:
             return
-        data = {"folders": {k: [m, list(i) if i else None, e] for k, (m, i, e) in self.folders.items()}}
+        data = {
+            "written": time.time_ns(),
+            "index": list(self.index) if self.index is not None else None,
+            "shaped": sorted(self.shaped),
+            "folders": {k: [list(m), list(i) if i else None, e] for k, (m, i, e) in self.folders.items()},
+        }
         text = json.dumps(data, separators=(",", ":"))
         write_entry(self.cache_folder, self.file, seal(text, self.secret, _PURPOSE))

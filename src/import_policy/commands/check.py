@@ -14,7 +14,7 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -52,6 +52,7 @@ class Inputs:
     files: list[SourceFile]
     read: Reader
     stdin: bytes | None
+    unreadable: list[tuple[str, str]] = field(default_factory=list)  # folders the walk could not read
 
 
 @dataclass(frozen=True)
@@ -95,10 +96,13 @@ def answer_warm(args: argparse.Namespace, cwd: Path) -> int | None:
     except PatternError:
         return None
     skipped: list[tuple[str, str]] = []
+    unreadable: list[tuple[str, str]] = []
     try:
-        files = discover(paths, root, exclude, remember=True, skipped=skipped)
+        files = discover(paths, root, exclude, remember=True, skipped=skipped, unreadable=unreadable)
     except PathError:
         return None
+    if unreadable:
+        return None  # the usual way names them
     named = {*(args.select or ()), *(args.extend_select or ()), *(args.ignore or ())}
     if not named <= set(entry.ids) or SYNTAX_ERROR in (args.ignore or ()):
         return None  # the usual way expands prefixes, says which is unknown, warns of what cannot be ignored
@@ -145,7 +149,7 @@ def check(loaded: Loaded, args: argparse.Namespace) -> int:
     overrides = {file.relative: inputs.stdin for file in inputs.files if inputs.stdin is not None}
     kept, wrote = apply_baseline(checked.result.diagnostics, args, policy, inputs.files, selection, overrides)
     result = checked.result
-    finished = Finished(result.files, result.unreadable, checked.stale)
+    finished = Finished(result.files, [*inputs.unreadable, *result.unreadable], checked.stale)
     return report(args, policy.root, policy, inputs, finished, kept, fixing, wrote, overrides)
 
 
@@ -262,8 +266,11 @@ def read_inputs(policy: Policy, args: argparse.Namespace) -> Inputs:
     paths = args.paths or [Path(".")]
     if args.stdin_filename is None:
         skipped: list[tuple[str, str]] = []
+        unreadable: list[tuple[str, str]] = []
         try:
-            files = discover(paths, policy.root, policy.exclude, remember=not args.no_cache, skipped=skipped)
+            files = discover(
+                paths, policy.root, policy.exclude, remember=not args.no_cache, skipped=skipped, unreadable=unreadable,
+            )
         except PathError as error:
             raise UsageError(str(error)) from None
         for path, why in skipped:
@@ -272,7 +279,7 @@ def read_inputs(policy: Policy, args: argparse.Namespace) -> Inputs:
             warn_excluded(policy, args.paths)
         from import_policy.pipeline.extract import read_file
 
-        return Inputs(paths, files, read_file, None)
+        return Inputs(paths, files, read_file, None, unreadable)
     from import_policy.commands.check_stdin import read_stdin, stdin_file
 
     if [str(p) for p in args.paths] not in ([], ["-"]):

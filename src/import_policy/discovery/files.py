@@ -18,7 +18,9 @@ from typing import TYPE_CHECKING, Literal
 from import_policy.quoting import quote_path
 from import_policy.patterns import PathGlob, any_match
 from import_policy.cache.seal import read_regular
+from import_policy.cache.stat import Stat, stat_or_raise
 from import_policy.cache.walk import Kind, WalkCache, gitignore_stat
+from import_policy.discovery.tracked import Tracked, index_stat
 
 if TYPE_CHECKING:
     import pathspec
@@ -81,6 +83,7 @@ def discover(
     languages: frozenset[Language] = frozenset({"python", "c"}),
     remember: bool = False,
     skipped: Skipped | None = None,
+    unreadable: Skipped | None = None,
 ) -> list[SourceFile]:
     """Every file to check, each once per real path (by the path that involves no link
     when there is one), sorted by path. `remember`: keep what each folder held in the
@@ -88,8 +91,9 @@ def discover(
     never follows a link out of the project root: such links, and broken ones, are passed
     over and added to `skipped`, and so is a named folder inside the root that is such a
     link. A named file is checked as named (`--fix` keeps its own guard against writing
-    outside the root), and so is a folder named by a path outside the root."""
-    cache = WalkCache(root, repr((sorted(g.text for g in exclude), sorted(languages)))) if remember else None
+    outside the root), and so is a folder named by a path outside the root. A folder the
+    walk cannot read goes to `unreadable` (its path, why): the run names it and fails."""
+    cache = WalkCache(root, repr((sorted(g.text for g in exclude), sorted(languages))), index_stat(root)) if remember else None
     walker = _Walker(root, exclude, languages, cache, skipped if skipped is not None else [])
     found: dict[str, tuple[SourceFile, bool]] = {}  # real path -> (file, reached without a link)
     missing: list[str] = []
@@ -128,6 +132,8 @@ def discover(
         raise PathError("; ".join(faults))
     if cache is not None:
         cache.save()
+    if unreadable is not None:
+        unreadable.extend(walker.unreadable)
     return sorted((file for file, _ in found.values()), key=lambda f: f.relative)
 
 
@@ -153,6 +159,7 @@ class _Walker:
         self.languages = languages
         self.cache = cache
         self.skipped = skipped
+        self.unreadable: Skipped = []
         self.ignores = _GitIgnores(root)
 
     def inside(self, real: str) -> bool:
@@ -176,8 +183,9 @@ class _Walker:
                 continue  # a symlink loop, or a folder reached twice
             seen.add(real)
             try:
-                mtime = folder.stat().st_mtime_ns
-            except OSError:
+                mtime = stat_or_raise(folder)
+            except OSError as error:
+                self.unreadable.append((folder_relative, error.strerror or str(error)))
                 continue
             subfolders: list[_Folder] = []
             yield from self._folder(folder, folder_relative, dirty, real, canonical, mtime, subfolders)
@@ -185,7 +193,7 @@ class _Walker:
             linked.extend(sub for sub in subfolders if not sub[4])
 
     def _folder(
-        self, folder: Path, folder_relative: str, dirty: bool, real: str, canonical: bool, mtime: int,
+        self, folder: Path, folder_relative: str, dirty: bool, real: str, canonical: bool, mtime: Stat,
         subfolders: list[_Folder],
     ) -> Iterator[tuple[SourceFile, str, bool]]:
         prefix = "" if folder_relative == "." else folder_relative + "/"
@@ -213,7 +221,8 @@ class _Walker:
         spec = self.ignores.for_folder(folder)
         try:
             entries = sorted(os.scandir(folder), key=lambda e: e.name)
-        except OSError:
+        except OSError as error:
+            self.unreadable.append((folder_relative, error.strerror or str(error)))  # never skipped silently
             return
         listed: list[tuple[str, Kind]] = []
         for entry in entries:
@@ -241,7 +250,7 @@ class _Walker:
             listed.append((entry.name, language))
             yield SourceFile(Path(entry.path), relative, language), _child(real, entry.name), canonical
         if remembered is not None:
-            remembered.put(folder_relative, mtime, ignore, listed)
+            remembered.put(folder_relative, mtime, ignore, listed, spec.matched)
 
     def _skip_folder(self, name: str, relative: str, spec: _Spec) -> bool:
         return name in SKIPPED_FOLDERS or any_match(self.exclude, relative) is not None or spec.ignored(relative, True)
@@ -325,8 +334,10 @@ class Locator:
 
 
 class _Spec:
-    def __init__(self, layers: list[tuple[str, pathspec.GitIgnoreSpec]]) -> None:
+    def __init__(self, layers: list[tuple[str, pathspec.GitIgnoreSpec]], tracked: Tracked) -> None:
         self.layers = layers
+        self.tracked = tracked
+        self.matched = False  # whether a rule ignored a path here (then the listing depends on the index)
 
     def ignored(self, relative: str, is_dir: bool) -> bool:
         """`relative`: to the project root, like each layer's folder."""
@@ -344,6 +355,11 @@ class _Spec:
             result = spec.check_file(inner + ("/" if is_dir else ""))
             if result.include is not None:
                 verdict = result.include
+        self.matched = self.matched or verdict
+        if verdict and not relative.startswith("../"):
+            # As in git, ignore rules apply to untracked files only; an ignored folder is
+            # still walked for the tracked files it holds.
+            return not (self.tracked.holds(relative) if is_dir else self.tracked.file(relative))
         return verdict
 
 
@@ -353,6 +369,7 @@ class _GitIgnores:
     def __init__(self, root: Path) -> None:
         self.root = root
         self.cache: dict[Path, list[tuple[str, pathspec.GitIgnoreSpec]]] = {}
+        self.tracked = Tracked(root)
 
     def _own(self, folder: Path) -> list[tuple[str, pathspec.GitIgnoreSpec]]:
         try:  # a linked .gitignore is not read, as git does not read one
@@ -374,6 +391,6 @@ class _GitIgnores:
         return result
 
     def for_folder(self, folder: Path) -> _Spec:
-        return _Spec(self.layers(folder))
+        return _Spec(self.layers(folder), self.tracked)
 
 

@@ -15,6 +15,7 @@ from import_policy.discovery.files import SourceFile
 from import_policy.project.modules import module_name
 from import_policy.facts.from_ast import graph_facts, rule_facts
 from import_policy.facts.model import FileFacts
+from import_policy.facts.pytext import python_text
 from import_policy.pipeline import slow
 from import_policy.pipeline.plan import Plan
 
@@ -35,13 +36,14 @@ def python_facts(
     is not parsed at all, not even syntax-checked: it has no facts (contract section 1)."""
     module, is_package = module_name(file.relative, plan.policy.roots)
     needs = plan.needs(rules)
-    for_rules = bool(rules) and needs.could_report(source, module)
+    text = python_text(source)  # what the prefilter searches: the text as Python decodes it
+    for_rules = bool(rules) and needs.could_report(text, module)
     # Only the ROCm pass reads the file: CPython's parse gives its facts (facts.from_ast).
     rocm = plan.rocm
-    for_graph = not for_rules and rocm is not None and rocm.wants_file_parse(source, file.relative)
+    for_graph = not for_rules and rocm is not None and rocm.wants_file_parse(text, file.relative)
     if not for_rules and not for_graph:
         return FileFacts(file.relative, module, is_package, parsed=False)
-    want_uses = for_rules and needs.uses_matter(source, module)
+    want_uses = for_rules and needs.uses_matter(text, module)
     # The facts depend on the bytes, where the file sits and what was asked (the use gate's rules).
     if for_rules:
         mode = "uses:" + needs.fingerprint if want_uses else "facts"

@@ -31,12 +31,31 @@ def module_name(relative: str, roots: tuple[str, ...]) -> tuple[str | None, bool
     return ".".join(parts), is_package
 
 
+def _stem(path: str) -> tuple[str, bool]:
+    """`pkg/a/__init__.py` -> ('pkg/a', True); `pkg/a.py` -> ('pkg/a', False)."""
+    if path == "__init__.py" or path.endswith("/__init__.py"):
+        return path[: -len("__init__.py")].rstrip("/"), True
+    return path.rsplit(".", 1)[0], False
+
+
+def prefer(first: str | None, other: str | None) -> str | None:
+    """Which of two files of one module Python imports: in one folder the package
+    (`a/__init__.py`) before the module (`a.py`), as the path finder looks; else the first."""
+    if first is None or other is None:
+        return first if other is None else other
+    (stem, package), (other_stem, other_package) = _stem(first), _stem(other)
+    return other if stem == other_stem and other_package and not package else first
+
+
 def modules_of(files: Iterable[FileFacts]) -> dict[str, str]:
-    """Module -> path of these files, the first file of a module winning; stubs never run."""
+    """Module -> path of these files, the first file of a module winning (a package over a
+    module of its name); stubs never run."""
     found: dict[str, str] = {}
     for facts in files:
         if facts.module is not None and not facts.path.endswith(".pyi"):
-            found.setdefault(facts.module, facts.path)
+            winner = prefer(found.get(facts.module), facts.path)
+            assert winner is not None
+            found[facts.module] = winner
     return found
 
 
@@ -57,8 +76,8 @@ class ProjectModules(Mapping[str, str]):
 
     def __getitem__(self, module: str) -> str:
         path = self.known.get(module)
-        if path is None:
-            path = self._find(module)
+        if path is None or not _stem(path)[1]:  # a package on disk may shadow a passed module
+            path = prefer(path, self._find(module))
         if path is None:
             raise KeyError(module)
         return path
@@ -72,7 +91,10 @@ class ProjectModules(Mapping[str, str]):
                 for relative in (f"{prefix}{inner}.py", f"{prefix}{inner}/__init__.py"):
                     if module_name(relative, self.policy.roots)[0] == module and self.locator.walked(relative):
                         candidates.append(relative)
-            self.found[module] = min(candidates) if candidates else None
+            best: str | None = None
+            for candidate in sorted(candidates):
+                best = prefer(best, candidate)
+            self.found[module] = best
         return self.found[module]
 
     def _everything(self) -> dict[str, str]:
@@ -82,7 +104,9 @@ class ProjectModules(Mapping[str, str]):
             for file in discover([policy.root], policy.root, policy.exclude, frozenset({"python"})):
                 module = module_name(file.relative, policy.roots)[0]
                 if module is not None and not file.relative.endswith(".pyi"):
-                    found.setdefault(module, file.relative)
+                    winner = prefer(found.get(module), file.relative)
+                    assert winner is not None
+                    found[module] = winner
             self._all = found
         return self._all
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Literal, Union
 
 from import_policy.config.model import RocmSafety
-from import_policy.facts.model import CallFact, FileFacts, ImportFact, Leaf, ScanFact, Span
+from import_policy.facts.model import CallFact, FileFacts, ImportFact, Leaf, ScanFact, Span, SyntaxErrorFact
 from import_policy.patterns import prefixes
 from import_policy.project.graph import Chain, ImportGraph, Link
 from import_policy.project.modules import modules_of
@@ -71,6 +71,8 @@ class Project:
         self.judge = Judge(rocm, self)
         self._load = load
         self._files: dict[str, _File | None] = {}
+        # Files loaded that do not parse: what the graph could not see.
+        self.unparsed: dict[str, SyntaxErrorFact] = {}
         self._sites: dict[str, list[HeavySite]] = {}
         self._edges: dict[str, list[Link]] = {}
         self._witnesses: dict[FunctionKey, _Witness | None] = {}
@@ -88,6 +90,8 @@ class Project:
     def _file(self, path: str) -> _File | None:
         if path not in self._files:
             facts = self._load(path)
+            if facts is not None and facts.syntax_error is not None:
+                self.unparsed[path] = facts.syntax_error  # a gap in the graph: the run reports it
             ok = facts is not None and facts.syntax_error is None and not path.endswith(".pyi")
             self._files[path] = _File(facts) if ok and facts is not None else None  # stubs never run
         return self._files[path]

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Protocol
 
 from import_policy.cache.facts import content_digest
+from import_policy.facts.model import SyntaxErrorFact
 from import_policy.project.graph import Chain, ImportGraph, Link
 from import_policy.rocm.graph import HeavySite, Project
 from import_policy.rocm.graphcodec import (
@@ -343,6 +344,11 @@ class ModuleGraph:
         if self._project is None:
             self._project = self._make(self.modules, self.inputs)
         return self._project
+
+    @property
+    def unparsed(self) -> Mapping[str, SyntaxErrorFact]:
+        """Files this run's derivation read and could not parse (none when nothing was derived)."""
+        return self._project.unparsed if self._project is not None else {}
 
     def _stored_edges(self) -> Items:
         if self._raw_edges is None:

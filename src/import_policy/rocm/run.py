@@ -34,7 +34,7 @@ from import_policy.project.layout import top_level_names
 from import_policy.project.modules import ProjectModules, module_name
 from import_policy.facts.from_ast import graph_facts
 from import_policy.facts.comments import suppressions
-from import_policy.facts.model import FileFacts, Suppressions
+from import_policy.facts.model import FileFacts, Suppressions, SyntaxErrorFact
 from import_policy.facts.walkstate import DYNAMIC_IMPORTERS
 from import_policy.project.graph import Chain
 from import_policy.rocm import hook
@@ -45,7 +45,9 @@ from import_policy.rocm.graphcodec import EdgesCodec, GraphCodec, Stat, StoredEd
 from import_policy.rocm.modulegraph import Inputs, ModuleGraph, digest, listing_digest, stat_of
 from import_policy.cache.store import Store
 from pathlib import Path
+from import_policy.facts.literal_imports import literal_imports
 from import_policy.facts.prefilter import RELATIVE_IMPORT
+from import_policy.facts.pytext import python_text
 
 Reader = Callable[[SourceFile], bytes]
 # The cache mode of a file's graph facts (facts.fast), shared with the engine.
@@ -129,11 +131,16 @@ class RocmPlan:
         return replace(facts, uses=(), escapes=(), imports=imports)
 
     def wants_parse(self, source: bytes, path: str) -> bool:
+        """`source`: the file's text as `pytext.python_text` gives it (facts.prefilter says why
+        that is Python's reading); a dynamic import whose name the text does not spell may be
+        of anything, so that file is parsed."""
         if path.endswith(".pyi"):
             return False  # stubs never run
         if self.tokens is None or path.endswith("__init__.py"):
             return True  # what a package binds decides whether `from pkg import name` is the submodule
-        return any(token in source for token in self.tokens) or RELATIVE_IMPORT.search(source) is not None
+        if any(token in source for token in self.tokens) or RELATIVE_IMPORT.search(source) is not None:
+            return True
+        return (b"import_module" in source or b"__import__" in source) and literal_imports(source).unknown
 
 
 def make_plan(
@@ -233,7 +240,7 @@ def project(
         if inputs is not None:
             inputs.file(path, "r", stat, source)
         key = cache.key(source, file.relative, module, is_package, plan.cache_mode) if cache is not None else ""
-        if not plan.wants_parse(source, file.relative):
+        if not plan.wants_parse(python_text(source), file.relative):
             facts = FileFacts(file.relative, module, is_package)
             if cache is not None:
                 cache.put(key, facts)  # so that a run that knows its bytes need not read it
@@ -351,6 +358,8 @@ def save_graph(plan: RocmPlan, graph: ModuleGraph, stores: GraphStores | None) -
     settings = graph_settings(plan) if stores is not None else None
     if stores is None or settings is None or not graph.changed:
         return
+    if graph.unparsed:
+        return  # a graph with a gap is never kept: each run derives it again, and reports the gap
     index, edges = graph.stored()
     if edges is not None:  # written first: an index is never read with links older than itself
         stores.edges.put(settings, GRAPH_NAME, edges)
@@ -361,13 +370,15 @@ def check(
     plan: RocmPlan, passed: Mapping[str, FileFacts], read: Reader, cache: FactsCache | None = None,
     named: Collection[str] = (),
     stores: GraphStores | None = None,
+    unparsed: dict[str, SyntaxErrorFact] | None = None,
 ) -> list[Diagnostic]:
     """The pass's diagnostics for the files passed (already parsed by the engine); `named`:
     those named on the command line, where a reachability finding whose chain passes
     through one is reported too (`hook`).
 
     A site is reported under one rule only: a reached site as `heavy-import-reachable` or
-    `import-time-jit`, else a probe as `trial-import-probe`, else `eager-heavy-import`."""
+    `import-time-jit`, else a probe as `trial-import-probe`, else `eager-heavy-import`.
+    The files the graph loaded and could not parse go to `unparsed` (the engine reports them)."""
     rocm = plan.rocm
     parsed = {
         path: facts for path, facts in passed.items() if facts.syntax_error is None and not path.endswith(".pyi")
@@ -426,12 +437,16 @@ def check(
                 import_time_kind.findings(declared, answer), where(_reports_in(declared.applies_to), answer),
             ))
             save_graph(asked, answer, stores)
+            if unparsed is not None:
+                unparsed.update(answer.unparsed)
         if EAGER_HEAVY_IMPORT in plan.rules:
             for path in applies:
                 for site in graph.sites(path):
                     if site.kind != "jit" and site.key not in reported and site.key not in probes:
                         found.append(_eager(rocm, site))
         save_graph(plan, graph, stores)
+        if unparsed is not None:
+            unparsed.update(graph.unparsed)
     found.extend(probes.values())
     # Reachability findings were judged whole, every report of each at once.
     return [d for d in found if d.places or not comments(d.path).covers(d.rule, d.suppress_lines)]

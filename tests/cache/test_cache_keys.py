@@ -1,0 +1,171 @@
+"""Every input a cache is keyed by, changed alone: the warm run must say what `--no-cache` says.
+
+One scenario per key field of each cache (facts, whole-tree results, folder listings, the
+policy index): a first run fills the caches, one input changes, and the next run (caches
+on) is compared with a run that reads everything afresh. A field left out of a key makes the
+warm run answer from a stale entry, and its scenario fails. Fields that cannot change alone
+through the command line (the tool's version, the entry format, a file's package flag, which
+follows from its path) are held by the key functions' own tests below.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from conftest import Project
+from import_policy.cache import facts as facts_cache
+from import_policy.cache import policy as policy_cache
+from import_policy.cache import run as run_cache
+from import_policy.cache import walk as walk_cache
+from import_policy.discovery.files import SourceFile
+
+
+@dataclass(frozen=True)
+class Scenario:
+    files: dict[str, str]
+    change: Callable[[Project], object]
+    argv: tuple[str, ...] = ()
+    cwd: str = "."
+    argv_after: tuple[str, ...] | None = None  # the flags after the change (default: the same)
+    cwd_after: str | None = None
+
+
+def _write(relative: str, text: str) -> Callable[[Project], object]:
+    return lambda project: project.write(relative, text)
+
+
+def _config(text: str) -> Callable[[Project], object]:
+    return _write("import-policy.yaml", text)
+
+
+RE = "version: 1\nrules:\n  - id: no-re\n    forbid: [re]\n"
+TORCH = "version: 1\nrules:\n  - id: no-torch\n    forbid: [torch]\n"
+SYNC = "version: 1\nrules:\n  - id: sync\n    forbid: [torch.cuda.synchronize]\n"
+SYNC_AND_EMPTY = "version: 1\nrules:\n  - id: sync\n    forbid: [torch.cuda.synchronize, torch.cuda.empty_cache]\n"
+USES = "import torch\ntorch.cuda.synchronize()\ntorch.cuda.empty_cache()\n"
+RELATIVE = "version: 1\nroots: [{roots}]\nrules:\n  - id: no-y\n    forbid: [pkg.y]\n"
+ROCM = "version: 1\nrocm_safety:\n  heavy_modules: [tilelang]\n  entry_modules: [pkg]\n"
+
+SCENARIOS: dict[str, Scenario] = {
+    # facts cache: bytes, path, module, mode (what was extracted, and for which use gate)
+    "facts/source": Scenario({"import-policy.yaml": RE, "a.py": "import os\n"}, _write("a.py", "import re\n"), ("a.py",)),
+    "facts/path": Scenario(  # the same bytes and module under another root: only the path differs
+        {"import-policy.yaml": "version: 1\nroots: ['.', src]\n" + RE[len("version: 1\n"):], "pkg/a.py": "import re\n"},
+        _write("src/pkg/a.py", "import re\n"), ("pkg/a.py",), argv_after=("src/pkg/a.py",),
+    ),
+    "facts/module": Scenario(
+        {"import-policy.yaml": RELATIVE.format(roots="'.'"), "src/pkg/__init__.py": "", "src/pkg/x.py": "from . import y\n"},
+        _config(RELATIVE.format(roots="'.', src")), ("src/pkg/x.py",),
+    ),
+    "facts/mode": Scenario({"import-policy.yaml": TORCH, "a.py": USES}, _config(SYNC), ("a.py",)),
+    "facts/mode-use-gate": Scenario({"import-policy.yaml": SYNC, "a.py": USES}, _config(SYNC_AND_EMPTY), ("a.py",)),
+    "facts/graph-mode": Scenario(
+        {"import-policy.yaml": ROCM, "pkg/__init__.py": "import pkg.m\n", "pkg/m.py": "import lib\nlib.load()\n"},
+        lambda project: (project.write("lib/__init__.py", "def load():\n    import tilelang\n")),
+    ),
+    # whole-tree results: the policy, the selection, the files the walk found (and their bytes)
+    "run/policy": Scenario({"import-policy.yaml": RE, "a.py": "import re\nimport torch\n"}, _config(TORCH)),
+    "run/extended-file": Scenario(
+        {"import-policy.yaml": "version: 1\nextends: [base.yaml]\n", "base.yaml": RE, "a.py": "import re\nimport torch\n"},
+        _write("base.yaml", TORCH),
+    ),
+    "run/selection": Scenario({"import-policy.yaml": RE + "  - id: no-os\n    forbid: [os]\n", "a.py": "import re, os\n"},
+                              lambda project: None, argv_after=("--select", "no-os")),
+    "run/files": Scenario({"import-policy.yaml": RE, "a.py": "import os\n"}, _write("b.py", "import re\n")),
+    "run/bytes": Scenario({"import-policy.yaml": RE, "a.py": "import os\n"}, _write("a.py", "import re\n")),
+    # folder listings: exclude, a folder's entries, a .gitignore
+    "walk/exclude": Scenario({"import-policy.yaml": RE + "exclude: ['b.py']\n", "a.py": "", "b.py": "import re\n"}, _config(RE)),
+    "walk/entries": Scenario({"import-policy.yaml": RE, "pkg/a.py": ""}, _write("pkg/b.py", "import re\n")),
+    "walk/gitignore": Scenario({"import-policy.yaml": RE, ".gitignore": "b.py\n", "a.py": "", "b.py": "import re\n"},
+                               _write(".gitignore", "c.py\n")),
+    # the policy index: the top configuration's bytes, the folder run from, whether src/ exists
+    "policy/top-config": Scenario({"import-policy.yaml": RE, "a.py": "import torch\n"}, _config(TORCH)),
+    "policy/cwd": Scenario(
+        {"import-policy.yaml": RE + "    files: ['sub/**']\n", "sub/a.py": "import re\n", "a.py": "import re\n"},
+        lambda project: None, cwd="sub", cwd_after=".",
+    ),
+    "policy/src-folder": Scenario(
+        {"import-policy.yaml": RELATIVE.format(roots="'.', src").replace("roots: ['.', src]\n", ""),
+         "src/pkg/__init__.py": "", "src/pkg/x.py": "from . import y\n"},
+        lambda project: os.rename(project.root / "src", project.root / "lib"),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SCENARIOS))
+def test_one_changed_input_gives_what_no_cache_gives(project: Project, name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    scenario = SCENARIOS[name]
+    for relative, text in scenario.files.items():
+        project.write(relative, text)
+    monkeypatch.chdir(project.root / scenario.cwd)
+    first = project.run("check", *scenario.argv)
+    project.run("check", *scenario.argv)  # warm: every cache filled and used
+    scenario.change(project)
+    if scenario.cwd_after is not None:
+        monkeypatch.chdir(project.root / scenario.cwd_after)
+    argv = scenario.argv if scenario.argv_after is None else scenario.argv_after
+    warm = project.run("check", *argv)
+    fresh = project.run("check", "--no-cache", *argv)
+    assert warm == fresh, (name, first)
+    assert warm != first, "the change must change the result, or nothing is tested"
+
+
+# -- the key functions, one field at a time --------------------------------------------------
+
+
+def test_the_facts_key_changes_with_each_field(monkeypatch: pytest.MonkeyPatch) -> None:
+    cache = facts_cache.FactsCache.__new__(facts_cache.FactsCache)
+    base = (b"import re\n", "pkg/a.py", "pkg.a", False, "facts")
+    keys = {cache.key(*base)}
+    for index, other in enumerate((b"import os\n", "pkg/b.py", "pkg.b", True, "uses:x")):
+        changed = list(base)
+        changed[index] = other
+        keys.add(cache.key(*changed))  # type: ignore[arg-type]
+    monkeypatch.setattr(facts_cache, "__version__", "0.0.0-other")
+    keys.add(cache.key(*base))
+    monkeypatch.setattr(facts_cache, "_FORMAT", -1)
+    keys.add(cache.key(*base))
+    assert len(keys) == 8
+
+
+def test_the_run_key_changes_with_each_field(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    files = [SourceFile(tmp_path / "a.py", "a.py", "python")]
+    key = run_cache.RunCache.key
+    keys = {
+        key("p", ("select",), files), key("q", ("select",), files), key("p", ("other",), files),
+        key("p", ("select",), [*files, SourceFile(tmp_path / "b.py", "b.py", "python")]),
+        key("p", ("select",), [SourceFile(tmp_path / "a.py", "a.py", "c")]),
+    }
+    monkeypatch.setattr(run_cache, "__version__", "0.0.0-other")
+    keys.add(key("p", ("select",), files))
+    monkeypatch.setattr(run_cache, "_FORMAT", -1)
+    keys.add(key("p", ("select",), files))
+    assert None not in keys and len(keys) == 7
+
+
+def test_the_policy_key_changes_with_each_field(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    key = policy_cache.entry_key
+    base = ("import-policy.yaml", "d1", tmp_path, tmp_path)
+    keys = {key(*base), key("other.yaml", "d1", tmp_path, tmp_path), key("import-policy.yaml", "d2", tmp_path, tmp_path),
+            key("import-policy.yaml", "d1", tmp_path / "sub", tmp_path)}
+    (tmp_path / "src").mkdir()
+    keys.add(key(*base))
+    monkeypatch.setattr(policy_cache, "__version__", "0.0.0-other")
+    keys.add(key(*base))
+    monkeypatch.setattr(policy_cache, "_FORMAT", -1)
+    keys.add(key(*base))
+    assert len(keys) == 7
+
+
+def test_the_walk_cache_file_changes_with_its_setting_and_version(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    names = {walk_cache.WalkCache(tmp_path, "a").file, walk_cache.WalkCache(tmp_path, "b").file}
+    monkeypatch.setattr(walk_cache, "__version__", "0.0.0-other")
+    names.add(walk_cache.WalkCache(tmp_path, "a").file)
+    monkeypatch.setattr(walk_cache, "_FORMAT", -1)
+    names.add(walk_cache.WalkCache(tmp_path, "a").file)
+    assert len(names) == 4

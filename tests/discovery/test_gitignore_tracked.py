@@ -1,0 +1,71 @@
+"""As in git, `.gitignore` rules hide untracked files only: a tracked file is always checked."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import Project
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+
+CONFIG = """\
+version: 1
+rules:
+  - id: no-re
+    forbid: [re]
+"""
+
+
+def _git(project: Project, *argv: str) -> None:
+    subprocess.run(["git", *argv], cwd=project.root, check=True, capture_output=True)
+
+
+def _tree(project: Project) -> None:
+    project.config(CONFIG)
+    project.write(".gitignore", "bad.py\nbuild/\n")
+    for path in ("bad.py", "build/gen.py", "build/untracked.py", "good.py"):
+        project.write(path, "import re\n")
+    _git(project, "init", "-q")
+
+
+def _reported(project: Project, *argv: str) -> set[str]:
+    _, out, _ = project.run("check", *argv)
+    return {line.split(":")[0] for line in out.splitlines() if ": no-re " in line}
+
+
+@pytest.mark.parametrize("argv", [[], ["--no-cache"], ["."]])
+def test_a_tracked_file_is_checked_whatever_gitignore_says(project: Project, argv: list[str]) -> None:
+    _tree(project)
+    _git(project, "add", "-f", "bad.py", "build/gen.py", "good.py", ".gitignore")
+    assert _reported(project, *argv) == {"bad.py", "build/gen.py", "good.py"}
+    assert _reported(project, *argv) == {"bad.py", "build/gen.py", "good.py"}  # warm
+
+
+def test_a_file_tracked_after_a_run_is_seen(project: Project) -> None:
+    _tree(project)
+    _git(project, "add", "good.py")
+    assert _reported(project) == {"good.py"}
+    _git(project, "add", "-f", "build/gen.py")
+    assert _reported(project) == {"good.py", "build/gen.py"}
+    _git(project, "rm", "-q", "--cached", "build/gen.py")
+    assert _reported(project) == {"good.py"}
+
+
+def test_the_rocm_lookup_finds_a_tracked_ignored_module(project: Project) -> None:
+    project.config("version: 1\nrocm_safety:\n  heavy_modules: [tilelang]\n  entry_modules: [pkg]\n")
+    project.write(".gitignore", "pkg/gen.py\n")
+    project.write("pkg/__init__.py", "from pkg import gen\n")
+    project.write("pkg/gen.py", "import tilelang\n")
+    _git(project, "init", "-q")
+    _git(project, "add", "-f", "pkg/gen.py", "pkg/__init__.py")
+    code, out, _ = project.run("why", "tilelang")  # module lookups, not a walk
+    assert code == 0 and "pkg/gen.py:1" in out, out
+
+
+def test_without_git_gitignore_applies_to_every_file(project: Project) -> None:
+    _tree(project)
+    shutil.rmtree(project.root / ".git")
+    assert _reported(project, "--no-cache") == {"good.py"}
