@@ -92,6 +92,7 @@ def cold(root: Path) -> list[tuple[str, str, str]]:
 
 def edit(root: Path, relative: str, text: str, when: int = PAST + 10**9) -> None:
     path = root / relative
+    path.parent.mkdir(exist_ok=True)
     path.write_text(text, encoding="utf-8")
     os.utime(path, ns=(when, when))
 
@@ -204,3 +205,45 @@ def test_forget_derives_again_what_came_after_the_file(tree: Path) -> None:
     plan = _plan(tree)
     assert sorted((s.path, s.heavy) for _, s in graph.first_reached(plan.entries)) == []
     assert graph.derived > 0
+
+
+def _touch(path: Path, seconds: int) -> None:
+    os.utime(path, ns=(PAST + seconds * 10**9, PAST + seconds * 10**9))
+
+
+def test_a_new_file_elsewhere_in_a_folder_derives_nothing_again(tree: Path) -> None:
+    # The root's listing changes (a file added beside the packages): only the lookups of
+    # top-level modules are looked at again, and they still hold.
+    Run(tree)
+    edit(tree, "notes.txt", "hello\n")
+    _touch(tree, 5)
+    run = Run(tree)
+    assert run.graph.derived == 0 and run.read == []
+    assert run.found == cold(tree)
+
+
+def test_a_module_in_a_folder_made_after_the_lookup_is_found(tree: Path) -> None:
+    # `import pkg.sub.x` named nothing: `pkg/sub` was not there. It appears (without `x`),
+    # then `x.py` appears in it: each step is seen.
+    edit(tree, "pkg/a.py", "import pkg.b\nimport pkg.sub.x\n")
+    Run(tree)
+    edit(tree, "pkg/sub/y.py", "Y = 1\n")
+    _touch(tree / "pkg", 5)
+    _touch(tree / "pkg" / "sub", 5)
+    assert Run(tree).found == cold(tree)
+    edit(tree, "pkg/sub/x.py", "import torch\n")
+    _touch(tree / "pkg" / "sub", 6)
+    run = Run(tree)
+    assert ("pkg/sub/x.py", "torch") in [(path, heavy) for path, heavy, _ in run.found]
+    assert run.found == cold(tree)
+
+
+def test_a_gitignore_that_hides_a_module_is_seen(tree: Path) -> None:
+    Run(tree)
+    edit(tree, ".gitignore", "pkg/b.py\n")
+    _touch(tree, 5)
+    run = Run(tree)
+    assert run.found == cold(tree) == []
+    edit(tree, ".gitignore", "# nothing\n", PAST + 6 * 10**9)  # edited in place: the folder's listing stays
+    run = Run(tree)
+    assert run.found == cold(tree) == [("pkg/b.py", "torch", "pkg -> pkg.a -> pkg.b -> torch")]

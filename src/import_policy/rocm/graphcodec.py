@@ -22,6 +22,7 @@ Stat = tuple[int, int, int]  # mtime_ns, size, inode
 _SITE_KINDS: tuple[SiteKind, ...] = ("import", "probe", "call", "jit")
 # name -> (how many observations of the log it was derived from, its encoded form)
 Items = dict[str, tuple[int, Json]]
+Folder = tuple["int | None", "Stat | None", "str | None"]
 
 
 @dataclass
@@ -29,15 +30,16 @@ class Log:
     """What the derivations read, each observation with its place in the order first read.
 
     files: path -> (place, how, stat or None, digest or None); how is "e" (the engine's facts
-    of it), "r" (read by the pass) or "g" (a `.gitignore` on a lookup's way); digest None: it
-    could not be read; stat None: changed too recently to be trusted. folders: folder ->
-    (place, mtime_ns or None), each folder on a lookup's way. lookups: module -> (place, file
+    of it) or "r" (read by the pass); digest None: it could not be read; stat None: changed
+    too recently to be trusted. folders: folder -> (mtime_ns, ABSENT or None; its
+    `.gitignore`'s stat data and digest, or None), each folder on a lookup's way: not
+    observations in order but what to watch (a change looks the lookups it decides up again). lookups: module -> (place, file
     or None, whether the files passed gave it). listing: (place, digest) when the whole module
     map was listed."""
 
     count: int = 0
     files: dict[str, tuple[int, str, Stat | None, str | None]] = field(default_factory=dict)
-    folders: dict[str, tuple[int, int | None]] = field(default_factory=dict)
+    folders: dict[str, Folder] = field(default_factory=dict)
     lookups: dict[str, Json] = field(default_factory=dict)
     passed: dict[str, tuple[int, str | None]] = field(default_factory=dict)
     listing: tuple[int, str] | None = None
@@ -116,7 +118,8 @@ def encode_log(log: Log) -> Json:
         "n": log.count,
         "f": {path: [place, how, None if stat is None else list(stat), hashed]
               for path, (place, how, stat, hashed) in log.files.items()},
-        "d": {folder: [place, mtime] for folder, (place, mtime) in log.folders.items()},
+        "d": {folder: [mark, None if stat is None else list(stat), hashed]
+              for folder, (mark, stat, hashed) in log.folders.items()},
         "m": log.lookups,
         "p": {module: list(item) for module, item in log.passed.items()},
         "a": None if log.listing is None else list(log.listing),
@@ -129,12 +132,12 @@ def decode_log(data: Json) -> Log:
     log = Log(count)
     for path, item in _dict(data["f"]).items():
         place, how, stat, hashed = _list(item)
-        if how not in ("e", "r", "g"):
+        if how not in ("e", "r"):
             raise ValueError("unknown kind of read")
         log.files[_str(path)] = (_place(place, count), how, _stat(stat), _opt_str(hashed))
     for folder, item in _dict(data["d"]).items():
-        place, mtime = _list(item)
-        log.folders[_str(folder)] = (_place(place, count), _opt_int(mtime))
+        mark, stat, hashed = _list(item)
+        log.folders[_str(folder)] = (_opt_int(mark), _stat(stat), _opt_str(hashed))
     lookups = _dict(data["m"])
     # Read as they are (thousands of them); only their shape is checked here.
     if not all(type(v) is int or (type(v) is list and len(v) == 2 and type(v[0]) is int) for v in lookups.values()):

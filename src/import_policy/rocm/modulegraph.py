@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Protocol
 
 from import_policy.cache.facts import content_digest
+from import_policy.cache.seal import read_regular
 from import_policy.facts.model import SyntaxErrorFact
 from import_policy.project.graph import Chain, ImportGraph, Link
 from import_policy.rocm.graph import HeavySite, Project
@@ -59,7 +60,7 @@ _RACY_NS = 2_000_000_000
 digest = content_digest
 
 
-def stat_of(path: Path) -> Stat | None:
+def stat_of(path: Path | str) -> Stat | None:
     try:
         data = os.stat(path)
     except OSError:
@@ -94,6 +95,8 @@ class Inputs:
         self.log = log or Log()
         # Where each root's modules start, as a folder path ("" for the project root).
         self.prefixes = tuple("" if r in (".", "") else r.strip("/") + "/" for r in roots)
+        self._root = str(root)
+        self._seen: dict[str, bool] = {}  # folders looked at this run: whether each is one
 
     def __len__(self) -> int:
         return self.log.count
@@ -117,19 +120,19 @@ class Inputs:
             elif verdict is not True:
                 log.files[path] = (place, how, verdict, hashed)
                 renewed = True
-        changed: set[str] = set()
-        for folder, (place, mtime) in list(log.folders.items()):
-            now = tree.folder(folder)
-            if mtime is not None and now == (None if mtime == ABSENT else mtime):
-                continue
-            changed.add(folder)  # what its listing decides is looked up again below
-            log.folders[folder] = (place, _folder_mark(now))
-            renewed = True
-        if changed:
+        listing, ignores = self._check_folders(tree)
+        if listing or ignores:
+            again: list[str] = []
             for module, raw in log.lookups.items():
                 place = lookup_place(raw)
-                if place < first and self._depends(module, changed) and not tree.lookup(module, lookup_path(raw)):
-                    first = place
+                if place < first and self._depends(module, listing, ignores):
+                    if tree.lookup(module, lookup_path(raw)):
+                        again.append(module)
+                    else:
+                        first = place
+            for module in again:  # still right: what it depends on now is watched from now on
+                self.log_way(module)
+            renewed = True
         for module, (place, found) in log.passed.items():
             if place < first and not tree.lookup(module, found):
                 first = place
@@ -142,30 +145,88 @@ class Inputs:
         self.cut(first)
         return first, renewed
 
-    def _depends(self, module: str, changed: set[str]) -> bool:
-        """Whether a lookup's answer may have changed with these folders' listings: the folders
-        that would hold its file (`a/b` for `a/b/c.py`, `a/b/c` for its `__init__.py`), or the
-        first folder on its way that was not there. Every other folder on its way is logged
-        itself, so a change there shows as one of these."""
+    def _check_folders(self, tree: Tree) -> tuple[set[str], set[str]]:
+        """The folders whose listing changed, and those whose `.gitignore` did; each renewed."""
+        listing: set[str] = set()
+        ignores: set[str] = set()
+        for folder, (mark, stat, hashed) in list(self.log.folders.items()):
+            now = tree.folder(folder)
+            if mark is None or now != (None if mark == ABSENT else mark):
+                listing.add(folder)
+                mark = _folder_mark(now)
+            ignore = _ignore_of(folder)
+            if hashed is not None:
+                verdict: bool | Stat = tree.file(ignore, "g", stat, hashed)
+            else:  # none was there: one that appears changes the folder's listing
+                verdict = folder not in listing or self.stat(ignore) is None
+            if verdict is False:
+                ignores.add(folder)
+                stat, hashed = self._ignore_state(ignore)
+            elif verdict is not True:
+                stat = verdict
+            self.log.folders[folder] = (mark, stat, hashed)
+        return listing, ignores
+
+    def _depends(self, module: str, listing: set[str], ignores: set[str]) -> bool:
+        """Whether a lookup's answer may have changed: a `.gitignore` on its way changed, or the
+        listing of a folder that would hold its file (`a/b` for `a/b/c.py`, `a/b/c` for its
+        `__init__.py`) or of the first folder on its way that was not there. Every other
+        folder on its way is watched itself, so a change there shows as one of these."""
         parts = module.split(".")
         for prefix in self.prefixes:
             way = folders_on_way(prefix, parts)
             for folder in way:
+                if folder in ignores:
+                    return True
                 mark = self.log.folders.get(folder)
-                if mark is not None and mark[1] == ABSENT:
-                    if folder in changed:
+                if mark is None or mark[0] == ABSENT:
+                    if folder in listing:
                         return True
                     break
-            if way[-2] in changed or way[-1] in changed:
+            if way[-2] in listing or way[-1] in listing:
                 return True
         return False
+
+    def log_way(self, module: str) -> None:
+        """Watch the folders on a lookup's way, up to the first that is not there."""
+        for prefix in self.prefixes:
+            for folder in folders_on_way(prefix, module.split(".")):
+                if not self._watch(folder):
+                    break
+
+    def _watch(self, relative: str) -> bool:
+        known = self._seen.get(relative)
+        if known is not None:
+            return known
+        try:
+            data = os.stat(f"{self._root}/{relative}" if relative else self._root)
+        except OSError:
+            data = None
+        is_folder = data is not None and stat.S_ISDIR(data.st_mode)
+        self._seen[relative] = is_folder
+        if relative not in self.log.folders or self.log.folders[relative][0] != _folder_mark(
+            data.st_mtime_ns if data is not None and is_folder else None
+        ):
+            mark = _folder_mark(data.st_mtime_ns if data is not None and is_folder else None)
+            ignore = self._ignore_state(_ignore_of(relative)) if is_folder else (None, None)
+            self.log.folders[relative] = (mark, *ignore)
+        return is_folder
+
+    def _ignore_state(self, path: str) -> tuple[Stat | None, str | None]:
+        before = self.stat(path)
+        if before is None:
+            return None, None
+        try:
+            source = read_regular(self.root / path)
+        except OSError:
+            return None, None
+        return (None if before[0] >= time.time_ns() - _RACY_NS else before), digest(source)
 
     def cut(self, count: int) -> None:
         log = self.log
         if count >= log.count:
             return
         log.files = {k: v for k, v in log.files.items() if v[0] < count}
-        log.folders = {k: v for k, v in log.folders.items() if v[0] < count}
         log.lookups = {k: v for k, v in log.lookups.items() if lookup_place(v) < count}
         log.passed = {k: v for k, v in log.passed.items() if v[0] < count}
         if log.listing is not None and log.listing[0] >= count:
@@ -177,7 +238,7 @@ class Inputs:
 
     def stat(self, path: str) -> Stat | None:
         """Taken before the file is read: a change after it shows as new stat data."""
-        return stat_of(self.root / path)
+        return stat_of(f"{self._root}/{path}")
 
     def content(self, path: str) -> str | None:
         """The digest of a file's bytes when the log holds it (checked against the tree this run)."""
@@ -200,10 +261,6 @@ class Inputs:
             place = self._place()
             self.log.lookups[module] = place if path is None else [place, path]
 
-    def folder(self, relative: str, mtime: int | None) -> None:
-        """A folder on a lookup's way, by its mtime (None: it is not there)."""
-        if relative not in self.log.folders:
-            self.log.folders[relative] = (self._place(), _folder_mark(mtime))
 
     def listed(self, modules: Mapping[str, str]) -> None:
         if self.log.listing is None:
@@ -218,6 +275,10 @@ def _folder_mark(mtime: int | None) -> int | None:
     if mtime is None:
         return ABSENT
     return None if mtime >= time.time_ns() - _RACY_NS else mtime
+
+
+def _ignore_of(folder: str) -> str:
+    return f"{folder}/.gitignore" if folder else ".gitignore"
 
 
 def folders_on_way(prefix: str, parts: list[str]) -> list[str]:
@@ -247,14 +308,13 @@ class Recorder(Mapping[str, str]):
         self.modules = modules
         self.known = known  # module -> file of the files passed, which the map gives first
         self.inputs = inputs
-        self._folders: dict[str, bool] = {}
 
     def __getitem__(self, module: str) -> str:
         path: str | None = self.known.get(module)
         from_known = path is not None
         if path is None:
             if not self.inputs.looked_up(module):
-                self._log_folders(module)
+                self.inputs.log_way(module)
             try:
                 path = self.modules[module]
             except KeyError:
@@ -263,35 +323,6 @@ class Recorder(Mapping[str, str]):
         if path is None:
             raise KeyError(module)
         return path
-
-    def _log_folders(self, module: str) -> None:
-        for prefix in self.inputs.prefixes:
-            for folder in folders_on_way(prefix, module.split(".")):
-                if not self._folder(folder):
-                    break
-
-    def _folder(self, relative: str) -> bool:
-        """Log a folder on a lookup's way (and its `.gitignore`, or that it has none); False
-        when it is no folder (logged as not there)."""
-        known = self._folders.get(relative)
-        if known is not None:
-            return known
-        where = self.inputs.root / relative if relative else self.inputs.root
-        try:
-            data = os.stat(where)
-        except OSError:
-            data = None
-        is_folder = data is not None and stat.S_ISDIR(data.st_mode)
-        self._folders[relative] = is_folder
-        self.inputs.folder(relative, data.st_mtime_ns if data is not None and is_folder else None)
-        if is_folder:
-            ignore = f"{relative}/.gitignore" if relative else ".gitignore"
-            before = self.inputs.stat(ignore)
-            try:
-                self.inputs.file(ignore, "g", before, (where / ".gitignore").read_bytes() if before else None)
-            except OSError:
-                self.inputs.file(ignore, "g", before, None)
-        return is_folder
 
     def __iter__(self) -> Iterator[str]:
         self.inputs.listed(self.modules)

@@ -280,11 +280,11 @@ class _Tree:
         self.sources: dict[str, bytes] = {}  # files found changed: their bytes, read once
 
     def file(self, path: str, how: str, stat: Stat | None, hashed: str | None) -> bool | Stat:
-        if how != "g":
+        if how != "g":  # a `.gitignore` is the same whoever reads it
             facts = self.known.get(path)
             if ("e" if facts is not None and facts.parsed else "r") != how:
                 return False
-        now = stat_of(self.root / path)
+        now = stat_of(f"{self.root}/{path}")
         if hashed is None or now is None:
             return hashed is None and now is None
         if stat is not None and now == stat:
@@ -300,7 +300,7 @@ class _Tree:
 
     def folder(self, folder: str) -> int | None:
         try:
-            data = os.stat(self.root / folder)
+            data = os.stat(f"{self.root}/{folder}" if folder else self.root)
         except OSError:
             return None
         return data.st_mtime_ns if S_ISDIR(data.st_mode) else None
