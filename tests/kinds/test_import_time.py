@@ -171,3 +171,9 @@ def test_an_entry_that_is_not_a_module_of_the_project_is_a_configuration_error(p
     code, out, err = project.run("check")
     assert (code, out) == (2, "")
     assert "import-policy.yaml:7: rule 'light-import': entry 'app.nowhere' is not a module of the project" in err
+
+
+def test_reported_where_the_rocm_pass_reports_nothing(project: Project) -> None:
+    light_app(project, RULE + 'rocm_safety:\n  heavy_modules: [tilelang]\n  files: ["elsewhere/**"]\n')
+    project.write("app/media/image.py", "import cv2\nimport tilelang\n")
+    assert [line.split(" ")[1] for line in project.lines()] == ["light-import"]

@@ -405,7 +405,7 @@ def check(
         graph = module_graph(plan, passed, read, cache, stores)
         reported: set[tuple[str, int, int]] = set()
         reached: list[hook.Finding] = []
-        if plan.rules & {HEAVY_IMPORT_REACHABLE, IMPORT_TIME_JIT}:
+        if applies and plan.rules & {HEAVY_IMPORT_REACHABLE, IMPORT_TIME_JIT}:  # else nowhere to report
             for chain, site in graph.first_reached(plan.entries):
                 rule = IMPORT_TIME_JIT if site.kind == "jit" else HEAVY_IMPORT_REACHABLE
                 if rule not in plan.rules:
