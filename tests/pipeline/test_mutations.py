@@ -51,7 +51,15 @@ def needed(root: Path, data: bytes) -> bool:
     return bool(rules) and plan.needs(rules).could_report(data, "mod")
 
 
-def check_mutant(data: bytes, capsys: pytest.CaptureFixture[str]) -> None:
+def check_mutant(data: bytes, captured: pytest.CaptureFixture[bytes]) -> None:
+    """`captured` in bytes: `--diff` writes the file's own bytes, in whatever encoding it has."""
+
+    class Text:
+        def readouterr(self) -> tuple[str, str]:
+            out, err = captured.readouterr()
+            return out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
+
+    capsys = Text()
     old = os.getcwd()
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
@@ -89,13 +97,13 @@ def check_mutant(data: bytes, capsys: pytest.CaptureFixture[str]) -> None:
     seed=st.integers(0, 2**32 - 1),
 )
 def test_mutated_files_end_as_diagnostics(
-    seed_file: Path, kinds: list[str], seed: int, capsys: pytest.CaptureFixture[str]
+    seed_file: Path, kinds: list[str], seed: int, capsysbinary: pytest.CaptureFixture[bytes]
 ) -> None:
     rng = random.Random(seed)
     data = seed_file.read_bytes()
     for kind in kinds:
         data = mutate(data, kind, rng)
-    check_mutant(data, capsys)
+    check_mutant(data, capsysbinary)
 
 
 @pytest.mark.parametrize(
@@ -116,5 +124,5 @@ def test_mutated_files_end_as_diagnostics(
     ],
     ids=lambda data: repr(data[:24]),
 )
-def test_known_awkward_inputs(data: bytes, capsys: pytest.CaptureFixture[str]) -> None:
-    check_mutant(data, capsys)
+def test_known_awkward_inputs(data: bytes, capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    check_mutant(data, capsysbinary)
