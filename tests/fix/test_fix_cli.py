@@ -65,7 +65,7 @@ def test_diff_writes_nothing(project: Project) -> None:
     code, out, err = project.run("check", "--diff", "app")
     assert code == 1
     assert out == (
-        "--- app/m.py\n+++ app/m.py\n@@ -1,4 +1,4 @@\n"
+        "--- a/app/m.py\n+++ b/app/m.py\n@@ -1,4 +1,4 @@\n"
         "-import os, triton  # c\n-import triton.language as tl\n-import re\n"
         "+import os  # c\n+from vllm.triton_utils import triton, tl\n+import regex as re\n"
         " import triton.runtime as rt\n"

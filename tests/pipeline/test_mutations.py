@@ -83,7 +83,15 @@ def diagnostics(root: Path, data: bytes, prefilter: bool) -> list[tuple[str, int
     return [(d.rule, d.line, d.column) for d in found]
 
 
-def check_mutant(data: bytes, capsys: pytest.CaptureFixture[str]) -> None:
+def check_mutant(data: bytes, captured: pytest.CaptureFixture[bytes]) -> None:
+    """`captured` in bytes: `--diff` writes the file's own bytes, in whatever encoding it has."""
+
+    class Text:
+        def readouterr(self) -> tuple[str, str]:
+            out, err = captured.readouterr()
+            return out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
+
+    capsys = Text()
     old = os.getcwd()
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
@@ -126,13 +134,13 @@ def check_mutant(data: bytes, capsys: pytest.CaptureFixture[str]) -> None:
     seed=st.integers(0, 2**32 - 1),
 )
 def test_mutated_files_end_as_diagnostics(
-    original: bytes, kinds: list[str], seed: int, capsys: pytest.CaptureFixture[str]
+    original: bytes, kinds: list[str], seed: int, capsysbinary: pytest.CaptureFixture[bytes]
 ) -> None:
     rng = random.Random(seed)
     data = original
     for kind in kinds:
         data = mutate(data, kind, rng)
-    check_mutant(data, capsys)
+    check_mutant(data, capsysbinary)
 
 
 @pytest.mark.parametrize(
@@ -153,13 +161,13 @@ def test_mutated_files_end_as_diagnostics(
     ],
     ids=lambda data: repr(data[:24]),
 )
-def test_known_awkward_inputs(data: bytes, capsys: pytest.CaptureFixture[str]) -> None:
-    check_mutant(data, capsys)
+def test_known_awkward_inputs(data: bytes, capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    check_mutant(data, capsysbinary)
 
 
 @pytest.mark.parametrize("data", TRICKY_BYTES, ids=[repr(s[:24]) for s in TRICKY_BYTES])
-def test_tricky_spellings_as_they_are(data: bytes, capsys: pytest.CaptureFixture[str]) -> None:
-    check_mutant(data, capsys)
+def test_tricky_spellings_as_they_are(data: bytes, capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    check_mutant(data, capsysbinary)
 
 
 def test_the_tokenizer_witness() -> None:

@@ -193,8 +193,8 @@ def report(
     if not args.quiet:
         for line in checked.stale:
             print(f"import-policy: {line}", file=sys.stderr)
-    if checked.unreadable:
-        return EXIT_ERROR
+    if checked.unreadable or (fixing is not None and fixing.write_errors):
+        return EXIT_ERROR  # as ruff: a file --fix could not write is an error, named on stderr
     return exit_code(shown, args.exit_zero)
 
 
@@ -444,13 +444,20 @@ def diff(result: Result, inputs: Inputs, unsafe: bool, root: Path, *, quiet: boo
     # Coloured as ruff colours it, on a terminal or with FORCE_COLOR; a pipe (`| git apply`) gets it plain.
     colour = text_report.use_colour(sys.stdout)
     try:
-        sys.stdout.write("".join(text_report.colour_diff(d) if colour else d for d in fixing.diffs))
+        # The files' own bytes: colouring reads them as UTF-8 and gives back every byte it did not colour.
+        diffs = [_coloured(d) for d in fixing.diffs] if colour else fixing.diffs
         sys.stdout.flush()
+        sys.stdout.buffer.write(b"".join(diffs))
+        sys.stdout.buffer.flush()
     except BrokenPipeError:
         discard_stdout()
     if not quiet:
         print(f"Would fix {fixing.applied} violation{'s' if fixing.applied != 1 else ''}.", file=sys.stderr)
     return EXIT_VIOLATIONS if fixing.applied else EXIT_OK
+
+
+def _coloured(diff: bytes) -> bytes:
+    return text_report.colour_diff(diff.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
 
 
 def fix(checked: Checked, inputs: Inputs, policy: Policy, selection: Selection, unsafe: bool) -> FixRun:

@@ -22,12 +22,8 @@ How it stays safe:
 from __future__ import annotations
 
 import difflib
-import os
-import stat
-import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import TypeVar, Union
 
 import libcst as cst
@@ -185,39 +181,6 @@ def _fix_statement(
 
 
 # --- writing ------------------------------------------------------------------------------
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write through a temporary file in the same folder and a rename, keeping the mode."""
-    target = path.resolve()  # through a symlink: replace the file it points to, not the link
-    mode = stat.S_IMODE(target.stat().st_mode)
-    fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".import-policy")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temporary, mode)
-        os.replace(temporary, target)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise
-
-
-def unified_diff(shown: str, old: bytes, new: bytes, encoding: str = "utf-8") -> str:
-    """ruff/black-style: `--- a` / `+++ b` headers with the path as shown."""
-    old_text = old.decode(encoding, "replace")
-    new_text = new.decode(encoding, "replace")
-    lines = difflib.unified_diff(
-        old_text.splitlines(keepends=True), new_text.splitlines(keepends=True), fromfile=shown, tofile=shown
-    )
-    out = []
-    for line in lines:
-        out.append(line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n")
-    return "".join(out)
 
 
 # --- locating findings and planning the edits -----------------------------------------------

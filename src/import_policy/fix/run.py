@@ -9,9 +9,7 @@ fix was not applied why not. With no writer (`--diff`) it collects diffs instead
 
 from __future__ import annotations
 
-import io
 import os
-import tokenize
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -21,7 +19,9 @@ from import_policy.diagnostics import Diagnostic
 from import_policy.discovery.files import SourceFile
 from import_policy.pipeline.plan import Plan, Selection
 from import_policy.pipeline.engine import Result, run
-from import_policy.fix.apply import fix_bytes, unified_diff, write_atomic
+from import_policy.fix.apply import fix_bytes
+from import_policy.fix.patch import unified_diff
+from import_policy.fix.write import write_atomic
 from import_policy.fix.payload import applies
 from import_policy.fix.reach import OUTSIDE_ROOT, inside
 
@@ -35,7 +35,7 @@ class FixRun:
     fixed: list[Diagnostic] = field(default_factory=list)  # the findings fixed (`applied` of them)
     changed: list[str] = field(default_factory=list)  # root-relative paths written (or that would be)
     new: dict[str, bytes] = field(default_factory=dict)  # root-relative path -> the bytes written
-    diffs: list[str] = field(default_factory=list)
+    diffs: list[bytes] = field(default_factory=list)
     # (root-relative path, rule, line, column) -> why the fix was not applied, for files left as they were;
     # (root-relative path, rule, message) for files that changed otherwise (positions moved)
     failed: dict[tuple[object, ...], str] = field(default_factory=dict)
@@ -50,11 +50,6 @@ def kept_in_memory(_file: SourceFile, _data: bytes) -> None:
     """For stdin and the library: the new bytes are the answer, nothing is written."""
 
 
-def _encoding(source: bytes) -> str:
-    try:
-        return tokenize.detect_encoding(io.BytesIO(source).readline)[0]
-    except SyntaxError:
-        return "utf-8"
 
 
 def fix_and_check_again(
@@ -125,7 +120,7 @@ def fix_files(
             run.new[file.relative] = fixed.new
         else:
             shown = Path(os.path.relpath(root / file.relative, cwd)).as_posix()
-            run.diffs.append(unified_diff(shown, source, fixed.new, _encoding(source)))
+            run.diffs.append(unified_diff(shown, source, fixed.new))
         run.applied += len(fixed.applied)
         run.fixed.extend(fixed.applied)
         run.changed.append(file.relative)

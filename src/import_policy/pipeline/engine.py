@@ -11,11 +11,12 @@ from __future__ import annotations
 import gc
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from import_policy.config.model import RuleBase
 from import_policy.diagnostics import Diagnostic
 from import_policy.discovery.files import SourceFile
+from import_policy.facts.encoding import unfixable_encoding
 from import_policy.facts.model import FileFacts, SyntaxErrorFact
 from import_policy.kinds import cfamily
 from import_policy.kinds.registry import c_kind, python_kind
@@ -135,5 +136,32 @@ def _run(plan: Plan, files: Sequence[SourceFile], read: Reader, jobs: int) -> Re
         diagnostics.extend(
             syntax_error(path, error) for path, error in unparsed.items() if path in python and not python[path].parsed
         )
+    if any(d.fixable for d in diagnostics):
+        diagnostics = _unfixable_in_their_encoding(diagnostics, files, read)
     diagnostics.sort(key=Diagnostic.sort_key)
     return Result(diagnostics, len(files), unreadable)
+
+
+def _unfixable_in_their_encoding(
+    diagnostics: list[Diagnostic], files: Sequence[SourceFile], read: Reader
+) -> list[Diagnostic]:
+    """Findings in a file whose encoding a fix could not write back byte for byte (UTF-7,
+    ISO-2022) are reported, not fixable, and say why."""
+    by_path = {file.relative: file for file in files}
+    verdicts: dict[str, str | None] = {}
+    out = []
+    for d in diagnostics:
+        file = by_path.get(d.path) if d.fixable else None
+        if file is not None and d.path not in verdicts:
+            try:
+                verdicts[d.path] = unfixable_encoding(read(file))
+            except OSError:
+                verdicts[d.path] = None
+        encoding = verdicts.get(d.path) if file is not None else None
+        if encoding is not None:
+            d = replace(
+                d, fixable=False, fix=None,
+                message=f"{d.message} (not fixable: the file's encoding, {encoding}, is not ASCII-compatible)",
+            )
+        out.append(d)
+    return out
