@@ -194,6 +194,7 @@ def _modules(root: Path, *argv: str) -> str:
     return done.stdout.strip().splitlines()[-1]
 
 
+@pytest.mark.slow
 def test_the_warm_path_imports_no_yaml_validation_or_pathspec(tmp_path: Path) -> None:
     (tmp_path / "import-policy.yaml").write_text(TOP, encoding="utf-8")
     (tmp_path / "base.yaml").write_text(BASE, encoding="utf-8")

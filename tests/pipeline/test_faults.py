@@ -14,6 +14,7 @@ from conftest import Project
 MARKER_CODE = "open({marker!r}, 'a').write(__name__)\nimport re\nimport tilelang\n"
 
 
+@pytest.mark.slow
 def test_never_runs_what_it_checks(tmp_path: Path) -> None:
     marker = str(tmp_path / "MARKER")
     (tmp_path / "import-policy.yaml").write_text(
@@ -59,6 +60,7 @@ def test_write_failure_under_fix_is_reported_and_the_file_left_alone(
     assert [p.name for p in project.root.iterdir() if p.name.endswith(".import-policy")] == []
 
 
+@pytest.mark.slow
 def test_killed_fix_leaves_each_file_whole(tmp_path: Path) -> None:
     (tmp_path / "import-policy.yaml").write_text(
         "version: 1\nrules:\n  - id: no-re\n    forbid: [re]\n    fix: {replace_module: regex}\n", encoding="utf-8"
