@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from conftest import Project
 
 
@@ -24,6 +26,7 @@ def test_corrupt_truncated_and_foreign_cache_entries_are_ignored(project: Projec
     assert project.run("check", ".") == first
 
 
+@pytest.mark.slow
 def test_four_concurrent_runs_over_one_cache_agree(tmp_path: Path) -> None:
     (tmp_path / "import-policy.yaml").write_text("version: 1\nrules:\n  - id: no-re\n    forbid: [re]\n", encoding="utf-8")
     for i in range(40):

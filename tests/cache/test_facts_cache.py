@@ -158,6 +158,7 @@ def test_jobs_must_be_a_positive_number(project: Project, value: str) -> None:
     assert code == 2 and "--jobs: expected a whole number of processes (1 or more)" in err
 
 
+@pytest.mark.slow
 def test_concurrent_runs_share_the_cache(project: Project) -> None:
     _tree(project)
     for n in range(40):

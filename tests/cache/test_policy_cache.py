@@ -199,6 +199,7 @@ def _next_second() -> None:
     time.sleep(1 - time.time() % 1 + 0.01)
 
 
+@pytest.mark.slow
 def test_the_warm_path_imports_no_yaml_validation_or_pathspec(tmp_path: Path) -> None:
     (tmp_path / "import-policy.yaml").write_text(TOP, encoding="utf-8")
     (tmp_path / "base.yaml").write_text(BASE, encoding="utf-8")

@@ -96,6 +96,7 @@ def _forged(tmp_path: Path, which: str, attacker_key: str | None) -> Path:
     return checkout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("attacker_key", [None, "the attacker's own key"])
 @pytest.mark.parametrize("which", ["facts", "run"])
 def test_a_forged_cache_entry_in_a_fresh_clone_changes_nothing(tmp_path: Path, which: str, attacker_key: str | None) -> None:
@@ -129,6 +130,7 @@ def test_a_cache_written_under_one_key_is_ignored_under_another(tmp_path: Path, 
     assert FactsCache(tmp_path).get(key) is not None
 
 
+@pytest.mark.slow
 def test_the_key_lives_in_the_users_cache_folder_with_mode_0600(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     home = tmp_path / "xdg"
     project = tmp_path / "project"
@@ -234,6 +236,7 @@ def test_no_key_to_be_had_means_no_cache_not_a_failure(tmp_path: Path) -> None:
     assert not (project / FOLDER).exists()
 
 
+@pytest.mark.slow
 def test_the_cache_folder_never_leads_a_write_or_a_read_elsewhere(tmp_path: Path) -> None:
     project = tmp_path / "project"
     project.mkdir()

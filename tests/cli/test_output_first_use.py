@@ -53,6 +53,7 @@ def _colour_run(root: Path, **env: str) -> str:
     return done.stdout
 
 
+@pytest.mark.slow
 def test_force_color_colours_a_pipe_and_no_color_wins(tmp_path: Path) -> None:
     (tmp_path / "import-policy.yaml").write_text(CONFIG)
     (tmp_path / "a.py").write_text(SOURCE)

@@ -37,6 +37,7 @@ def _into_a_closed_pipe(root: Path, *argv: str) -> tuple[int, str]:
     return done.returncode, done.stderr.decode()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("argv,code", [
     (("check", "--no-cache"), 1),
     (("check", "--no-cache", "--statistics"), 1),

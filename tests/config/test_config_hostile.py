@@ -20,6 +20,7 @@ def test_python_object_tag_is_refused(project: Project) -> None:
     assert not (project.root / "pwned").exists()
 
 
+@pytest.mark.slow
 def test_alias_bomb_is_refused_quickly(project: Project) -> None:
     lines = ['a: &a ["x","x","x","x","x","x","x","x","x"]']
     for previous, name in zip("abcdefgh", "bcdefghi"):
@@ -51,6 +52,7 @@ def test_extends_chain_deeper_than_the_limit(project: Project) -> None:
     assert f"extends nests deeper than {MAX_EXTENDS_DEPTH} files" in err
 
 
+@pytest.mark.slow
 def test_huge_rules_file_loads_in_reasonable_time(project: Project) -> None:
     # Found here: 3000 stale allow_in entries re-parsed the whole file once each (minutes, a
     # seeming hang after the report); stale.entry_line now parses a file once per text.

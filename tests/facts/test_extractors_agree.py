@@ -25,6 +25,14 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 
+def _params() -> list[object]:
+    """Every source, the repository's own files marked slow: together they take minutes."""
+    return [
+        pytest.param(name, source, id=name, marks=[pytest.mark.slow] if "/" in name else [])
+        for name, source in _sources()
+    ]
+
+
 def _sources() -> list[tuple[str, str]]:
     found: list[tuple[str, str]] = []
     for folder in ("src", "tests", "examples", "bench"):
@@ -55,7 +63,7 @@ def _agree(source: bytes, module: str = "pkg.sub.mod", is_package: bool = False)
         assert getattr(ours, field) == getattr(theirs, field), field
 
 
-@pytest.mark.parametrize(("name", "source"), _sources(), ids=[name for name, _ in _sources()])
+@pytest.mark.parametrize(("name", "source"), _params())
 def test_fast_facts_agree_with_libcst(name: str, source: str) -> None:
     data = source.encode("latin-1") if "coding: latin-1" in source else source.encode("utf-8")
     _agree(data)
@@ -77,6 +85,7 @@ def test_a_file_cpython_refuses_is_a_syntax_error() -> None:
     assert facts is not None and facts.syntax_error is not None and facts.imports == ()
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cases())
 def test_fast_facts_agree_on_generated_programs(case: object) -> None:
@@ -117,7 +126,7 @@ def _agree_uses(source: bytes, **where: object) -> None:
         assert both[0] == both[1]
 
 
-@pytest.mark.parametrize(("name", "source"), _sources(), ids=[name for name, _ in _sources()])
+@pytest.mark.parametrize(("name", "source"), _params())
 def test_uses_agree_with_libcst(name: str, source: str) -> None:
     data = source.encode("latin-1") if "coding: latin-1" in source else source.encode("utf-8")
     _agree_uses(data)
@@ -223,6 +232,7 @@ def test_uses_are_resolved_without_libcst() -> None:
     assert _lines(facts.uses) == [(3, ("torch.cuda.synchronize",))]
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(use_items())
 def test_uses_agree_on_generated_programs(items: tuple[UseItem, ...]) -> None:

@@ -48,6 +48,7 @@ def run_case(case: Case, scope: str, type_checking: str, capsys: pytest.CaptureF
     return got, expected_lines(case, scope, type_checking), source
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(case=cases(), scope=st.sampled_from(["module", "anywhere"]), type_checking=st.sampled_from(["ignore", "check"]))
 def test_generated_imports_match_the_reference_model(

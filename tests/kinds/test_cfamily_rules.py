@@ -168,6 +168,7 @@ def test_ignore_file_in_the_first_ten_lines(tmp_path: Path, capsys: pytest.Captu
     assert out.splitlines()[:-1] == ["csrc/late.cpp:12:1: stable-macro `TORCH_LIBRARY` is forbidden"]
 
 
+@pytest.mark.slow
 def test_catastrophic_regex_times_out_as_a_diagnostic(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     config = r"""
     version: 1

@@ -249,6 +249,7 @@ def test_init_lazy_imports_applies_to_vllm_init_only(vllm: Project) -> None:
 # -- the preset ships in the wheel ------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_extends_vllm_loads_from_an_installed_wheel(tmp_path: Path) -> None:
     source = _mkdir(tmp_path / "src-copy")  # built from a copy: no build/ folder in the shared tree
     for name in ("pyproject.toml", "README.md"):

@@ -16,6 +16,7 @@ from conftest import Project
 MARKER_CODE = "open({marker!r}, 'a').write(__name__)\nimport re\nimport tilelang\n"
 
 
+@pytest.mark.slow
 def test_never_runs_what_it_checks(tmp_path: Path) -> None:
     marker = str(tmp_path / "MARKER")
     (tmp_path / "import-policy.yaml").write_text(
@@ -76,6 +77,7 @@ sys.exit(main(sys.argv[1:]))
 """
 
 
+@pytest.mark.slow
 def test_killed_fix_leaves_each_file_whole(tmp_path: Path) -> None:
     (tmp_path / "import-policy.yaml").write_text(
         "version: 1\nrules:\n  - id: no-re\n    forbid: [re]\n    fix: {replace_module: regex}\n", encoding="utf-8"

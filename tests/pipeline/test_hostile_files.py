@@ -57,6 +57,7 @@ def _project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "import-policy.yaml").write_text(POLICY, encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_a_10_mb_file_finishes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     # Many imports and functions, one forbidden at the end: CPython's parser reads it all
     # (about 10 s for 10 MB; a file libcst must parse runs at about 20 s per MB, see docs/reliability.md).

@@ -71,6 +71,7 @@ def _rule_examples(policy: Policy) -> list[tuple[str, str]]:
     return out
 
 
+@pytest.mark.slow
 def test_rule_examples_give_the_same_diagnostics(policy: Policy) -> None:
     examples = _rule_examples(policy)
     assert len(examples) > 40
@@ -79,12 +80,17 @@ def test_rule_examples_give_the_same_diagnostics(policy: Policy) -> None:
             _both(policy, where, snippet.encode("utf-8"))
 
 
-@pytest.mark.parametrize(("name", "source"), _snippets(), ids=[name for name, _ in _snippets()])
+@pytest.mark.parametrize(
+    ("name", "source"),
+    # The repository's own files are marked slow: together they take a minute.
+    [pytest.param(name, source, id=name, marks=[pytest.mark.slow] if "/" in name else []) for name, source in _snippets()],
+)
 def test_fixtures_give_the_same_diagnostics(policy: Policy, name: str, source: str) -> None:
     for where in ("vllm/model_executor/x.py", "vllm/ir/x.py", "vllm/__init__.py"):
         _both(policy, where, source.encode("utf-8"))
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(cases())
 def test_generated_programs_give_the_same_diagnostics(policy: Policy, case: object) -> None:
