@@ -95,6 +95,7 @@ def test_a_fix_keeps_the_findings(tree: Project) -> None:
 
 def test_ignore_file_that_silenced_nothing(project: Project) -> None:
     project.config(CONFIG)
+    project.write("pkg/__init__.py", "")  # the entry module CONFIG names
     project.write("a.py", "# import-policy: ignore-file\nimport os\n")
     project.write("b.py", "# import-policy: ignore-file\nimport pickle\n")
     assert project.lines("--select", "unused-suppression") == [
@@ -104,6 +105,7 @@ def test_ignore_file_that_silenced_nothing(project: Project) -> None:
 
 def test_c_family_comments(project: Project) -> None:
     project.config(CONFIG)
+    project.write("pkg/__init__.py", "")  # the entry module CONFIG names
     project.write("k.cpp", '#include <thread>  // import-policy: ignore[no-std-thread]\n#include <vector>  // import-policy: ignore[no-std-thred]\nconst char* s = "// import-policy: ignore";\n')
     assert project.lines("--select", "unused-suppression") == [
         "k.cpp:2:20: unused-suppression `import-policy: ignore[no-std-thred]` names `no-std-thred`, which is no rule "
@@ -113,6 +115,7 @@ def test_c_family_comments(project: Project) -> None:
 
 def test_a_file_that_does_not_parse_is_not_judged(project: Project) -> None:
     project.config(CONFIG)
+    project.write("pkg/__init__.py", "")  # the entry module CONFIG names
     project.write("a.py", "import pickle\nimport os  # import-policy: ignore\ndef (:\n")
     assert [line.split(": ")[0] + " " + line.split(" ")[1] for line in project.lines("--extend-select", "unused-suppression")] == [
         "a.py:3:5 syntax-error"

@@ -29,6 +29,7 @@ from import_policy.discovery.files import SourceFile
 from import_policy.diagnostics import Diagnostic
 from import_policy.pipeline.plan import Selection
 from import_policy.facts.model import FileFacts
+from import_policy.patterns import PathGlob
 
 
 @dataclass
@@ -104,10 +105,20 @@ def stale_allow_in(
                     per_glob[glob.text].append(file.relative)
         for text, paths in per_glob.items():
             if not paths:
-                out.append((rule, text, "matched no checked file"))
+                out.append((rule, text, "matched no checked file" + _anchored_hint(text, files)))
             elif not any((rule.id, path) in tracker.exempted_findings for path in paths):
                 out.append((rule, text, "exempts nothing: no file it covers has a finding of this rule"))
     return out
+
+
+def _anchored_hint(text: str, files: Sequence[SourceFile]) -> str:
+    """A slash-less glob (`*_utils.py`) is anchored at the root; say so when `**/` would match."""
+    if "/" in text.rstrip("/"):
+        return ""
+    deeper = PathGlob.compile("**/" + text)
+    if any(deeper.matches(file.relative) for file in files):
+        return f" (globs are anchored at the project root: did you mean '**/{text}'?)"
+    return ""
 
 
 def find_stale(

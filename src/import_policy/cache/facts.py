@@ -1,7 +1,7 @@
-"""Per-file facts on disk, so an unchanged file is never parsed (or syntax-checked) twice.
+"""Per-file facts on disk, so an unchanged file is never parsed twice.
 
 An entry is keyed by a hash of the file's bytes, its path and module, the
-tool's version and how the facts were extracted (`mode`: syntax check only,
+tool's version and how the facts were extracted (`mode`: the ROCm pass's graph facts,
 facts, or facts with the uses some rules could judge). Entries are JSON, sealed
 with a MAC under the user's cache key (cache.seal): a missing, corrupt, truncated,
 foreign or forged entry is a miss and is rewritten. Writes go to a temporary file

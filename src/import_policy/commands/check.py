@@ -427,13 +427,15 @@ def unused_suppressions(policy: Policy, selection: Selection, inputs: Inputs, ca
 
 
 def stale_entries(policy: Policy, selection: Selection, inputs: Inputs, caches: Caches, jobs: int) -> list[str]:
-    """Allowlist entries that matched nothing in this run (only told for a whole tree)."""
+    """Globs that match no file and allowlist entries that matched nothing in this run (only
+    told for a whole tree)."""
     if caches.tracker is None:
         return []
     from import_policy.adoption.stale import find_stale
+    from import_policy.adoption.unmatched import unmatched_globs
 
     found = find_stale(policy, selection, inputs.files, caches.tracker)
-    return [str(stale) for stale in found]
+    return [*unmatched_globs(policy, selection, inputs.files, remember=caches.facts is not None), *(str(stale) for stale in found)]
 
 
 def diff(result: Result, inputs: Inputs, unsafe: bool, root: Path, *, quiet: bool) -> int:

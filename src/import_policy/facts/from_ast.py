@@ -1,8 +1,8 @@
 """The same facts as `facts.from_cst.extract` from CPython's own parser (uses through facts.uses_ast).
 
-Every file gets CPython's parse anyway (its syntax check); walking that tree costs
-about as much again, where libcst's parse, positions and visit cost some thirty times
-that (docs/performance.md). Issue 7 allows a faster parse as long as both agree:
+Every file a rule reads gets CPython's parse anyway (it decides what is a syntax error);
+walking that tree costs about as much again, where libcst's parse, positions and visit
+cost some thirty times that (docs/performance.md). A faster parse is fine as long as both agree:
 tests/facts/test_extractors_agree.py holds this module to libcst's facts on every fixture, and
 tests/pipeline/test_soundness.py the diagnostics. The ROCm pass reads these facts
 (`graph_facts`), and so do the import rules (`rule_facts`); a use that could be

@@ -1,7 +1,7 @@
 """One file's facts: from the cache, else the cheapest parse that gives what its rules need.
 
-A file no rule could report in (judged from its bytes) is only syntax-checked; the
-CPython parser (and `symtable`, for uses through the file's scopes) gives the facts
+A file no rule could report in (judged from its bytes), and that the ROCm pass does not
+read, is not parsed at all, not even syntax-checked; for the others the CPython parser (and `symtable`, for uses through the file's scopes) gives the facts
 wherever they equal libcst's, and libcst runs only for a spelling `ast` does not place.
 """
 
