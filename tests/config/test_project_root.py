@@ -71,3 +71,11 @@ def test_a_warm_run_under_a_moved_root_answers_the_same(project: Project) -> Non
     first = project.run("check")
     assert first == project.run("check")
     assert first[0] == 1
+
+
+def test_extends_stay_inside_the_root_the_yaml_names(project: Project) -> None:
+    # tools/ip.yaml with `root: ..` may extend a file beside tools/: it is inside the project root.
+    project.write("policies/base.yaml", PICKLE)
+    project.write("tools/ip.yaml", "root: ..\nextends: [../policies/base.yaml]\n")
+    project.write("pkg/a.py", "import pickle\n")
+    assert project.lines("--config", "tools/ip.yaml") == ["pkg/a.py:1:8: no-pickle `pickle` is forbidden"]

@@ -261,13 +261,22 @@ def _root(base: Path, top: _Source, ordered: list[tuple[_Source, Document]], err
         if source is not top:
             errors.append(_error(source.shown, line, "root: is read only from the configuration a run starts from, not from an extended file"))
             continue
-        folder = (source.path.parent if source.path is not None else base) / text
-        if not folder.is_dir():
-            what = "is not a folder" if folder.exists() else "does not exist"
+        folder = _named_root(source, document)
+        if folder is None:
+            named = (source.path.parent if source.path is not None else base) / text
+            what = "is not a folder" if named.exists() else "does not exist"
             errors.append(_error(source.shown, line, f"root {text!r} {what} (it is relative to this file)"))
             continue
         root = folder
     return root
+
+
+def _named_root(source: _Source, document: Document) -> Path | None:
+    """The folder a file's `root:` names, relative to the file; None if none or not a folder."""
+    if document.root is None or source.path is None:
+        return None
+    folder = source.path.parent / document.root[0]
+    return folder if folder.is_dir() else None
 
 
 def _collect(
@@ -315,6 +324,9 @@ def _collect(
         return
     document = validator.document(tree)
     errors.extend(validator.errors)
+    if not stack:
+        # The top file's `root:` decides what "inside the project root" means for its extends.
+        root = _named_root(source, document) or root
     stack = [*stack, key]
     for target, line in document.extends:
         child = _resolve_extends(target, source, cwd, root)
