@@ -19,6 +19,7 @@ from pathlib import Path
 
 from import_policy import __version__
 from import_policy.cache.seal import FOLDER as CACHE_FOLDER
+from import_policy.quoting import escape_controls
 from import_policy.commands import EXIT_ERROR, EXIT_OK, EXIT_VIOLATIONS, UsageError, discard_stdout
 from import_policy.config.load import DEFAULT_PRESET, ConfigErrors, Loaded, load
 from import_policy.report.formats import FORMATS
@@ -144,11 +145,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_OK
     except ConfigErrors as errors:
         for error in errors.errors:
-            print(f"import-policy: {error}", file=sys.stderr)
+            # Each error on its line: whatever a value or a name holds cannot start another.
+            print(f"import-policy: {escape_controls(str(error))}", file=sys.stderr)
         print(f"import-policy: {len(errors.errors)} configuration error(s); nothing was checked", file=sys.stderr)
         return EXIT_ERROR
     except UsageError as error:
-        print(f"import-policy: error: {error}", file=sys.stderr)
+        print(f"import-policy: error: {escape_controls(str(error))}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
         return 130

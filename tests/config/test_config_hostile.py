@@ -168,3 +168,17 @@ def test_a_long_value_in_an_error_is_not_echoed(project: Project) -> None:
     code, _, err = project.run("check", ".")
     assert code == 2 and SECRET not in err
     assert "import-policy.yaml:2: rules must be a list of rules, got a string of 78 characters" in err
+
+
+def test_extends_may_reach_the_root_that_root_names(project: Project) -> None:
+    # tools/import-policy.yaml with `root: ..`: the project is the whole folder, so a shared
+    # file beside tools/ is inside it; a file above the project is still refused.
+    project.write("policies/base.yaml", "version: 1\nrules:\n  - id: no-pickle\n    forbid: [pickle]\n")
+    project.write("tools/import-policy.yaml", "version: 1\nroot: ..\nextends: [../policies/base.yaml]\n")
+    project.write("a.py", "import pickle\n")
+    code, out, _ = project.run("check", "--config", "tools/import-policy.yaml")
+    assert (code, out.splitlines()[0]) == (1, "a.py:1:8: no-pickle `pickle` is forbidden")
+    project.write("tools/import-policy.yaml", "version: 1\nroot: ..\nextends: [../../outside.yaml]\n")
+    code, _, err = project.run("check", "--config", "tools/import-policy.yaml")
+    assert code == 2
+    assert "tools/import-policy.yaml:3: extends '../../outside.yaml': it leaves the project root" in err

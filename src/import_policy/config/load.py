@@ -241,7 +241,7 @@ def _shown(path: Path, cwd: Path) -> str:
 def _build(root: Path, top: _Source, cwd: Path, read: list[tuple[str, str]]) -> Policy:
     errors: list[ConfigError] = []
     ordered: list[tuple[_Source, Document]] = []
-    _collect(top, [], errors, ordered, cwd, set(), read, root)
+    _collect(top, [], errors, ordered, cwd, set(), read, (root,))
     root = _root(root, top, ordered, errors)
     if errors:
         first_seen = {source: index for index, source in reversed(list(enumerate(e.source for e in errors)))}
@@ -287,10 +287,11 @@ def _collect(
     cwd: Path,
     done: set[str],
     read: list[tuple[str, str]],
-    root: Path,
+    inside: tuple[Path, ...],
 ) -> None:
     """Depth-first over `extends`, parents before children, each file once; `read` gets
-    each source's digest; an extended file must lie inside `root`."""
+    each source's digest; an extended file must lie inside one of the folders `inside`:
+    where the configuration was found and the project root its `root:` names."""
     from import_policy.config.validate import ConfigError, Validator
     from import_policy.config.yamltree import Scalar, YamlError, parse
     from import_policy.kinds.registry import BUILTIN_IDS, KINDS
@@ -326,10 +327,12 @@ def _collect(
     errors.extend(validator.errors)
     if not stack:
         # The top file's `root:` decides what "inside the project root" means for its extends.
-        root = _named_root(source, document) or root
+        named = _named_root(source, document)
+        if named is not None:
+            inside = (*inside, named)
     stack = [*stack, key]
     for target, line in document.extends:
-        child = _resolve_extends(target, source, cwd, root)
+        child = _resolve_extends(target, source, cwd, inside)
         if isinstance(child, str):
             errors.append(ConfigError(source.shown, line, f"extends {target!r}: {child}"))
             continue
@@ -350,7 +353,7 @@ def _collect(
         if len(stack) >= MAX_EXTENDS_DEPTH:
             errors.append(ConfigError(source.shown, line, f"extends nests deeper than {MAX_EXTENDS_DEPTH} files"))
             continue
-        _collect(child, stack, errors, ordered, cwd, done, read, root)
+        _collect(child, stack, errors, ordered, cwd, done, read, inside)
     done.add(key)
     ordered.append((source, document))
 
@@ -361,7 +364,7 @@ OUTSIDE_EXTENDS = (
 )
 
 
-def _resolve_extends(target: str, source: _Source, cwd: Path, root: Path) -> _Source | str | None:
+def _resolve_extends(target: str, source: _Source, cwd: Path, inside: tuple[Path, ...]) -> _Source | str | None:
     """The source `target` names; a refusal (str) for a file outside the project root, which
     is never read (a pull request's `extends` must not read the runner's files); None if unknown."""
     looks_like_path = "/" in target or target.endswith((".yaml", ".yml"))
@@ -372,12 +375,16 @@ def _resolve_extends(target: str, source: _Source, cwd: Path, root: Path) -> _So
     if os.path.isabs(target):
         return OUTSIDE_EXTENDS
     path = (source.path.parent / target)
-    real, real_root = os.path.realpath(path), os.path.realpath(root)
-    if real != real_root and not real.startswith(real_root.rstrip(os.sep) + os.sep):
+    real = os.path.realpath(path)
+    if not any(_within(real, os.path.realpath(folder)) for folder in inside):
         return "it leaves the project root"
     if not path.is_file():
         return None
     return _Source(_shown(path, cwd), path, None)
+
+
+def _within(real: str, folder: str) -> bool:
+    return real == folder or real.startswith(folder.rstrip(os.sep) + os.sep)
 
 
 def _merge(root: Path, ordered: list[tuple[_Source, Document]]) -> Policy:
