@@ -130,9 +130,14 @@ def find_stale(
 
 
 @functools.lru_cache(maxsize=4)
-def _parse_once(text: str) -> Node | None:
-    """Thousands of stale entries in one file must not parse it thousands of times."""
-    return parse(text)
+def _rules_by_line(text: str) -> dict[int, Map]:
+    """Each rule of a file by its line: thousands of stale entries in one file must neither
+    parse it nor walk its rules thousands of times."""
+    tree = parse(text)
+    rules = tree.items.get("rules") if isinstance(tree, Map) else None
+    if rules is None or not isinstance(rules[1], Seq):
+        return {}
+    return {node.line: node for node in rules[1].items if isinstance(node, Map)}
 
 
 def entry_line(origin: Origin, key: str, pattern: str) -> int:
@@ -151,15 +156,11 @@ def entry_line(origin: Origin, key: str, pattern: str) -> int:
     if text is None:
         return origin.line
     try:
-        tree = _parse_once(text)
+        node = _rules_by_line(text).get(origin.line)
     except YamlError:
         return origin.line
-    rules = tree.items.get("rules") if isinstance(tree, Map) else None
-    if rules is None or not isinstance(rules[1], Seq):
-        return origin.line
-    for node in rules[1].items:
-        if isinstance(node, Map) and node.line == origin.line and key in node.items:
-            return _line_of(node.items[key][1], pattern) or origin.line
+    if node is not None and key in node.items:
+        return _line_of(node.items[key][1], pattern) or origin.line
     return origin.line
 
 
