@@ -16,6 +16,7 @@ import os
 from stat import S_ISDIR
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Protocol
 
 from import_policy.cache.facts import FactsCache
 from import_policy.rocm.predicates import (
@@ -50,6 +51,34 @@ from import_policy.facts.prefilter import RELATIVE_IMPORT
 from import_policy.facts.pytext import python_text
 
 Reader = Callable[[SourceFile], bytes]
+
+
+class Records(Protocol):
+    """Where the pass's per-file records are kept: the facts cache, or for one run `Memo`."""
+
+    def key(self, source: bytes, path: str, module: str | None, is_package: bool, mode: str) -> str: ...
+
+    def get(self, key: str) -> FileFacts | None: ...
+
+    def put(self, key: str, facts: FileFacts) -> None: ...
+
+
+class Memo:
+    """The records of one run without a facts cache (`--no-cache`), so that the pass and every
+    `import-time` rule parse a reached file once between them. Keyed by the bytes' digest:
+    what a file held when read, as the facts cache keys it."""
+
+    def __init__(self) -> None:
+        self._records: dict[str, FileFacts] = {}
+
+    def key(self, source: bytes, path: str, module: str | None, is_package: bool, mode: str) -> str:
+        return "\0".join((hashlib.blake2b(source, digest_size=16).hexdigest(), path, str(module), str(is_package), mode))
+
+    def get(self, key: str) -> FileFacts | None:
+        return self._records.get(key)
+
+    def put(self, key: str, facts: FileFacts) -> None:
+        self._records[key] = facts
 # The cache mode of a file's graph facts (facts.fast), shared with the engine.
 GRAPH_MODE = "graph"
 # The module graph's one entry per configuration (its settings are in the store's key).
@@ -204,7 +233,7 @@ def default_entries(top: Iterable[tuple[str, bool]]) -> tuple[str, ...]:
 
 
 def project(
-    plan: RocmPlan, known: Mapping[str, FileFacts], read: Reader, cache: FactsCache | None = None,
+    plan: RocmPlan, known: Mapping[str, FileFacts], read: Reader, cache: Records | None = None,
     modules: Mapping[str, str] | None = None, inputs: Inputs | None = None,
 ) -> Project:
     """The whole project's graph: `known` facts as given, other files read and parsed (or
@@ -328,7 +357,7 @@ def graph_stores(cache: FactsCache | None) -> GraphStores | None:
 
 
 def module_graph(
-    plan: RocmPlan, known: Mapping[str, FileFacts], read: Reader, cache: FactsCache | None = None,
+    plan: RocmPlan, known: Mapping[str, FileFacts], read: Reader, cache: Records | None = None,
     stores: GraphStores | None = None,
 ) -> ModuleGraph:
     """The module graph for this run: what `stores` kept of it while its inputs hold, the rest
@@ -402,7 +431,8 @@ def check(
                 probes.setdefault((diagnostic.path, diagnostic.line, diagnostic.column), diagnostic)
     found: list[Diagnostic] = []
     if plan.needs_project:
-        graph = module_graph(plan, passed, read, cache, stores)
+        records: Records | None = cache if cache is not None or not plan.import_time else Memo()
+        graph = module_graph(plan, passed, read, records, stores)
         reported: set[tuple[str, int, int]] = set()
         reached: list[hook.Finding] = []
         if applies and plan.rules & {HEAVY_IMPORT_REACHABLE, IMPORT_TIME_JIT}:  # else nowhere to report
@@ -432,7 +462,7 @@ def check(
         found.extend(hook.reports(reached, where(_reports_in(rocm.applies_to), graph)))
         for declared in plan.import_time:
             asked = rule_plan(plan, declared)
-            answer = module_graph(asked, passed, read, cache, stores)
+            answer = module_graph(asked, passed, read, records, stores)
             found.extend(hook.reports(
                 import_time_kind.findings(declared, answer), where(_reports_in(declared.applies_to), answer),
             ))
