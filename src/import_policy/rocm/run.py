@@ -18,7 +18,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
-from import_policy.cache.facts import FactsCache
+from import_policy.cache.facts import FactsCache, content_digest
 from import_policy.rocm.predicates import (
     EAGER_HEAVY_IMPORT,
     HEAVY_IMPORT_REACHABLE,
@@ -58,6 +58,8 @@ class Records(Protocol):
 
     def key(self, source: bytes, path: str, module: str | None, is_package: bool, mode: str) -> str: ...
 
+    def key_of(self, content: str, path: str, module: str | None, is_package: bool, mode: str) -> str: ...
+
     def get(self, key: str) -> FileFacts | None: ...
 
     def put(self, key: str, facts: FileFacts) -> None: ...
@@ -72,7 +74,9 @@ class Memo:
         self._records: dict[str, FileFacts] = {}
 
     def key(self, source: bytes, path: str, module: str | None, is_package: bool, mode: str) -> str:
-        return "\0".join((hashlib.blake2b(source, digest_size=16).hexdigest(), path, str(module), str(is_package), mode))
+        return FactsCache.key_of(content_digest(source), path, module, is_package, mode)
+
+    key_of = staticmethod(FactsCache.key_of)
 
     def get(self, key: str) -> FileFacts | None:
         return self._records.get(key)
@@ -400,6 +404,7 @@ def check(
     named: Collection[str] = (),
     stores: GraphStores | None = None,
     unparsed: dict[str, SyntaxErrorFact] | None = None,
+    exempted: Callable[[Sequence[Diagnostic]], None] | None = None,
 ) -> list[Diagnostic]:
     """The pass's diagnostics for the files passed (already parsed by the engine); `named`:
     those named on the command line, where a reachability finding whose chain passes
@@ -407,7 +412,8 @@ def check(
 
     A site is reported under one rule only: a reached site as `heavy-import-reachable` or
     `import-time-jit`, else a probe as `trial-import-probe`, else `eager-heavy-import`.
-    The files the graph loaded and could not parse go to `unparsed` (the engine reports them)."""
+    The files the graph loaded and could not parse go to `unparsed` (the engine reports them).
+    `exempted` (stale-allowlist tracking) sees the `import-time` findings an `allow_in` keeps out."""
     rocm = plan.rocm
     parsed = {
         path: facts for path, facts in passed.items() if facts.syntax_error is None and not path.endswith(".pyi")
@@ -463,9 +469,13 @@ def check(
         for declared in plan.import_time:
             asked = rule_plan(plan, declared)
             answer = module_graph(asked, passed, read, records, stores)
-            found.extend(hook.reports(
-                import_time_kind.findings(declared, answer), where(_reports_in(declared.applies_to), answer),
-            ))
+            findings = list(import_time_kind.findings(declared, answer))
+            found.extend(hook.reports(findings, where(_reports_in(declared.applies_to), answer)))
+            if exempted is not None and declared.allow_in:
+                exempted([
+                    d for d in (finding.site for finding in findings)
+                    if _kept_out(declared, d.path) and not comments(d.path).covers(d.rule, d.suppress_lines)
+                ])
             save_graph(asked, answer, stores)
             if unparsed is not None:
                 unparsed.update(answer.unparsed)
@@ -480,6 +490,11 @@ def check(
     found.extend(probes.values())
     # Reachability findings were judged whole, every report of each at once.
     return [d for d in found if d.places or not comments(d.path).covers(d.rule, d.suppress_lines)]
+
+
+def _kept_out(rule: RuleBase, path: str) -> bool:
+    """Whether `files` covers the path and `allow_in` exempts it."""
+    return replace(rule, allow_in=()).applies_to(path) and not rule.applies_to(path)
 
 
 def _reports_in(applies_to: Callable[[str], bool]) -> Callable[[str], bool]:
