@@ -37,7 +37,7 @@ def test_silent_when_the_forbidden_module_is_imported_lazily(project: Project) -
 def test_an_eager_import_reached_from_the_entry_is_reported_with_its_chain(project: Project) -> None:
     light_app(project)
     project.write("app/media/image.py", "import os\nimport cv2\n")
-    assert project.lines() == [
+    assert project.lines("--no-cache") == project.lines() == [
         "app/media/image.py:2:8: light-import `import app` must stay light: cv2 is loaded at import time: "
         "app -> app.models -> app.media.image -> cv2"
     ]
@@ -177,3 +177,14 @@ def test_reported_where_the_rocm_pass_reports_nothing(project: Project) -> None:
     light_app(project, RULE + 'rocm_safety:\n  heavy_modules: [tilelang]\n  files: ["elsewhere/**"]\n')
     project.write("app/media/image.py", "import cv2\nimport tilelang\n")
     assert [line.split(" ")[1] for line in project.lines()] == ["light-import"]
+
+
+def test_an_allow_in_that_keeps_a_finding_out_is_not_stale(project: Project) -> None:
+    light_app(project, RULE + '    allow_in: ["app/media/image.py"]\n')
+    project.write("app/media/image.py", "import cv2\n")
+    code, out, err = project.run("check")
+    assert (code, out) == (0, "All checks passed!\n")
+    assert "exempts nothing" not in err
+    project.write("app/media/image.py", "import json\n")
+    code, out, err = project.run("check")
+    assert "allow_in entry 'app/media/image.py' of rule 'light-import' exempts nothing" in err

@@ -129,7 +129,10 @@ def _run(plan: Plan, files: Sequence[SourceFile], read: Reader, jobs: int) -> Re
         named = frozenset(file.relative for file in files if file.named)
         unparsed: dict[str, SyntaxErrorFact] = {}
         diagnostics.extend(
-            rocm_pass.check(plan.rocm, python, read, plan.cache, named, rocm_pass.graph_stores(plan.cache), unparsed)
+            rocm_pass.check(
+                plan.rocm, python, read, plan.cache, named, rocm_pass.graph_stores(plan.cache), unparsed,
+                plan.exempted if plan.track_allow_in else None,
+            )
         )
         # A module the pass reached and could not parse is a gap in its graph: never silent.
         # (A file the engine parsed has had its finding already.)

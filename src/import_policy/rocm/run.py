@@ -16,8 +16,9 @@ import os
 from stat import S_ISDIR
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Protocol
 
-from import_policy.cache.facts import FactsCache
+from import_policy.cache.facts import FactsCache, content_digest
 from import_policy.rocm.predicates import (
     EAGER_HEAVY_IMPORT,
     HEAVY_IMPORT_REACHABLE,
@@ -50,6 +51,38 @@ from import_policy.facts.prefilter import RELATIVE_IMPORT
 from import_policy.facts.pytext import python_text
 
 Reader = Callable[[SourceFile], bytes]
+
+
+class Records(Protocol):
+    """Where the pass's per-file records are kept: the facts cache, or for one run `Memo`."""
+
+    def key(self, source: bytes, path: str, module: str | None, is_package: bool, mode: str) -> str: ...
+
+    def key_of(self, content: str, path: str, module: str | None, is_package: bool, mode: str) -> str: ...
+
+    def get(self, key: str) -> FileFacts | None: ...
+
+    def put(self, key: str, facts: FileFacts) -> None: ...
+
+
+class Memo:
+    """The records of one run without a facts cache (`--no-cache`), so that the pass and every
+    `import-time` rule parse a reached file once between them. Keyed by the bytes' digest:
+    what a file held when read, as the facts cache keys it."""
+
+    def __init__(self) -> None:
+        self._records: dict[str, FileFacts] = {}
+
+    def key(self, source: bytes, path: str, module: str | None, is_package: bool, mode: str) -> str:
+        return FactsCache.key_of(content_digest(source), path, module, is_package, mode)
+
+    key_of = staticmethod(FactsCache.key_of)
+
+    def get(self, key: str) -> FileFacts | None:
+        return self._records.get(key)
+
+    def put(self, key: str, facts: FileFacts) -> None:
+        self._records[key] = facts
 # The cache mode of a file's graph facts (facts.fast), shared with the engine.
 GRAPH_MODE = "graph"
 # The module graph's one entry per configuration (its settings are in the store's key).
@@ -204,7 +237,7 @@ def default_entries(top: Iterable[tuple[str, bool]]) -> tuple[str, ...]:
 
 
 def project(
-    plan: RocmPlan, known: Mapping[str, FileFacts], read: Reader, cache: FactsCache | None = None,
+    plan: RocmPlan, known: Mapping[str, FileFacts], read: Reader, cache: Records | None = None,
     modules: Mapping[str, str] | None = None, inputs: Inputs | None = None,
 ) -> Project:
     """The whole project's graph: `known` facts as given, other files read and parsed (or
@@ -328,7 +361,7 @@ def graph_stores(cache: FactsCache | None) -> GraphStores | None:
 
 
 def module_graph(
-    plan: RocmPlan, known: Mapping[str, FileFacts], read: Reader, cache: FactsCache | None = None,
+    plan: RocmPlan, known: Mapping[str, FileFacts], read: Reader, cache: Records | None = None,
     stores: GraphStores | None = None,
 ) -> ModuleGraph:
     """The module graph for this run: what `stores` kept of it while its inputs hold, the rest
@@ -371,6 +404,7 @@ def check(
     named: Collection[str] = (),
     stores: GraphStores | None = None,
     unparsed: dict[str, SyntaxErrorFact] | None = None,
+    exempted: Callable[[Sequence[Diagnostic]], None] | None = None,
 ) -> list[Diagnostic]:
     """The pass's diagnostics for the files passed (already parsed by the engine); `named`:
     those named on the command line, where a reachability finding whose chain passes
@@ -378,7 +412,8 @@ def check(
 
     A site is reported under one rule only: a reached site as `heavy-import-reachable` or
     `import-time-jit`, else a probe as `trial-import-probe`, else `eager-heavy-import`.
-    The files the graph loaded and could not parse go to `unparsed` (the engine reports them)."""
+    The files the graph loaded and could not parse go to `unparsed` (the engine reports them).
+    `exempted` (stale-allowlist tracking) sees the `import-time` findings an `allow_in` keeps out."""
     rocm = plan.rocm
     parsed = {
         path: facts for path, facts in passed.items() if facts.syntax_error is None and not path.endswith(".pyi")
@@ -402,7 +437,8 @@ def check(
                 probes.setdefault((diagnostic.path, diagnostic.line, diagnostic.column), diagnostic)
     found: list[Diagnostic] = []
     if plan.needs_project:
-        graph = module_graph(plan, passed, read, cache, stores)
+        records: Records | None = cache if cache is not None or not plan.import_time else Memo()
+        graph = module_graph(plan, passed, read, records, stores)
         reported: set[tuple[str, int, int]] = set()
         reached: list[hook.Finding] = []
         if applies and plan.rules & {HEAVY_IMPORT_REACHABLE, IMPORT_TIME_JIT}:  # else nowhere to report
@@ -432,10 +468,14 @@ def check(
         found.extend(hook.reports(reached, where(_reports_in(rocm.applies_to), graph)))
         for declared in plan.import_time:
             asked = rule_plan(plan, declared)
-            answer = module_graph(asked, passed, read, cache, stores)
-            found.extend(hook.reports(
-                import_time_kind.findings(declared, answer), where(_reports_in(declared.applies_to), answer),
-            ))
+            answer = module_graph(asked, passed, read, records, stores)
+            findings = list(import_time_kind.findings(declared, answer))
+            found.extend(hook.reports(findings, where(_reports_in(declared.applies_to), answer)))
+            if exempted is not None and declared.allow_in:
+                exempted([
+                    d for d in (finding.site for finding in findings)
+                    if _kept_out(declared, d.path) and not comments(d.path).covers(d.rule, d.suppress_lines)
+                ])
             save_graph(asked, answer, stores)
             if unparsed is not None:
                 unparsed.update(answer.unparsed)
@@ -450,6 +490,11 @@ def check(
     found.extend(probes.values())
     # Reachability findings were judged whole, every report of each at once.
     return [d for d in found if d.places or not comments(d.path).covers(d.rule, d.suppress_lines)]
+
+
+def _kept_out(rule: RuleBase, path: str) -> bool:
+    """Whether `files` covers the path and `allow_in` exempts it."""
+    return replace(rule, allow_in=()).applies_to(path) and not rule.applies_to(path)
 
 
 def _reports_in(applies_to: Callable[[str], bool]) -> Callable[[str], bool]:
