@@ -48,7 +48,7 @@ def test_a_read_only_file_is_not_rewritten(project: Project) -> None:
     assert locked.read_text(encoding="utf-8") == "import re\n"
     assert free.read_text(encoding="utf-8") == "import regex as re\n"
     assert err.splitlines() == ["import-policy: cannot write locked.py: the file is read-only"]
-    assert out.splitlines()[0] == "locked.py:1:8: no-re `re` is forbidden [*]"
+    assert out.splitlines()[0] == "locked.py:1:8: no-re [*] `re` is forbidden"
     assert _leftovers(project.root) == []
 
 
