@@ -191,6 +191,7 @@ def test_a_key_file_that_is_not_a_small_regular_file_is_refused(tmp_path: Path, 
     assert (tmp_path / "elsewhere").read_text(encoding="utf-8") == "k" * 64 + "\n" if kind == "link to a key" else True
 
 
+@pytest.mark.slow
 def test_a_key_inside_the_project_root_is_never_kept_nor_trusted(tmp_path: Path) -> None:
     # A CI job that points XDG_CACHE_HOME into the checkout (to have a cache action keep it):
     # a pull request commits a key and cache entries sealed with it.

@@ -151,8 +151,7 @@ def test_no_fix_mark_where_fix_would_refuse(project: Project, tmp_path_factory: 
 
 def test_force_color_colours_the_diff_as_ruff_does(tree: Project, monkeypatch: pytest.MonkeyPatch) -> None:
     # ruff, FORCE_COLOR=1 `--diff`: `--- \e[31ma.py\e[0m`, `+++ \e[32ma.py\e[0m`, removed lines
-    # red, added lines green, context and `@@` plain; the names carry git's a/ and b/, so that
-    # the plain diff applies with `patch -p1` and `git apply`.
+    # red, added lines green, context and `@@` plain (our names carry git's a/ and b/, for patch -p1).
     tree.write_bytes("b.py", b"import os\r\nimport re\r\nprint(re)\r\n")
     monkeypatch.delenv("NO_COLOR")
     monkeypatch.setenv("FORCE_COLOR", "1")

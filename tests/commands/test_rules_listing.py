@@ -69,7 +69,9 @@ def test_every_rule_has_a_message(project: Project) -> None:
         "  - id: named\n    forbid:\n      - {name: torch.cuda.synchronize, message: '`{name}()` stalls'}\n      - os\n"
         "  - id: inc\n    kind: include\n    forbid: ['ATen/**']\n"
         "  - id: tok\n    kind: token\n    forbid: ['TORCH_LIBRARY']\n"
+        "  - id: light\n    kind: import-time\n    entry: [app]\n    forbid: [cv2]\n"
     )
+    project.write("app/__init__.py", "")
     rows = _rows(project)
     assert {rule: row["message"] for rule, row in rows.items()} == {
         "rel": "Prefer absolute imports over relative imports from parent modules: `from <absolute module> import ...`",
@@ -78,5 +80,6 @@ def test_every_rule_has_a_message(project: Project) -> None:
         "named": "`torch.cuda.synchronize()` stalls | `<name>` is forbidden",
         "inc": "`#include <header>` is forbidden",
         "tok": "`<matched text>` is forbidden",
+        "light": "importing `app` loads `<name>` at import time",
         "syntax-error": "A file that does not parse.",
     }

@@ -78,6 +78,7 @@ def check(policy: Policy, spelling: Spelling) -> None:
         assert {rule for _, rule, _ in everything} & {expected, "no-relative"}, (spelling.source, everything)
 
 
+@pytest.mark.slow
 @settings(
     max_examples=int(os.environ.get("FUZZ_EXAMPLES", "300")),
     deadline=None,

@@ -129,7 +129,7 @@ class ImportTimeKind:
         return "no"
 
     def says(self, rule: ImportTimeRule) -> str:
-        return rule.message or f"importing `{rule.entry[0] if rule.entry else '<entry>'}` loads `{{name}}` at import time"
+        return rule.message or f"importing `{rule.entry[0] if rule.entry else '<entry>'}` loads `<name>` at import time"
 
     def explain_patterns(self, rule: ImportTimeRule) -> list[str]:
         return [
