@@ -237,6 +237,16 @@ def test_why_without_entry_modules_is_a_usage_error(project: Project) -> None:
     snapshot("why-no-entry.stderr", err)
 
 
+def test_why_a_module_neither_heavy_nor_of_the_project_says_so(project: Project) -> None:
+    project.config(POLICY)
+    project.write("vllm/__init__.py", "import numpy\n")
+    code, out, err = project.run("why", "numpy")
+    assert (code, out) == (2, "")
+    assert "numpy is neither a heavy module (rocm_safety.heavy_modules) nor a module of this project" in err
+    code, out, _ = project.run("why", "vllm")  # a project module: an answer, chain or not
+    assert code == 0
+
+
 def test_why_unknown_entry_module_is_a_configuration_error(project: Project) -> None:
     project.config(POLICY)
     project.write("vllm/__init__.py", "")
