@@ -344,6 +344,41 @@ def test_a_project_function_that_is_an_inline_probe_is_followed_at_its_calls(pro
     ]
 
 
+@pytest.mark.parametrize(
+    ("source", "fixed"),
+    [
+        (
+            '"""Doc."""\nfrom __future__ import annotations\n\nimport os\n\ntry:\n    import aiter.ops  # probe\n    HAS = True\nexcept ImportError:\n    HAS = False\n',
+            '"""Doc."""\nfrom __future__ import annotations\nimport importlib.util\n\nimport os\n\nHAS = importlib.util.find_spec("aiter") is not None\n',
+        ),
+        (
+            "import importlib.util\n\n\n" + XFORMERS_PROBE,
+            'import importlib.util\n\n\ndef has_aiter():\n    return importlib.util.find_spec("aiter") is not None\n',
+        ),
+    ],
+)
+def test_an_inline_probe_unsafe_fix(project: Project, source: str, fixed: str) -> None:
+    project.config(POLICY.replace("entry_modules: [vllm, vllm.quant]", "entry_modules: [app]"))
+    project.write("app/__init__.py", "")
+    project.write("app/mod.py", source)
+    code, _, _ = project.run("check", "--select", "trial-import-probe", "--fix", "--unsafe-fixes", "app/mod.py")
+    assert code == 0
+    assert (project.root / "app/mod.py").read_text() == fixed
+    code, _, _ = project.run("check", "--select", "trial-import-probe", "--fix", "--unsafe-fixes", "app/mod.py")
+    assert (code, (project.root / "app/mod.py").read_text()) == (0, fixed)  # a second --fix changes nothing
+
+
+def test_an_inline_probe_of_another_shape_is_left_alone_with_a_note(project: Project) -> None:
+    project.config(POLICY.replace("entry_modules: [vllm, vllm.quant]", "entry_modules: [app]"))
+    project.write("app/__init__.py", "")
+    source = "try:\n    import aiter\nexcept ImportError:\n    pass\n"
+    project.write("app/mod.py", source)
+    code, out, err = project.run("check", "--select", "trial-import-probe", "--fix", "--unsafe-fixes", "app/mod.py")
+    assert code == 1
+    assert (project.root / "app/mod.py").read_text() == source
+    assert "only a `try:` that sets a flag or returns True / False is rewritten" in out + err
+
+
 def test_trial_import_probe_unsafe_fix(project: Project) -> None:
     project.config(POLICY.replace("entry_modules: [vllm, vllm.quant]", "entry_modules: [app]"))
     project.write("app/__init__.py", "")

@@ -14,7 +14,7 @@ from import_policy.config.model import Policy, RocmSafety
 from import_policy.kinds.imports import gateways
 from import_policy.diagnostics import Diagnostic
 from import_policy.facts.model import CallFact, FileFacts, ImportFact, Span
-from import_policy.fix.payload import ProbeFix
+from import_policy.fix.payload import InlineProbeFix, ProbeFix
 from import_policy.patterns import judge
 
 TRIAL_IMPORT_PROBE = "trial-import-probe"
@@ -78,11 +78,13 @@ def trial_import_probes(rocm: RocmSafety, facts: FileFacts) -> Iterator[Diagnost
         heavy, span = inline
         seen.add((span.line, span.column))
         top = heavy.split(".")[0]
-        yield _diagnostic(
+        diagnostic = _diagnostic(
             TRIAL_IMPORT_PROBE, facts, span, fact.statement_line,
             f"`try: import {heavy}` imports `{heavy}` just to see whether it is installed; use "
             f"`importlib.util.find_spec(\"{top}\") is not None`, which only looks for the module",
         )
+        # Unsafe, as the probe fix: find_spec does not prove the module's native libraries load.
+        yield replace(diagnostic, fixable=True, fix=InlineProbeFix(top))
     for call in facts.calls:
         found = probe_of(rocm, call)
         if found is None or call.first_string is None:
