@@ -133,3 +133,17 @@ def test_import_rules_see_lazy_imports_as_any_import(project: Project) -> None:
         "app/mod.py:2:13: no-pickle `pickle` is forbidden",
         "app/mod.py:3:11: no-pickle `pickle` is forbidden",
     ]
+
+
+def test_a_lazy_import_is_reported_but_not_rewritten_by_a_gateway_fix(project: Project) -> None:
+    project.config(
+        "version: 1\nrules:\n  - id: gw\n    forbid: [tilelang]\n"
+        "    fix: {gateway: app.gw, exports: {tilelang: tilelang}}\n"
+    )
+    project.write("app/__init__.py", "")
+    project.write("app/gw.py", "tilelang = None\n")
+    project.write("app/mod.py", "lazy import tilelang\nimport tilelang\n")
+    code, out, _ = project.run("check", "--fix", "app/mod.py")
+    assert code == 1
+    assert (project.root / "app/mod.py").read_text() == "lazy import tilelang\nfrom app.gw import tilelang\n"
+    assert "app/mod.py:1:13: gw" in out

@@ -184,6 +184,8 @@ def plan_edit(
     """The edit for one forbidden imported name, or why there is none."""
     if fact.kind == "dynamic":
         return "a dynamic import is not rewritten"
+    if fact.lazy == "keyword":
+        return "a `lazy` import is not rewritten (the fixer's parser may not read the keyword)"
     if fact.member == "*":
         return "a star import is not rewritten"
     if fact.kind == "import":
