@@ -147,3 +147,26 @@ def test_a_lazy_import_is_reported_but_not_rewritten_by_a_gateway_fix(project: P
     assert code == 1
     assert (project.root / "app/mod.py").read_text() == "lazy import tilelang\nfrom app.gw import tilelang\n"
     assert "app/mod.py:1:13: gw" in out
+
+
+def test_a_site_keeps_its_trial_and_lazy_flags_through_the_stored_graph() -> None:
+    from import_policy.facts.model import Span
+    from import_policy.rocm.graph import HeavySite
+    from import_policy.rocm.graphcodec import decode_sites, encode_sites
+
+    span = Span(3, 5, 3, 10)
+    sites = [
+        HeavySite("app/mod.py", "app.mod", "aiter", span, 3, "import", "import aiter", trial=True),
+        HeavySite("app/mod.py", "app.mod", "aiter", span, 3, "import", "lazy import aiter", eager_lazy=True),
+        HeavySite("app/mod.py", "app.mod", "aiter", span, 3, "import", "lazy import aiter", loaded_by="aiter"),
+    ]
+    assert decode_sites("app/mod.py", encode_sites(sites)) == sites
+
+
+def test_a_warm_run_reports_what_a_cold_one_does(project: Project) -> None:
+    project.config(LAZY + POLICY)
+    project.write("app/__init__.py", "from app import mod\n")
+    project.write("app/mod.py", "lazy import aiter\ntry:\n    import tilelang\nexcept ImportError:\n    pass\nX = aiter.f\n")
+    cold = project.lines("--select", "heavy-import-reachable")
+    assert project.lines("--select", "heavy-import-reachable") == cold
+    assert [line.split(" ")[0] for line in cold[:2]] == ["app/mod.py:3:12:", "app/mod.py:6:5:"]
