@@ -43,6 +43,7 @@ from import_policy.facts.model import (
     Value,
 )
 from import_policy.facts import uses_ast
+from import_policy.facts.reads import read_names
 from import_policy.facts.syntax import cpython_read
 from import_policy.facts.usegate import UseGate, bound_imports, could_matter
 from import_policy.facts.walkstate import (
@@ -691,21 +692,6 @@ def _strings(node: ast.expr) -> tuple[str, ...] | None:
     return tuple(out)
 
 
-def read_names(tree: ast.Module) -> frozenset[str]:
-    """Every name the file reads, but where it is only compared with None (`x is None`)."""
-    loads: dict[int, str] = {}
-    checked: set[int] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-            loads[id(node)] = node.id
-        elif isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], _NONE_TESTS):
-            sides = (node.left, node.comparators[0])
-            if any(isinstance(side, ast.Constant) and side.value is None for side in sides):
-                checked.update(id(side) for side in sides if isinstance(side, ast.Name))
-    return frozenset(name for key, name in loads.items() if key not in checked)
-
-
-_NONE_TESTS = (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)
 
 
 _SKIPPED_FIELDS = frozenset({"ctx", "type_comment", "kind"})

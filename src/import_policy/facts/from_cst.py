@@ -47,7 +47,7 @@ from import_policy.facts.model import (
     UseFact,
     Value,
 )
-from import_policy.facts.from_ast import read_names
+from import_policy.facts.reads import read_names
 from import_policy.facts.syntax import cpython_read
 from import_policy.facts.usegate import UseGate, bound_imports, could_matter
 from import_policy.facts.walkstate import (
