@@ -79,6 +79,7 @@ def test_without_a_version_anywhere_the_oldest_supported_python_is_3_10(project:
         '__lazy_modules__ = ["aiter"]\ntry:\n    import aiter\nexcept ImportError:\n    aiter = None\nX = 1\n',  # never lazy in a try
         '__lazy_modules__ = ["aiter.ops"]\nimport aiter\n',  # another module's name
         'import aiter\n__lazy_modules__ = ["aiter"]\n',  # named after the import ran
+        'if x:\n    __lazy_modules__ = ["aiter"]\nimport aiter\n',  # bound only if x
     ],
 )
 def test_imports_lazy_modules_does_not_make_lazy(project: Project, source: str) -> None:

@@ -144,9 +144,11 @@ class WalkState:
         return fact
 
     def assigned_lazy_modules(self, names: tuple[str, ...] | None) -> None:
-        """`__lazy_modules__ = [...]` at module level: a literal list of module names, or None."""
+        """`__lazy_modules__ = [...]` at module level: a literal list of module names; under an
+        `if` or in a `try:` it may not run, and then the imports stay eager (None)."""
         if self.module_level():
-            self.lazy_modules = frozenset(names) if names is not None else None
+            always = not self.branches and not self.try_depth
+            self.lazy_modules = frozenset(names) if names is not None and always else None
 
     def read(self, name: str, span: Span, statement_line: int) -> None:
         """A read of `name`; recorded when a lazy import bound it and it runs at import time."""
