@@ -320,6 +320,8 @@ def test_an_inline_probe_is_a_trial_import_probe(project: Project, source: str, 
         "try:\n    import aiter\nexcept OSError:\n    pass\n",  # a failed import is not caught
         "try:\n    import numpy\nexcept ImportError:\n    pass\n",  # not heavy
         "try:\n    if x:\n        import aiter\nexcept ImportError:\n    pass\n",  # not straight in the `try:`
+        # the `try:` also imports names that are used: an optional import, its `import aiter` included
+        "try:\n    import aiter\n    from aiter.ops import gemm\nexcept ImportError:\n    gemm = None\nX = gemm\n",
     ],
 )
 def test_inline_probe_allows(project: Project, source: str) -> None:

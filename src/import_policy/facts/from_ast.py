@@ -325,8 +325,9 @@ class _Collector(WalkState):
         elif isinstance(node, (ast.For, ast.AsyncFor)):
             self.loop(node)
         elif isinstance(node, _TRIES):
-            if _catches_import(node):
-                self._probing.update(id(statement) for statement in node.body)  # type: ignore[attr-defined]
+            body: list[ast.stmt] = node.body  # type: ignore[attr-defined]
+            if _catches_import(node) and self.only_probes(body):
+                self._probing.update(id(statement) for statement in body)
             self.try_depth += 1
             self.generic(node)
             self.try_depth -= 1
@@ -415,6 +416,21 @@ class _Collector(WalkState):
             self.expression(decorator)
 
     # --- imports ------------------------------------------------------------------
+
+    def only_probes(self, body: list[ast.stmt]) -> bool:
+        """Every import straight in the `try:` binds names the file never reads: the `try:` is
+        there to see whether they import (one whose names are used is an optional import)."""
+        if self.read_names is None:
+            self.read_names = read_names(self.tree) if self.tree is not None else frozenset()
+        for statement in body:
+            if isinstance(statement, (ast.Import, ast.ImportFrom)):
+                for alias in statement.names:
+                    if alias.name == "*":
+                        return False
+                    plain = isinstance(statement, ast.Import) and alias.asname is None
+                    if (alias.asname or (alias.name.split(".")[0] if plain else alias.name)) in self.read_names:
+                        return False
+        return True
 
     def probe(self, node: ast.stmt, bound: str | None) -> bool:
         """An import straight in a `try:` that catches its failure, binding a name the file never reads."""

@@ -367,9 +367,25 @@ class _Collector(WalkState, cst.CSTVisitor):
             return
         body = node.body
         lines = body.body if isinstance(body, cst.IndentedBlock) else [body]
-        for line in lines:
-            if isinstance(line, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
-                self._probing.update(id(small) for small in line.body)
+        smalls = [small for line in lines if isinstance(line, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) for small in line.body]
+        if self.only_probes(smalls):
+            self._probing.update(id(small) for small in smalls)
+
+    def only_probes(self, smalls: list[cst.BaseSmallStatement]) -> bool:
+        """Every import straight in the `try:` binds names the file never reads: the `try:` is
+        there to see whether they import (one whose names are used is an optional import)."""
+        if self.read_names is None:
+            self.read_names = read_names(self.tree) if self.tree is not None else frozenset()
+        for small in smalls:
+            if isinstance(small, (cst.Import, cst.ImportFrom)):
+                if isinstance(small.names, cst.ImportStar):
+                    return False
+                for alias in small.names:
+                    full = get_full_name_for_node(alias.name) or ""
+                    plain = isinstance(small, cst.Import) and alias.asname is None
+                    if (_alias_name(alias) or (full.split(".")[0] if plain else full)) in self.read_names:
+                        return False
+        return True
 
     def probe(self, node: cst.CSTNode, bound: str | None) -> bool:
         """An import straight in a `try:` that catches its failure, binding a name the file never reads."""
