@@ -240,6 +240,7 @@ def test_why_without_entry_modules_is_a_usage_error(project: Project) -> None:
 def test_why_a_module_neither_heavy_nor_of_the_project_says_so(project: Project) -> None:
     project.config(POLICY)
     project.write("vllm/__init__.py", "import numpy\n")
+    project.write("vllm/quant/__init__.py", "")
     code, out, err = project.run("why", "numpy")
     assert (code, out) == (2, "")
     assert "numpy is neither a heavy module (rocm_safety.heavy_modules) nor a module of this project" in err
