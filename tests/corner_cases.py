@@ -38,7 +38,12 @@ TRICKY = [
     "def s():\n    if not is_cuda():\n        return False\n    elif q:\n        raise E\n    import t\n    if r: return\n    return x and y\n",
     "if __name__ == '__main__':\n    import m\nif '__main__' != __name__:\n    pass\nif __name__ == 'x':\n    pass\n",
     "import pkgutil, importlib\nimport pkg.models as pm\nfor _, n, _ in pkgutil.iter_modules(pm.__path__):\n    importlib.import_module(f'pkg.models.{n}')\ndef reg(p):\n    for m in pkgutil.walk_packages(p.__path__):\n        importlib.import_module(m.name)\n    for m in pkgutil.iter_modules(q):\n        importlib.import_module('lit')\n",
-    "def f():\n    if a:\n        return 1\n    else:\n        return 2\n    if b:\n        x()\n        raise E\n    y()\n",
+    "def f():\n    if a:\n        return 1\n    else:\n        return 2\n    if b:\n        x()\n        raise E\n    y()\n",    # platform values: comparisons with literals, getattr, `is None`
+    "import torch\nfrom d import DEVICE_TYPE as D\nif D == 'cuda':\n    import a\nelif 'hip' != D and x.is_cuda:\n    pass\nif D in ('x', None, 1, 2.5, True) or D not in ['y']:\n    pass\nif getattr(torch.version, 'hip', None) is not None:\n    pass\nif torch.version.cuda is None or getattr(t, n) == -1 or a == b == 'c':\n    pass\nok = D != 'cuda'\n",
+    # inline probes: a name never read but compared with None or deleted
+    "try:\n    import xformers\n    HAS = True\nexcept (OSError, ImportError):\n    HAS = False\ntry: from flashinfer import a as b, c\nexcept Exception: b = None\nif b is None:\n    del c\ntry:\n    import used\nexcept:\n    pass\nprint(used)\n",
+    # PEP 810 lazy imports and their import-time reads
+    "lazy import aiter\nlazy from x.y import z, w as v\n__lazy_modules__ = ['json', 'a.b']\nimport json\nfrom a.b import c\nif x: lazy import q\n@aiter.jit\ndef g(a=z, *, k=json.x): return v\nclass K(c):\n    y = v\nprint(aiter, f(aiter=1), z.q)\n",
 ]
 
 # Spellings of `import pickle` that Python runs and a byte search misses: white space the

@@ -22,7 +22,27 @@ def errors(project: Project, config: str, *argv: str) -> list[str]:
         (
             "version: 1\nrulez: []\n",
             "import-policy: import-policy.yaml:2: unknown key 'rulez' in the configuration; "
-            "expected one of: enable, exclude, extends, ignore, rocm_safety, root, roots, rules, version",
+            "expected one of: enable, exclude, extends, ignore, rocm_safety, root, roots, rules, target_version, version",
+        ),
+        (
+            "version: 1\ntarget_version: 3.15\nextends: [rocm-safety]\n",
+            'import-policy: import-policy.yaml:2: target_version must be a Python version in quotes, like "3.15", '
+            "got float 3.15",
+        ),
+        (
+            "rocm_safety:\n  values: [DEVICE_TYPE]\n",
+            "import-policy: import-policy.yaml:2: values must map names to what they hold on ROCm "
+            "(DEVICE_TYPE: hip), got a list",
+        ),
+        (
+            "rocm_safety:\n  values:\n    DEVICE TYPE: hip\n",
+            "import-policy: import-policy.yaml:3: values entry 'DEVICE TYPE' must be a name such as DEVICE_TYPE "
+            "or torch.version.cuda",
+        ),
+        (
+            "rocm_safety:\n  values:\n    DEVICE_TYPE: [hip]\n",
+            "import-policy: import-policy.yaml:3: values['DEVICE_TYPE'] must be a string, number, true or null "
+            "(false removes the name), got a list",
         ),
         ("version: 2\n", "import-policy: import-policy.yaml:1: version must be 1, got int 2"),
         ("rules: {}\n", "import-policy: import-policy.yaml:1: rules must be a list of rules, got a map"),

@@ -13,12 +13,13 @@ from import_policy.cache.run import Outcome, RunCache
 from import_policy.diagnostics import Diagnostic
 from import_policy.discovery.files import SourceFile
 from import_policy.fix.apply import APPLIERS, fix_bytes
-from import_policy.fix.payload import PAYLOADS, AliasEdit, ImportFix, ProbeFix, UnknownPayload, decode, encode
+from import_policy.fix.payload import PAYLOADS, AliasEdit, ImportFix, InlineProbeFix, ProbeFix, UnknownPayload, decode, encode
 
 SAMPLES = [
     ImportFix("import", (AliasEdit("triton.language", True, "tl2", "tl", "vllm.triton_utils"),)),
     ImportFix("from", (AliasEdit("b64encode", False, "b64encode", "pybase64"),), safe=True),
     ProbeFix("_has_module", "_has_module_spec"),
+    InlineProbeFix("xformers"),
 ]
 
 

@@ -237,6 +237,17 @@ def test_why_without_entry_modules_is_a_usage_error(project: Project) -> None:
     snapshot("why-no-entry.stderr", err)
 
 
+def test_why_a_module_neither_heavy_nor_of_the_project_says_so(project: Project) -> None:
+    project.config(POLICY)
+    project.write("vllm/__init__.py", "import numpy\n")
+    project.write("vllm/quant/__init__.py", "")
+    code, out, err = project.run("why", "numpy")
+    assert (code, out) == (2, "")
+    assert "numpy is neither a heavy module (rocm_safety.heavy_modules) nor a module of this project" in err
+    code, out, _ = project.run("why", "vllm")  # a project module: an answer, chain or not
+    assert code == 0
+
+
 def test_why_unknown_entry_module_is_a_configuration_error(project: Project) -> None:
     project.config(POLICY)
     project.write("vllm/__init__.py", "")
@@ -281,6 +292,96 @@ def test_trial_import_probe_allows(project: Project, source: str) -> None:
     assert lines_for(project, "trial-import-probe", source) == []
 
 
+XFORMERS_PROBE = "def has_aiter():\n    try:\n        import aiter  # noqa: F401\n        return True\n    except ImportError:\n        return False\n"
+
+
+@pytest.mark.parametrize(
+    ("source", "line"),
+    [
+        ("try:\n    import aiter\nexcept ImportError:\n    pass\n", 2),
+        ("try:\n    import aiter.ops\n    HAS = True\nexcept ModuleNotFoundError:\n    HAS = False\n", 2),
+        ("try:\n    from aiter import ops, gemm\nexcept (OSError, ImportError):\n    ops = None\nif ops is None:\n    pass\n", 2),
+        ("try:\n    import aiter\n    del aiter\nexcept Exception:\n    pass\n", 2),
+        ("try:\n    import aiter\nexcept:\n    pass\n", 2),
+        ("if is_cuda():\n    try:\n        import aiter\n    except ImportError:\n        pass\n", 3),  # wherever it stands
+        (XFORMERS_PROBE, 3),  # in a project function: the `try:` inside is the probe
+    ],
+)
+def test_an_inline_probe_is_a_trial_import_probe(project: Project, source: str, line: int) -> None:
+    [found] = lines_for(project, "trial-import-probe", source)
+    assert found.startswith(f"app/mod.py:{line}:")
+    assert "trial-import-probe `try: import aiter" in found
+    assert 'importlib.util.find_spec("aiter") is not None' in found
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "try:\n    import aiter\nexcept ImportError:\n    aiter = None\ndef f():\n    return aiter.ops\n",  # used: optional
+        "try:\n    import aiter\nexcept OSError:\n    pass\n",  # a failed import is not caught
+        "try:\n    import numpy\nexcept ImportError:\n    pass\n",  # not heavy
+        "try:\n    if x:\n        import aiter\nexcept ImportError:\n    pass\n",  # not straight in the `try:`
+        # the `try:` also imports names that are used: an optional import, its `import aiter` included
+        "try:\n    import aiter\n    from aiter.ops import gemm\nexcept ImportError:\n    gemm = None\nX = gemm\n",
+    ],
+)
+def test_inline_probe_allows(project: Project, source: str) -> None:
+    assert lines_for(project, "trial-import-probe", source) == []
+
+
+def test_a_reached_inline_probe_is_one_heavy_import_reachable_finding(project: Project) -> None:
+    source = "try:\n    import aiter\nexcept ImportError:\n    pass\n"
+    assert lines_for(project, "heavy-import-reachable,trial-import-probe", source, reached=True) == [
+        "app/mod.py:2:12: heavy-import-reachable importing `app` imports `aiter` (a trial import: "
+        "`try: import aiter` only to see whether it is installed): app -> app.mod -> aiter",
+    ]
+
+
+def test_a_project_function_that_is_an_inline_probe_is_followed_at_its_calls(project: Project) -> None:
+    lines = lines_for(project, "heavy-import-reachable,trial-import-probe", XFORMERS_PROBE + "HAS = has_aiter()\n", reached=True)
+    assert lines == [
+        "app/mod.py:3:16: trial-import-probe `try: import aiter` imports `aiter` just to see whether it is installed; "
+        'use `importlib.util.find_spec("aiter") is not None`, which only looks for the module',
+        "app/mod.py:7:7: heavy-import-reachable importing `app` calls `has_aiter() -> try: import aiter`, which "
+        "imports `aiter`: app -> app.mod -> aiter",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("source", "fixed"),
+    [
+        (
+            '"""Doc."""\nfrom __future__ import annotations\n\nimport os\n\ntry:\n    import aiter.ops  # probe\n    HAS = True\nexcept ImportError:\n    HAS = False\n',
+            '"""Doc."""\nfrom __future__ import annotations\nimport importlib.util\n\nimport os\n\nHAS = importlib.util.find_spec("aiter") is not None\n',
+        ),
+        (
+            "import importlib.util\n\n\n" + XFORMERS_PROBE,
+            'import importlib.util\n\n\ndef has_aiter():\n    return importlib.util.find_spec("aiter") is not None\n',
+        ),
+    ],
+)
+def test_an_inline_probe_unsafe_fix(project: Project, source: str, fixed: str) -> None:
+    project.config(POLICY.replace("entry_modules: [vllm, vllm.quant]", "entry_modules: [app]"))
+    project.write("app/__init__.py", "")
+    project.write("app/mod.py", source)
+    code, _, _ = project.run("check", "--select", "trial-import-probe", "--fix", "--unsafe-fixes", "app/mod.py")
+    assert code == 0
+    assert (project.root / "app/mod.py").read_text() == fixed
+    code, _, _ = project.run("check", "--select", "trial-import-probe", "--fix", "--unsafe-fixes", "app/mod.py")
+    assert (code, (project.root / "app/mod.py").read_text()) == (0, fixed)  # a second --fix changes nothing
+
+
+def test_an_inline_probe_of_another_shape_is_left_alone_with_a_note(project: Project) -> None:
+    project.config(POLICY.replace("entry_modules: [vllm, vllm.quant]", "entry_modules: [app]"))
+    project.write("app/__init__.py", "")
+    source = "try:\n    import aiter\nexcept ImportError:\n    pass\n"
+    project.write("app/mod.py", source)
+    code, out, err = project.run("check", "--select", "trial-import-probe", "--fix", "--unsafe-fixes", "app/mod.py")
+    assert code == 1
+    assert (project.root / "app/mod.py").read_text() == source
+    assert "only a `try:` that sets a flag or returns True / False is rewritten" in out + err
+
+
 def test_trial_import_probe_unsafe_fix(project: Project) -> None:
     project.config(POLICY.replace("entry_modules: [vllm, vllm.quant]", "entry_modules: [app]"))
     project.write("app/__init__.py", "")
@@ -299,7 +400,10 @@ def test_trial_import_probe_unsafe_fix(project: Project) -> None:
         ("from aiter import ops, tuned\n", "app/mod.py:1:6: eager-heavy-import heavy module `aiter` is imported when this module is imported; import it where it is used, or under a guard"),
         ('import importlib\nimportlib.import_module("triton")\n', "app/mod.py:2:25: eager-heavy-import heavy module `triton` is imported when this module is imported; import it where it is used, or under a guard"),
         ("class K:\n    import triton\n", "app/mod.py:2:12: eager-heavy-import heavy module `triton` is imported when this module is imported; import it where it is used, or under a guard"),
-        ("try:\n    import aiter\nexcept ImportError:\n    pass\n", "app/mod.py:2:12: eager-heavy-import heavy module `aiter` is imported when this module is imported; import it where it is used, or under a guard"),
+        # an inline probe that is also a site of a rule in force: reported once, under that rule, as a trial import
+        ("try:\n    import aiter\nexcept ImportError:\n    pass\n", "app/mod.py:2:12: eager-heavy-import heavy module `aiter` is imported when this module is imported (a trial import: `try: import aiter` only to see whether it is installed); import it where it is used, or under a guard"),
+        # the name it binds is used: an optional import, not a probe
+        ("try:\n    import aiter\nexcept ImportError:\n    aiter = None\nF = aiter.f\n", "app/mod.py:2:12: eager-heavy-import heavy module `aiter` is imported when this module is imported; import it where it is used, or under a guard"),
         ("if is_cuda() or x:\n    import aiter\n", "app/mod.py:2:12: eager-heavy-import heavy module `aiter` is imported when this module is imported; import it where it is used, or under a guard"),
         ('X = _has_module("aiter")\n', 'app/mod.py:1:5: eager-heavy-import `_has_module("aiter")` runs when this module is imported and imports `aiter`'),
         (

@@ -19,7 +19,7 @@ ROCM = RocmSafety(
     heavy_modules=(DottedPattern.compile("tilelang"),), probes=(("_has_module", "_has_module_spec"),),
     guards=GUARDS, files=(), entry_modules=("app",), origin=Origin("test", 1),
 )
-CUDA = Leaf("is_cuda", "current_platform.is_cuda")
+CUDA = Leaf("is_cuda", "current_platform.is_cuda", call=True, attribute=True)
 TC = Leaf("TYPE_CHECKING", "typing.TYPE_CHECKING")
 OTHER = Leaf("is_rocm", "current_platform.is_rocm")
 
@@ -34,6 +34,10 @@ def _judge(rocm: RocmSafety = ROCM) -> Judge:
         (CUDA, False), (TC, False), (OTHER, None), (Opaque(), None), (Not(CUDA), True),
         (BoolOp("and", (OTHER, CUDA)), False), (BoolOp("or", (TC, CUDA)), False), (BoolOp("or", (CUDA, OTHER)), None),
         (Leaf("is_cuda_alike", "p.is_cuda_alike"), None), (Leaf("_is_cuda", "_is_cuda"), False),
+        # read without a call, an attribute of an object is its property (`tensor.is_cuda`): unknown
+        (Leaf("is_cuda", "current_platform.is_cuda", attribute=True), None),
+        (Leaf("is_cuda", "tensor.is_cuda", attribute=True), None),
+        (Leaf("_is_cuda", "app.flags._is_cuda"), False),  # a name imported from a module
     ],
 )
 def test_conditions_are_three_valued(test: Test, value: bool | None) -> None:

@@ -22,6 +22,7 @@ rocm_safety:
   probes: {_has_module: _has_module_spec}
   guards: [TYPE_CHECKING, is_cuda, is_xpu, torch.version.cuda]
   rocm: [is_rocm, is_hip, torch.version.hip]
+  values: {DEVICE_TYPE: hip, SYSTEM: rocm, torch.version.cuda: null}
   entry_modules: [app]
 """
 
@@ -60,6 +61,20 @@ CASES = [
     ("early return in a function run at import time", "def load():\n    if is_cuda():\n        return\n    import aiter\nload()\n", "def load():\n    if not is_cuda():\n        return None\n    import aiter\nload()\n"),
     ("early raise at module level", "if is_cuda():\n    raise ImportError\nimport aiter\n", "if not is_cuda():\n    raise ImportError('CUDA only')\nimport aiter\n"),
     ("unknown counts as running", "if x:\n    import aiter\n", "if is_cuda():\n    import aiter\n"),
+    ("a guard's attribute read is an object's property", "if tensor.is_cuda:\n    import aiter\n", "if current_platform.is_cuda():\n    import aiter\n"),
+    ("a rocm attribute read is an object's property", "if x.is_hip:\n    pass\nelse:\n    import aiter\n", "if x.is_hip():\n    pass\nelse:\n    import aiter\n"),
+    ("a value ==", "if DEVICE_TYPE == 'hip':\n    import aiter\n", "if DEVICE_TYPE == 'cuda':\n    import aiter\n"),
+    ("a value !=", "if DEVICE_TYPE != 'cuda':\n    import aiter\n", "if DEVICE_TYPE != 'hip':\n    import aiter\n"),
+    ("a value, literal first", "if 'hip' == DEVICE_TYPE:\n    import aiter\n", "if 'cuda' == DEVICE_TYPE:\n    import aiter\n"),
+    ("a value in a tuple", "if DEVICE_TYPE in ('cuda', 'hip'):\n    import aiter\n", "if DEVICE_TYPE in ['cuda', 'xpu']:\n    import aiter\n"),
+    ("a value not in", "if DEVICE_TYPE not in ('cuda',):\n    import aiter\n", "if DEVICE_TYPE not in ('hip', 'cpu'):\n    import aiter\n"),
+    ("a value whatever the code assigns", "SYSTEM = 'cuda'\nif SYSTEM == 'rocm':\n    import aiter\n", "SYSTEM = 'rocm'\nif SYSTEM == 'cuda':\n    import aiter\n"),
+    ("a value imported", "from app.plat import DEVICE_TYPE\nif DEVICE_TYPE == 'hip':\n    import aiter\n", "from app.plat import DEVICE_TYPE as D\nif D == 'cuda':\n    import aiter\n"),
+    ("a value in a flag", "_ON = DEVICE_TYPE == 'hip'\nif _ON:\n    import aiter\n", "_ON = DEVICE_TYPE == 'cuda'\nif _ON:\n    import aiter\n"),
+    ("a null value is None", "import torch\nif torch.version.cuda is None:\n    import aiter\n", "import torch\nif torch.version.cuda is not None:\n    import aiter\n"),
+    ("a rocm dotted entry is not None", "import torch\nif torch.version.hip is not None:\n    import aiter\n", "import torch\nif torch.version.hip is None:\n    import aiter\n"),
+    ("getattr reads the attribute", "import torch\nif getattr(torch.version, 'hip', None):\n    import aiter\n", "import torch\nif getattr(torch.version, 'cuda', None):\n    import aiter\n"),
+    ("getattr compared with None", "import torch\nif getattr(torch.version, 'hip', None) is not None:\n    import aiter\n", "import torch\nif getattr(torch.version, 'hip', None) is None:\n    import aiter\n"),
 ]
 
 
@@ -78,6 +93,25 @@ def test_a_flag_keeps_its_value_where_another_module_imports_it(project: Project
     assert reached(project, "import app.flags as f\nif f.CUDA_ONLY:\n    import aiter\n", extra) == []
     assert len(reached(project, "from app.flags import OTHER\nif OTHER:\n    import aiter\n", extra)) == 1
     assert reached(project, "from app.flags import USE_AITER\nif USE_AITER:\n    pass\nelse:\n    import aiter\n", extra) == []
+
+
+def test_a_value_the_configuration_does_not_give_stays_unknown(project: Project) -> None:
+    assert len(reached(project, "if BACKEND == 'cuda':\n    import aiter\n")) == 1
+    assert len(reached(project, "if DEVICE_TYPE == other:\n    import aiter\n")) == 1  # not a literal
+    assert len(reached(project, "if x.is_cuda_device() == 'hip':\n    import aiter\n")) == 1  # a call's result
+    # `is None` of a guard's dotted entry: falsy is not None, so it stays unknown
+    policy = POLICY.replace("torch.version.cuda: null", "OTHER: 1")
+    project.config(policy)
+    project.write("app/__init__.py", "from app import mod\n")
+    project.write("app/mod.py", "import torch\nif torch.version.cuda is None:\n    import aiter\n")
+    assert len([line for line in project.lines("--select", "heavy-import-reachable") if line.startswith("app/")]) == 1
+
+
+def test_a_module_level_flag_read_as_a_module_attribute(project: Project) -> None:
+    extra = {"app/flags.py": "_is_cuda = probe()\nDEVICE_TYPE = probe()\n"}
+    assert reached(project, "from app import flags\nif flags._is_cuda:\n    import aiter\n", extra) == []
+    assert reached(project, "import app.flags as f\nif f.DEVICE_TYPE == 'cuda':\n    import aiter\n", extra) == []
+    assert len(reached(project, "import app.flags as f\nif f.DEVICE_TYPE == 'hip':\n    import aiter\n", extra)) == 1
 
 
 def test_a_function_of_another_module_whose_returns_are_false(project: Project) -> None:
@@ -244,9 +278,9 @@ def test_config_ignore_of_a_declared_rule(project: Project) -> None:
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
-        ("ignore: [no-such-rule]\n", "import-policy.yaml:11: ignore: unknown rule 'no-such-rule'"),
-        ("enable:\n  - nope\n", "import-policy.yaml:12: enable: unknown rule 'nope'"),
-        ("ignore: [syntax-error]\n", "import-policy.yaml:11: syntax-error cannot be ignored"),
+        ("ignore: [no-such-rule]\n", "import-policy.yaml:12: ignore: unknown rule 'no-such-rule'"),
+        ("enable:\n  - nope\n", "import-policy.yaml:13: enable: unknown rule 'nope'"),
+        ("ignore: [syntax-error]\n", "import-policy.yaml:12: syntax-error cannot be ignored"),
     ],
 )
 def test_config_switch_errors(project: Project, extra: str, message: str) -> None:

@@ -12,6 +12,7 @@ from import_policy.quoting import quote_path
 from import_policy.rocm import run as rocm_pass
 from import_policy.rocm.import_time import ImportTimeRule
 from import_policy.rocm.predicates import RULE_IDS as ROCM_RULE_IDS
+from import_policy.rocm.predicates import is_heavy
 from import_policy.cache.facts import FactsCache
 from import_policy.commands import EXIT_OK, UsageError
 from import_policy.config.model import Policy
@@ -49,6 +50,11 @@ def why(
             f"rocm_safety has no entry_modules (declared at {rocm.origin}) and the project has no top-level package "
             "(a folder with an __init__.py under roots) to start from; name the modules a process imports "
             "in rocm_safety.entry_modules"
+        )
+    if declared is None and rocm is not None and target not in graph.module_path and not is_heavy(rocm, target):
+        raise WhyError(
+            f"{target} is neither a heavy module (rocm_safety.heavy_modules) nor a module of this project; "
+            "the pass follows only imports of those, so it has no chain to show"
         )
     warnings = [
         f"entry module {entry!r} is not a module of this project"

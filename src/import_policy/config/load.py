@@ -246,7 +246,7 @@ def _build(root: Path, top: _Source, cwd: Path, read: list[tuple[str, str]]) -> 
     if errors:
         first_seen = {source: index for index, source in reversed(list(enumerate(e.source for e in errors)))}
         raise ConfigErrors(sorted(errors, key=lambda e: (first_seen[e.source], e.line)))
-    return _merge(root.resolve(), ordered)
+    return _merge(root.resolve(), ordered, read)
 
 
 def _root(base: Path, top: _Source, ordered: list[tuple[_Source, Document]], errors: list[ConfigError]) -> Path:
@@ -387,7 +387,7 @@ def _within(real: str, folder: str) -> bool:
     return real == folder or real.startswith(folder.rstrip(os.sep) + os.sep)
 
 
-def _merge(root: Path, ordered: list[tuple[_Source, Document]]) -> Policy:
+def _merge(root: Path, ordered: list[tuple[_Source, Document]], read: list[tuple[str, str]] | None = None) -> Policy:
     """Later files win: a rule id declared again replaces the earlier rule, rocm_safety merges key by key."""
     from import_policy.kinds.registry import BUILTIN_IDS
 
@@ -396,7 +396,10 @@ def _merge(root: Path, ordered: list[tuple[_Source, Document]]) -> Policy:
     roots: list[str] | None = None
     rocm = _RocmMerge()
     switches: dict[str, list[tuple[str, ConfigError]]] = {"ignore": [], "enable": []}
+    target: tuple[int, int] | None = None
     for source, document in ordered:
+        if document.target_version is not None:
+            target = document.target_version
         for key, ids in (("ignore", document.ignore), ("enable", document.enable)):
             switches[key].extend((rule_id, _error(source.shown, line, "")) for rule_id, line in ids)
         for rule in document.rules:
@@ -409,7 +412,7 @@ def _merge(root: Path, ordered: list[tuple[_Source, Document]]) -> Policy:
             rocm.add(source.shown, document.rocm_line, document.rocm_safety)
     if roots is None:
         roots = ["."] + (["src"] if (root / "src").is_dir() else [])
-    rocm_safety = rocm.settings()
+    rocm_safety = rocm.settings(target or _requires_python(root, read) if rocm.origin is not None else OLDEST_PYTHON)
     _check_switches(switches, {rule.id for rule in rules.values()} | set(BUILTIN_IDS))
     return Policy(
         root=root,
@@ -420,6 +423,7 @@ def _merge(root: Path, ordered: list[tuple[_Source, Document]]) -> Policy:
         sources=tuple(source.shown for source, _ in ordered),
         ignore=tuple(dict.fromkeys(rule_id for rule_id, _ in switches["ignore"])),
         enable=tuple(dict.fromkeys(rule_id for rule_id, _ in switches["enable"])),
+        target_version=target,
     )
 
 
@@ -449,7 +453,7 @@ class _RocmMerge:
             else:
                 self.lists[key] = [(entry, Origin(source, at)) for entry, at in value]  # type: ignore[attr-defined]
 
-    def settings(self) -> RocmSafety | None:
+    def settings(self, python: tuple[int, int]) -> RocmSafety | None:
         from import_policy.patterns import DottedPattern
 
         if self.origin is None:
@@ -473,7 +477,42 @@ class _RocmMerge:
             reasons=tuple((name, value) for name, (value, _) in heavy.items() if isinstance(value, str)),
             origins=tuple(origins),
             removed=tuple((key, name, origin) for (key, name), origin in self.removed.items()),
+            values=tuple((name, value) for name, (value, _) in self.maps.get("values", {}).items()),  # type: ignore[misc]
+            python=python,
         )
+
+
+# The oldest Python a project supports when nothing says: the oldest this tool runs on.
+OLDEST_PYTHON = (3, 10)
+_LOWER_BOUND = re.compile(r"^\s*(>=|~=|==|===|>)\s*3\.(\d+)")
+
+
+def _requires_python(root: Path, read: list[tuple[str, str]] | None) -> tuple[int, int]:
+    """The lower bound of `requires-python` in the project root's pyproject.toml (the highest
+    of its `>=`, `~=`, `==` and `>` clauses), else 3.10. The file joins the policy's sources,
+    so the caches see it change."""
+    pyproject = root / "pyproject.toml"
+    try:
+        data = pyproject.read_bytes()
+    except OSError:
+        return OLDEST_PYTHON
+    if read is not None:
+        read.append((str(pyproject.resolve()), digest(data)))
+    import sys
+
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
+    try:
+        project = tomllib.loads(data.decode("utf-8")).get("project")
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return OLDEST_PYTHON
+    spec = project.get("requires-python") if isinstance(project, dict) else None
+    if not isinstance(spec, str):
+        return OLDEST_PYTHON
+    bounds = [(3, int(found.group(2))) for clause in spec.split(",") if (found := _LOWER_BOUND.match(clause))]
+    return max(bounds) if bounds else OLDEST_PYTHON
 
 
 def _check_switches(switches: dict[str, list[tuple[str, ConfigError]]], known: set[str]) -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Union
 
 from import_policy.diagnostics import Severity
+from import_policy.facts.model import Value
 from import_policy.patterns import DottedPattern, PathGlob, any_match
 
 
@@ -81,6 +82,11 @@ class RocmSafety:
     # entry of a list (`entry_modules`, ...); `removed` holds the names a `name: false` took out.
     origins: tuple[tuple[str, str, Origin], ...] = field(default=(), compare=False)
     removed: tuple[tuple[str, str, Origin], ...] = field(default=(), compare=False)
+    # What a name (a last name, or a full dotted one) holds in a ROCm process.
+    values: tuple[tuple[str, Value], ...] = ()
+    # The oldest Python the project supports (`target_version`, else `requires-python`'s lower
+    # bound, else 3.10): a lazy import is lazy only where every supported Python runs it so.
+    python: tuple[int, int] = (3, 10)
 
     def applies_to(self, path: str) -> bool:
         return not self.files or any_match(self.files, path) is not None
@@ -112,6 +118,7 @@ class Policy:
     sources: tuple[str, ...] = field(default=())  # every file or preset read, in order
     ignore: tuple[str, ...] = ()  # rule ids turned off by the configuration
     enable: tuple[str, ...] = ()  # rule ids, off by default, turned on by the configuration
+    target_version: tuple[int, int] | None = None  # the top-level `target_version`, when given
 
     def rule(self, rule_id: str) -> Rule | None:
         for rule in self.rules:

@@ -18,10 +18,11 @@ from import_policy.patterns import DottedPattern, PathGlob, PatternError
 RULE_ID = re.compile(r"[a-z0-9][a-z0-9-]*")
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
-TOP_KEYS = ("version", "root", "extends", "exclude", "roots", "rules", "rocm_safety", "ignore", "enable")
+TOP_KEYS = ("version", "root", "extends", "exclude", "roots", "rules", "rocm_safety", "ignore", "enable", "target_version")
+PYTHON_VERSION = re.compile(r"3\.(\d+)")
 COMMON_RULE_KEYS = ("id", "kind", "message", "files", "allow_in", "severity", "examples")
 DEFAULT_KIND = "import"
-ROCM_KEYS = ("heavy_modules", "probes", "guards", "rocm", "files", "entry_modules")
+ROCM_KEYS = ("heavy_modules", "probes", "guards", "rocm", "values", "files", "entry_modules")
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,7 @@ class Document:
     rocm_line: int = 0
     ignore: list[tuple[str, int]] = field(default_factory=list)
     enable: list[tuple[str, int]] = field(default_factory=list)
+    target_version: tuple[int, int] | None = None
 
 
 T = TypeVar("T")
@@ -182,6 +184,14 @@ class Validator:
         if "rocm_safety" in items:
             doc.rocm_line, node = items["rocm_safety"]
             doc.rocm_safety = self.rocm_safety(node)
+        if "target_version" in items:
+            target = items["target_version"][1]
+            version = target.value if isinstance(target, Scalar) and isinstance(target.value, str) else None
+            found = PYTHON_VERSION.fullmatch(version) if version is not None else None
+            if found is None:
+                self.error(target.line, f'target_version must be a Python version in quotes, like "3.15", got {describe_node(target)}')
+            else:
+                doc.target_version = (3, int(found.group(1)))
         for key in ("ignore", "enable"):
             if key in items:
                 ids = []
@@ -287,6 +297,8 @@ class Validator:
                     example = "is_cuda or torch.version.cuda" if key == "guards" else "is_hip or torch.version.hip"
                     self.error(line, f"{key} entry {text!r} must be a name such as {example}")
             out[key] = (names, items[key][0])
+        if "values" in items:
+            out["values"] = (self.values(items["values"][1]), items["values"][0])
         if "files" in items:
             globs: Entries = []
             for text, line in self.strings(items["files"][1], "rocm_safety.files"):
@@ -355,6 +367,23 @@ class Validator:
         else:
             self.error(node.line, f"probes must map probe names to spec-only alternatives (or null), got {describe_node(node)}")
         return probes
+
+
+    def values(self, node: Node) -> NameMap:
+        """`values:` name -> what it holds in a ROCm process: a string, number, true or null
+        (`false`, as in every map of rocm_safety, removes the name `extends` gave)."""
+        if not isinstance(node, Map):
+            self.error(node.line, f"values must map names to what they hold on ROCm (DEVICE_TYPE: hip), got {describe_node(node)}")
+            return {}
+        out: NameMap = {}
+        for key, (line, value) in node.items.items():
+            if not DOTTED.fullmatch(key):
+                self.error(line, f"values entry {key!r} must be a name such as DEVICE_TYPE or torch.version.cuda")
+            elif not isinstance(value, Scalar):
+                self.error(value.line, f"values[{key!r}] must be a string, number, true or null (false removes the name), got {describe_node(value)}")
+            else:
+                out[key] = (value.value, line)
+        return out
 
 
 def _is_relative_folder(text: str) -> bool:

@@ -40,11 +40,15 @@ from import_policy.facts.model import (
     Span,
     Test,
     UseFact,
+    Value,
 )
 from import_policy.facts import uses_ast
-from import_policy.facts.syntax import cpython_parse
+from import_policy.facts.reads import read_names
+from import_policy.facts.syntax import cpython_read
 from import_policy.facts.usegate import UseGate, bound_imports, could_matter
-from import_policy.facts.walkstate import DYNAMIC_IMPORTERS, PACKAGE_WALKERS, WalkState
+from import_policy.facts.walkstate import (
+    DYNAMIC_IMPORTERS, IMPORT_CATCHERS, PACKAGE_WALKERS, WalkState, compared, getattr_leaf,
+)
 
 
 _COMPOUND = (
@@ -79,7 +83,8 @@ def rule_facts(
     chains = collector.chains if collector is not None else None
     if use_gate is None or not chains or tree is None or not _uses_could_matter(facts.imports, chains, use_gate):
         return facts
-    uses = _uses(source, path, tree, collector, facts.imports, use_gate)  # type: ignore[arg-type]
+    # symtable reads the source as the tree was parsed: its `lazy` keywords blanked
+    uses = _uses(collector.source, path, tree, collector, facts.imports, use_gate)  # type: ignore[union-attr,arg-type]
     return None if uses is None else replace(facts, uses=uses)
 
 
@@ -126,15 +131,21 @@ def _collect(
     source: bytes, path: str, module: str | None, is_package: bool, chains: bool
 ) -> tuple[FileFacts, _Collector | None, ast.Module | None] | None:
     suppressions = comments.suppressions(source)
-    parsed = cpython_parse(source, path)
+    parsed, lazy = cpython_read(source, path)
     if not isinstance(parsed, ast.Module):
         return FileFacts(path, module, is_package, suppressions=suppressions, syntax_error=parsed), None, None
+    if lazy is not None:
+        source = lazy.source  # the `lazy` keywords blanked, as the tree was parsed
     try:
         text = source.decode(tokenize.detect_encoding(io.BytesIO(source).readline)[0])
     except (SyntaxError, LookupError, UnicodeDecodeError):
         return None  # CPython compiled it, so this is an encoding corner libcst decides
     package = module if is_package else (module.rpartition(".")[0] if module else None)
     collector = _Collector(package, _NEWLINES.split(text), chains)
+    collector.tree = parsed
+    collector.source = source
+    if lazy is not None:
+        collector.lazy_at = lazy.at
     try:
         collector.body(parsed.body)
     except (Unsupported, RecursionError):
@@ -152,6 +163,7 @@ def _collect(
         assigns=tuple(collector.assigns),
         returns=tuple(collector.returns),
         scans=tuple(collector.scans),
+        reads=tuple(sorted(collector.reads, key=position)),
         suppressions=suppressions,
     )
     return facts, collector, parsed
@@ -210,6 +222,10 @@ class _Collector(WalkState):
         self._statement_line = 1
         self._statement_index = 0
         self._in_fstring = 0
+        self.tree: ast.Module | None = None
+        self.source = b""
+        # Statements directly in a `try:` body whose handler catches a failed import.
+        self._probing: set[int] = set()
 
     # --- positions ----------------------------------------------------------------
 
@@ -308,6 +324,13 @@ class _Collector(WalkState):
             self._block(node.orelse, Branch(test, orelse=True))
         elif isinstance(node, (ast.For, ast.AsyncFor)):
             self.loop(node)
+        elif isinstance(node, _TRIES):
+            body: list[ast.stmt] = node.body  # type: ignore[attr-defined]
+            if _catches_import(node) and self.only_probes(body):
+                self._probing.update(id(statement) for statement in body)
+            self.try_depth += 1
+            self.generic(node)
+            self.try_depth -= 1
         else:
             self.assignment(node)
             self.generic(node)
@@ -315,6 +338,8 @@ class _Collector(WalkState):
     def assignment(self, node: ast.stmt) -> None:
         """Module-level bindings (facts.model.AssignFact) and returns (ReturnFact)."""
         if isinstance(node, ast.Assign):
+            if any(isinstance(t, ast.Name) and t.id == "__lazy_modules__" for t in node.targets):
+                self.assigned_lazy_modules(_strings(node.value))
             for target in node.targets:
                 value = self.condition(node.value) if isinstance(target, ast.Name) else Opaque()
                 for name in _target_names(target):
@@ -392,17 +417,45 @@ class _Collector(WalkState):
 
     # --- imports ------------------------------------------------------------------
 
+    def only_probes(self, body: list[ast.stmt]) -> bool:
+        """Every import straight in the `try:` binds names the file never reads: the `try:` is
+        there to see whether they import (one whose names are used is an optional import)."""
+        if self.read_names is None:
+            self.read_names = read_names(self.tree) if self.tree is not None else frozenset()
+        for statement in body:
+            if isinstance(statement, (ast.Import, ast.ImportFrom)):
+                for alias in statement.names:
+                    if alias.name == "*":
+                        return False
+                    plain = isinstance(statement, ast.Import) and alias.asname is None
+                    if (alias.asname or (alias.name.split(".")[0] if plain else alias.name)) in self.read_names:
+                        return False
+        return True
+
+    def probe(self, node: ast.stmt, bound: str | None) -> bool:
+        """An import straight in a `try:` that catches its failure, binding a name the file never reads."""
+        if id(node) not in self._probing:
+            return False
+        if self.read_names is None:
+            self.read_names = read_names(self.tree) if self.tree is not None else frozenset()
+        return bound is None or bound not in self.read_names
+
+    def lazy_keyword(self, node: ast.stmt) -> bool:
+        return bool(self.lazy_at) and (node.lineno, self.column(node.lineno, node.col_offset)) in self.lazy_at
+
     def import_(self, node: ast.Import) -> None:
         context = self.context()
+        keyword = self.lazy_keyword(node)
         for alias in node.names:
             name = alias.name
             span = self.spelled(alias.lineno, self.column(alias.lineno, alias.col_offset), name)
+            bound = alias.asname or name.split(".")[0]
             fact = ImportFact(
-                kind="import", name=name, module=name, member=None, bound=alias.asname or name.split(".")[0],
+                kind="import", name=name, module=name, member=None, bound=bound,
                 span=span, module_span=span, statement=self._statement_index,
-                statement_line=self._statement_line, context=context,
+                statement_line=self._statement_line, context=context, probe=self.probe(node, bound),
             )
-            self.record(fact, name if alias.asname else name.split(".")[0])
+            self.record(fact, name if alias.asname else name.split(".")[0], keyword)
 
     def import_from(self, node: ast.ImportFrom) -> None:
         level = node.level or 0
@@ -424,20 +477,22 @@ class _Collector(WalkState):
             ))
             return
 
-        def fact(name: str, member: str, bound: str | None, span: Span) -> ImportFact:
+        def fact(name: str, member: str, bound: str | None, span: Span, probe: bool = False) -> ImportFact:
             return ImportFact(
                 kind="from", name=name, module=module or "", member=member, bound=bound, span=span,
                 module_span=module_span, statement=self._statement_index, statement_line=self._statement_line,
-                context=context, level=level,
+                context=context, level=level, probe=probe,
             )
 
+        keyword = self.lazy_keyword(node)
         for alias in node.names:
             if alias.name == "*":
                 self.imports.append(fact(module, "*", None, module_span))
                 return
             name = f"{module}.{alias.name}"
             span = self.spelled(alias.lineno, self.column(alias.lineno, alias.col_offset), alias.name)
-            self.record(fact(name, alias.name, alias.asname or alias.name, span), name)
+            bound = alias.asname or alias.name
+            self.record(fact(name, alias.name, bound, span, self.probe(node, bound)), name, keyword)
 
     # --- expressions --------------------------------------------------------------
 
@@ -459,18 +514,65 @@ class _Collector(WalkState):
         if isinstance(expression, ast.UnaryOp) and isinstance(expression.op, ast.Not):
             return Not(self.test_of(expression.operand))
         if isinstance(expression, ast.Compare):
-            return _main_test(expression)
+            main = _main_test(expression)
+            return main if not isinstance(main, Opaque) else self.comparison(expression)
+        read = self.getattr_of(expression)
+        if read is not None:
+            return read
         target = expression.func if isinstance(expression, ast.Call) else expression
         dotted = full_name(target) if _named(target) else None
         if dotted is None:
             return Opaque()
-        return Leaf(dotted.rpartition(".")[2], self.qualify(dotted), isinstance(expression, ast.Call))
+        return Leaf(
+            dotted.rpartition(".")[2], self.qualify(dotted), isinstance(expression, ast.Call),
+            isinstance(target, ast.Attribute),
+        )
+
+    def subject(self, node: ast.expr) -> Leaf | None:
+        """A compared name: a name, an attribute, or `getattr(obj, "name", default)`."""
+        read = self.getattr_of(node)
+        if read is not None:
+            return read
+        if not isinstance(node, (ast.Name, ast.Attribute)):
+            return None
+        dotted = full_name(node)
+        if dotted is None:
+            return None
+        return Leaf(dotted.rpartition(".")[2], self.qualify(dotted), False, isinstance(node, ast.Attribute))
+
+    def getattr_of(self, node: ast.expr) -> Leaf | None:
+        if not (
+            isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr"
+            and len(node.args) in (2, 3) and not node.keywords and _named(node.args[0])
+        ):
+            return None
+        name = node.args[1]
+        dotted = full_name(node.args[0])
+        if dotted is None or not (isinstance(name, ast.Constant) and isinstance(name.value, str)):
+            return None
+        return getattr_leaf(self.qualify(dotted), name.value)
+
+    def comparison(self, compare: ast.Compare) -> Test:
+        """`DEVICE_TYPE == "hip"`, `"hip" != DEVICE_TYPE`, `x in ("a", "b")`, `v is None`."""
+        if len(compare.ops) != 1:
+            return Opaque()
+        op = _OPERATORS.get(type(compare.ops[0]))
+        left, right = compare.left, compare.comparators[0]
+        if op is None:
+            return Opaque()
+        if op in ("==", "!=", "is", "is not") and _literals(right) is None and _literals(left) is not None:
+            left, right = right, left
+        literals = _literals(right)
+        single = not isinstance(right, (ast.Tuple, ast.List))
+        return compared(self.subject(left), op, literals, single)
 
     def expression(self, node: ast.AST) -> None:
         kind = type(node)
         if kind is ast.Constant:
             return
         if kind is ast.Name:
+            if self.lazy_names and type(node.ctx) is ast.Load:  # type: ignore[attr-defined]
+                self.read(node.id, self.span(node), self._statement_line)  # type: ignore[attr-defined,arg-type]
             if self.chains is not None:
                 self.chains.setdefault(node.id, set()).add(node.id)  # type: ignore[attr-defined]
                 self.sites.append((node, self._statement_line, self.context(), self._in_fstring > 0))  # type: ignore[arg-type]
@@ -480,6 +582,8 @@ class _Collector(WalkState):
             while type(root) is ast.Attribute:
                 root = root.value
             if type(root) is ast.Name:  # a plain `a.b.c` holds no call or import
+                if self.lazy_names and type(root.ctx) is ast.Load:
+                    self.read(root.id, self.span(root), self._statement_line)
                 if self.chains is not None:
                     self.chains.setdefault(root.id, set()).add(f"{full_name(node)}")
                     self.sites.append((node, self._statement_line, self.context(), self._in_fstring > 0))  # type: ignore[arg-type]
@@ -554,6 +658,56 @@ class _Collector(WalkState):
                     module_span=arg_span, statement=self._statement_index, statement_line=line, context=context,
                 )
             )
+
+
+_TRIES: tuple[type[ast.stmt], ...] = (ast.Try, *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))
+_OPERATORS: dict[type[ast.cmpop], str] = {
+    ast.Eq: "==", ast.NotEq: "!=", ast.In: "in", ast.NotIn: "not in", ast.Is: "is", ast.IsNot: "is not",
+}
+
+
+def _catches_import(node: ast.stmt) -> bool:
+    """A handler that catches a failed import: bare, or naming ImportError or a base of it."""
+    for handler in getattr(node, "handlers", ()):
+        caught = handler.type
+        names = caught.elts if isinstance(caught, ast.Tuple) else [caught]
+        if caught is None or any(
+            (full_name(name) or "").rpartition(".")[2] in IMPORT_CATCHERS for name in names if name is not None
+        ):
+            return True
+    return False
+
+
+def _literal(node: ast.expr) -> tuple[bool, Value]:
+    if isinstance(node, ast.Constant) and (node.value is None or isinstance(node.value, (str, int, float, bool))):
+        return True, node.value
+    return False, None
+
+
+def _literals(node: ast.expr) -> tuple[Value, ...] | None:
+    """The literal(s) a test compares with: one, or a tuple or list of them."""
+    items = node.elts if isinstance(node, (ast.Tuple, ast.List)) else [node]
+    found: list[Value] = []
+    for item in items:
+        ok, value = _literal(item)
+        if not ok:
+            return None
+        found.append(value)
+    return tuple(found)
+
+
+def _strings(node: ast.expr) -> tuple[str, ...] | None:
+    """A literal list, tuple or set of strings (`__lazy_modules__ = ["json"]`)."""
+    if not isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        return None
+    out = []
+    for item in node.elts:
+        if not (isinstance(item, ast.Constant) and isinstance(item.value, str)):
+            return None
+        out.append(item.value)
+    return tuple(out)
+
+
 
 
 _SKIPPED_FIELDS = frozenset({"ctx", "type_comment", "kind"})

@@ -6,6 +6,7 @@ qualified names only when some rule judges uses of imported names.
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from typing import ClassVar, Literal
 
@@ -15,6 +16,8 @@ from libcst.helpers import get_absolute_module_from_package_for_import, get_full
 from libcst.metadata import (
     ProviderT,
     CodeRange,
+    ExpressionContext,
+    ExpressionContextProvider,
     MetadataWrapper,
     PositionProvider,
     QualifiedNameProvider,
@@ -37,14 +40,19 @@ from import_policy.facts.model import (
     Leaf,
     Not,
     Opaque,
+    ReadFact,
     Span,
     SyntaxErrorFact,
     Test,
     UseFact,
+    Value,
 )
-from import_policy.facts.syntax import cpython_check
+from import_policy.facts.reads import read_names
+from import_policy.facts.syntax import cpython_read
 from import_policy.facts.usegate import UseGate, bound_imports, could_matter
-from import_policy.facts.walkstate import DYNAMIC_IMPORTERS, PACKAGE_WALKERS, WalkState
+from import_policy.facts.walkstate import (
+    DYNAMIC_IMPORTERS, IMPORT_CATCHERS, PACKAGE_WALKERS, WalkState, compared, getattr_leaf,
+)
 
 # A possible use: the chain, its root name, span, statement line, context.
 _Chain = tuple["cst.Name | cst.Attribute", cst.Name, Span, int, Context]
@@ -64,9 +72,11 @@ def extract(
     """`use_gate`, when given, limits the uses recorded to those it lets through; scope and
     qualified-name analysis (the dearest part) runs only if some use could pass it."""
     suppressions = comments.suppressions(source)
-    refused = cpython_check(source, path)
-    if refused is not None:
-        return FileFacts(path, module, is_package, suppressions=suppressions, syntax_error=refused)
+    parsed, lazy = cpython_read(source, path)
+    if not isinstance(parsed, ast.Module):
+        return FileFacts(path, module, is_package, suppressions=suppressions, syntax_error=parsed)
+    if lazy is not None:
+        source = lazy.source  # the `lazy` keywords blanked, as CPython's tree was parsed
     try:
         tree = cst.parse_module(source)
     except cst.ParserSyntaxError as error:
@@ -91,10 +101,14 @@ def extract(
         )
     package = module if is_package else (module.rpartition(".")[0] if module else None)
     collector = _Collector(package, _bound_names(tree.body) if want_uses else None)
+    collector.tree = parsed
+    if lazy is not None:
+        collector.lazy_at = lazy.at
     wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
     try:
         wrapper.visit(collector)
         uses = _resolve_uses(wrapper, collector, use_gate) if want_uses else ()
+        reads = _loads(wrapper, collector.candidate_reads)
     except RecursionError:
         return FileFacts(
             path, module, is_package, suppressions=suppressions,
@@ -113,8 +127,19 @@ def extract(
         assigns=tuple(collector.assigns),
         returns=tuple(collector.returns),
         scans=tuple(collector.scans),
+        reads=reads,
         suppressions=suppressions,
     )
+
+
+def _loads(wrapper: MetadataWrapper, candidates: list[tuple[cst.Name, ReadFact]]) -> tuple[ReadFact, ...]:
+    """The candidate reads that are loads (not stores, deletions or keyword names)."""
+    if not candidates:
+        return ()
+    contexts = wrapper.resolve(ExpressionContextProvider)
+    found = [read for node, read in candidates if contexts.get(node) is ExpressionContext.LOAD]
+    found.sort(key=lambda read: (read.span.line, read.span.column))
+    return tuple(found)
 
 
 def _resolve_uses(wrapper: MetadataWrapper, collector: _Collector, gate: UseGate | None) -> tuple[UseFact, ...]:
@@ -239,6 +264,12 @@ class _Collector(WalkState, cst.CSTVisitor):
         self._elifs: set[int] = set()
         # Open `for` loops: (whether it walks a package, the package, context, dynamic imports before).
         self._loops: list[tuple[bool, str | None, Context, int]] = []
+        self.tree: ast.Module | None = None
+        # Statements directly in a `try:` body whose handler catches a failed import.
+        self._probing: set[int] = set()
+        # Names read at import time that a lazy import bound, before loads are told from stores.
+        self.candidate_reads: list[tuple[cst.Name, ReadFact]] = []
+        self._keywords: set[int] = set()  # `f(name=...)`: a keyword, not a read of `name`
 
     # --- where we are -------------------------------------------------------------
 
@@ -318,6 +349,58 @@ class _Collector(WalkState, cst.CSTVisitor):
             self.early_exit(self.test_of(original_node.test))
             self._exits[-1] += 1
 
+    def visit_Try(self, node: cst.Try) -> None:
+        self._try(node)
+
+    def leave_Try(self, original_node: cst.Try) -> None:
+        self.try_depth -= 1
+
+    def visit_TryStar(self, node: cst.TryStar) -> None:
+        self._try(node)
+
+    def leave_TryStar(self, original_node: cst.TryStar) -> None:
+        self.try_depth -= 1
+
+    def _try(self, node: cst.Try | cst.TryStar) -> None:
+        self.try_depth += 1
+        if not any(_catches_import(handler.type) for handler in node.handlers):
+            return
+        body = node.body
+        lines = body.body if isinstance(body, cst.IndentedBlock) else [body]
+        smalls = [small for line in lines if isinstance(line, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) for small in line.body]
+        if self.only_probes(smalls):
+            self._probing.update(id(small) for small in smalls)
+
+    def only_probes(self, smalls: list[cst.BaseSmallStatement]) -> bool:
+        """Every import straight in the `try:` binds names the file never reads: the `try:` is
+        there to see whether they import (one whose names are used is an optional import)."""
+        if self.read_names is None:
+            self.read_names = read_names(self.tree) if self.tree is not None else frozenset()
+        for small in smalls:
+            if isinstance(small, (cst.Import, cst.ImportFrom)):
+                if isinstance(small.names, cst.ImportStar):
+                    return False
+                for alias in small.names:
+                    full = get_full_name_for_node(alias.name) or ""
+                    plain = isinstance(small, cst.Import) and alias.asname is None
+                    if (_alias_name(alias) or (full.split(".")[0] if plain else full)) in self.read_names:
+                        return False
+        return True
+
+    def probe(self, node: cst.CSTNode, bound: str | None) -> bool:
+        """An import straight in a `try:` that catches its failure, binding a name the file never reads."""
+        if id(node) not in self._probing:
+            return False
+        if self.read_names is None:
+            self.read_names = read_names(self.tree) if self.tree is not None else frozenset()
+        return bound is None or bound not in self.read_names
+
+    def lazy_keyword(self, node: cst.CSTNode) -> bool:
+        if not self.lazy_at:
+            return False
+        start = self.get_metadata(PositionProvider, node).start
+        return (start.line, start.column + 1) in self.lazy_at
+
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
         self._exits.append(0)
 
@@ -329,6 +412,8 @@ class _Collector(WalkState, cst.CSTVisitor):
     # --- bindings, returns, loops -------------------------------------------------
 
     def visit_Assign(self, node: cst.Assign) -> None:
+        if any(isinstance(t.target, cst.Name) and t.target.value == "__lazy_modules__" for t in node.targets):
+            self.assigned_lazy_modules(_strings(node.value))
         for target in node.targets:
             value = self.condition(node.value) if isinstance(target.target, cst.Name) else Opaque()
             for name in _target_names(target.target):
@@ -384,31 +469,79 @@ class _Collector(WalkState, cst.CSTVisitor):
         if isinstance(expression, cst.UnaryOperation) and isinstance(expression.operator, cst.Not):
             return Not(self.test_of(expression.expression))
         if isinstance(expression, cst.Comparison):
-            return _main_test(expression)
+            main = _main_test(expression)
+            return main if not isinstance(main, Opaque) else self.comparison(expression)
+        read = self.getattr_of(expression)
+        if read is not None:
+            return read
         target = expression.func if isinstance(expression, cst.Call) else expression
         dotted = get_full_name_for_node(target) if isinstance(target, (cst.Name, cst.Attribute)) else None
         if dotted is None:
             return Opaque()
-        return Leaf(dotted.rpartition(".")[2], self.qualify(dotted), isinstance(expression, cst.Call))
+        return Leaf(
+            dotted.rpartition(".")[2], self.qualify(dotted), isinstance(expression, cst.Call),
+            isinstance(target, cst.Attribute),
+        )
+
+    def subject(self, node: cst.BaseExpression) -> Leaf | None:
+        """A compared name: a name, an attribute, or `getattr(obj, "name", default)`."""
+        read = self.getattr_of(node)
+        if read is not None:
+            return read
+        if not isinstance(node, (cst.Name, cst.Attribute)) or _literal(node)[0]:
+            return None
+        dotted = get_full_name_for_node(node)
+        if dotted is None:
+            return None
+        return Leaf(dotted.rpartition(".")[2], self.qualify(dotted), False, isinstance(node, cst.Attribute))
+
+    def getattr_of(self, node: cst.BaseExpression) -> Leaf | None:
+        if not (
+            isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "getattr"
+            and len(node.args) in (2, 3) and all(a.keyword is None and not a.star for a in node.args)
+            and isinstance(node.args[0].value, (cst.Name, cst.Attribute))
+        ):
+            return None
+        name = node.args[1].value
+        dotted = get_full_name_for_node(node.args[0].value)
+        evaluated = name.evaluated_value if isinstance(name, (cst.SimpleString, cst.ConcatenatedString)) else None
+        if dotted is None or not isinstance(evaluated, str):
+            return None
+        return getattr_leaf(self.qualify(dotted), evaluated)
+
+    def comparison(self, comparison: cst.Comparison) -> Test:
+        """`DEVICE_TYPE == "hip"`, `"hip" != DEVICE_TYPE`, `x in ("a", "b")`, `v is None`."""
+        if len(comparison.comparisons) != 1:
+            return Opaque()
+        target = comparison.comparisons[0]
+        op = _OPERATORS.get(type(target.operator))
+        left, right = comparison.left, target.comparator
+        if op is None:
+            return Opaque()
+        if op in ("==", "!=", "is", "is not") and _literals(right) is None and _literals(left) is not None:
+            left, right = right, left
+        single = not isinstance(right, (cst.Tuple, cst.List))
+        return compared(self.subject(left), op, _literals(right), single)
 
     # --- imports ------------------------------------------------------------------
 
     def visit_Import(self, node: cst.Import) -> bool:
         context = self.context()
+        keyword = self.lazy_keyword(node)
         for alias in node.names:
             name = get_full_name_for_node(alias.name)
             if name is None:
                 continue
             span = self.span_of(alias.name)
             asname = _alias_name(alias)
+            bound = asname or name.split(".")[0]
             fact = ImportFact(
-                kind="import", name=name, module=name, member=None,
-                bound=asname or name.split(".")[0],
+                kind="import", name=name, module=name, member=None, bound=bound,
                 span=span, module_span=span, statement=self._statement_index,
-                statement_line=self._statement_lines[-1], context=context,
+                statement_line=self._statement_lines[-1], context=context, probe=self.probe(node, bound),
             )
             # `import a.b` binds `a` itself; `import a.b as c` binds `c` to `a.b`.
-            self.record(fact, name if asname else name.split(".")[0])
+            self.record(fact, name if asname else name.split(".")[0], keyword)
         return False
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
@@ -436,21 +569,23 @@ class _Collector(WalkState, cst.CSTVisitor):
             ))
             return False
 
-        def fact(name: str, member: str, bound: str | None, span: Span) -> ImportFact:
+        def fact(name: str, member: str, bound: str | None, span: Span, probe: bool = False) -> ImportFact:
             return ImportFact(
                 kind="from", name=name, module=module or "", member=member, bound=bound, span=span,
                 module_span=module_span, statement=self._statement_index, statement_line=line,
-                context=context, level=level,
+                context=context, level=level, probe=probe,
             )
 
         if isinstance(node.names, cst.ImportStar):
             self.imports.append(fact(module, "*", None, module_span))
             return False
+        keyword = self.lazy_keyword(node)
         for alias in node.names:
             member = get_full_name_for_node(alias.name)
             if member is not None:
                 name = f"{module}.{member}"
-                self.record(fact(name, member, _alias_name(alias) or member, self.span_of(alias.name)), name)
+                bound = _alias_name(alias) or member
+                self.record(fact(name, member, bound, self.span_of(alias.name), self.probe(node, bound)), name, keyword)
         return False
 
     # --- uses ---------------------------------------------------------------------
@@ -463,13 +598,27 @@ class _Collector(WalkState, cst.CSTVisitor):
             root = root.value
         if not isinstance(root, cst.Name):
             return True  # `f().x`: the chain does not start at a name; look inside
+        self._read(root)
         if root.value in self._roots:
             self._chain(node, root)
         return False  # a plain `a.b.c` chain holds no call, import or further use
 
+    def visit_Attribute_attr(self, node: cst.Attribute) -> None:
+        self._keywords.add(id(node.attr))  # `x.name` reads `x`, not `name`
+
+    def visit_Arg(self, node: cst.Arg) -> None:
+        if node.keyword is not None:
+            self._keywords.add(id(node.keyword))
+
     def visit_Name(self, node: cst.Name) -> None:
+        self._read(node)
         if self._roots is not None and node.value in self._roots:
             self._chain(node, node)
+
+    def _read(self, node: cst.Name) -> None:
+        if self.lazy_names and node.value in self.lazy_names and self.function_depth == 0 and id(node) not in self._keywords:
+            read = ReadFact(node.value, self.span_of(node), self._statement_lines[-1], self.context())
+            self.candidate_reads.append((node, read))
 
     def _chain(self, node: cst.Name | cst.Attribute, root: cst.Name) -> None:
         self.chains.append((node, root, self.span_of(node), self._statement_lines[-1], self.context()))
@@ -508,6 +657,58 @@ class _Collector(WalkState, cst.CSTVisitor):
         self.decorators.append(
             DecoratorFact((self.qualify(dotted),), self.span_of(target), self.span_of(node).line, self.context())
         )
+
+
+_OPERATORS: dict[type[cst.BaseCompOp], str] = {
+    cst.Equal: "==", cst.NotEqual: "!=", cst.In: "in", cst.NotIn: "not in", cst.Is: "is", cst.IsNot: "is not",
+}
+
+
+def _catches_import(caught: cst.BaseExpression | None) -> bool:
+    """A handler that catches a failed import: bare, or naming ImportError or a base of it."""
+    if caught is None:
+        return True
+    names = [element.value for element in caught.elements] if isinstance(caught, cst.Tuple) else [caught]
+    return any((get_full_name_for_node(name) or "").rpartition(".")[2] in IMPORT_CATCHERS for name in names)
+
+
+def _literal(node: cst.BaseExpression) -> tuple[bool, Value]:
+    if isinstance(node, cst.Name) and node.value in ("True", "False", "None"):
+        return True, {"True": True, "False": False, "None": None}[node.value]
+    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+        value = node.evaluated_value
+        return (True, value) if isinstance(value, str) else (False, None)
+    if isinstance(node, (cst.Integer, cst.Float)):
+        return True, node.evaluated_value
+    return False, None
+
+
+def _literals(node: cst.BaseExpression) -> tuple[Value, ...] | None:
+    """The literal(s) a test compares with: one, or a tuple or list of them."""
+    items = [element.value for element in node.elements] if isinstance(node, (cst.Tuple, cst.List)) else [node]
+    if isinstance(node, (cst.Tuple, cst.List)) and any(isinstance(e, cst.StarredElement) for e in node.elements):
+        return None
+    found: list[Value] = []
+    for item in items:
+        ok, value = _literal(item)
+        if not ok:
+            return None
+        found.append(value)
+    return tuple(found)
+
+
+def _strings(node: cst.BaseExpression) -> tuple[str, ...] | None:
+    """A literal list, tuple or set of strings (`__lazy_modules__ = ["json"]`)."""
+    if not isinstance(node, (cst.List, cst.Tuple, cst.Set)):
+        return None
+    out = []
+    for element in node.elements:
+        value = element.value
+        evaluated = value.evaluated_value if isinstance(value, (cst.SimpleString, cst.ConcatenatedString)) else None
+        if isinstance(element, cst.StarredElement) or not isinstance(evaluated, str):
+            return None
+        out.append(evaluated)
+    return tuple(out)
 
 
 def _target_names(target: cst.BaseExpression) -> list[cst.Name]:

@@ -32,6 +32,9 @@ class Leaf:
     tail: str
     qualified: str
     call: bool = False  # `is_cuda()` rather than `is_cuda`
+    # Written as an attribute (`tensor.is_cuda`, `getattr(torch.version, "hip", None)`), not a
+    # bare name: read without a call, it is an object's property unless its owner is a module.
+    attribute: bool = False
 
 
 @dataclass(frozen=True)
@@ -50,12 +53,25 @@ class Not:
     operand: Test
 
 
+# A literal a platform test compares with: what `values:` can say a name holds.
+Value = Union[str, int, float, bool, None]
+
+
+@dataclass(frozen=True)
+class Compare:
+    """`subject` equals one of `values`: `DEVICE_TYPE == "hip"` (one value), `x in ("a", "b")`,
+    `torch.version.hip is None` (`None`); `!=`, `not in` and `is not` are its `Not`."""
+
+    subject: Leaf
+    values: tuple[Value, ...]
+
+
 @dataclass(frozen=True)
 class Opaque:
     """A test the passes do not reason about (comparisons, literals, ...)."""
 
 
-Test = Union[Leaf, BoolOp, Not, Opaque, IsMain]
+Test = Union[Leaf, BoolOp, Not, Opaque, IsMain, Compare]
 
 
 @dataclass(frozen=True)
@@ -90,6 +106,9 @@ class Context:
 
 
 ImportKind = Literal["import", "from", "dynamic"]
+# How an import is lazy (PEP 810): not at all, by the `lazy` soft keyword, or by being named
+# in the module's `__lazy_modules__` (which only Python 3.15 and later read).
+LazyKind = Literal["", "keyword", "modules"]
 
 
 @dataclass(frozen=True)
@@ -114,6 +133,10 @@ class ImportFact:
     statement_line: int
     context: Context
     level: int = 0  # number of leading dots of a relative import
+    lazy: LazyKind = ""
+    # In a `try:` body whose handler catches ImportError (or a base of it), and the names it
+    # binds are never read afterwards but to be deleted or compared with None: an inline probe.
+    probe: bool = False
 
 
 @dataclass(frozen=True)
@@ -122,6 +145,16 @@ class UseFact:
 
     qualified_names: tuple[str, ...]
     root: str
+    span: Span
+    statement_line: int
+    context: Context
+
+
+@dataclass(frozen=True)
+class ReadFact:
+    """A read, at import time, of a name a lazy import bound: where that import is loaded."""
+
+    name: str
     span: Span
     statement_line: int
     context: Context
@@ -239,6 +272,7 @@ class FileFacts:
     assigns: tuple[AssignFact, ...] = ()
     returns: tuple[ReturnFact, ...] = ()
     scans: tuple[ScanFact, ...] = ()
+    reads: tuple[ReadFact, ...] = ()
     suppressions: Suppressions = field(default_factory=Suppressions)
     syntax_error: SyntaxErrorFact | None = None
     # False for a file no rule needed, which was never parsed: it has no facts at all.

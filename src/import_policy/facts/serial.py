@@ -15,6 +15,7 @@ from import_policy.facts.model import (
     BoolOp,
     Branch,
     CallFact,
+    Compare,
     Context,
     DecoratorFact,
     FileFacts,
@@ -24,6 +25,7 @@ from import_policy.facts.model import (
     Leaf,
     Not,
     Opaque,
+    ReadFact,
     ReturnFact,
     ScanFact,
     Span,
@@ -31,6 +33,7 @@ from import_policy.facts.model import (
     SyntaxErrorFact,
     Test,
     UseFact,
+    Value,
 )
 
 Json = Any  # what json.loads returns; checked field by field below
@@ -42,7 +45,9 @@ def _span(span: Span) -> Json:
 
 def _test(test: Test) -> Json:
     if isinstance(test, Leaf):
-        return ["L", test.tail, test.qualified, test.call]
+        return ["L", test.tail, test.qualified, test.call, test.attribute]
+    if isinstance(test, Compare):
+        return ["C", _test(test.subject), list(test.values)]
     if isinstance(test, BoolOp):
         return ["B", test.op, [_test(t) for t in test.operands]]
     if isinstance(test, Not):
@@ -59,7 +64,7 @@ def _context(context: Context) -> Json:
 
 def _import(f: ImportFact, ctx: Callable[[Context], int]) -> Json:
     return [f.kind, f.name, f.module, f.member, f.bound, _span(f.span), _span(f.module_span), f.statement,
-            f.statement_line, ctx(f.context), f.level]
+            f.statement_line, ctx(f.context), f.level, f.lazy, f.probe]
 
 
 def to_json(facts: FileFacts) -> Json:
@@ -90,6 +95,7 @@ def to_json(facts: FileFacts) -> Json:
         "assigns": [[a.name, _test(a.value), a.line, ctx(a.context)] for a in facts.assigns],
         "returns": [[r.function, _test(r.value), r.line, ctx(r.context)] for r in facts.returns],
         "scans": [[s.package, s.line, ctx(s.context)] for s in facts.scans],
+        "reads": [[r.name, _span(r.span), r.statement_line, ctx(r.context)] for r in facts.reads],
         "suppressions": [facts.suppressions.file, [[line, sorted(rules)] for line, rules in facts.suppressions.lines]],
         "syntax_error": (
             None if facts.syntax_error is None
@@ -139,8 +145,13 @@ def _span_of(value: Json) -> Span:
 def _test_of(value: Json) -> Test:
     items = _list(value)
     tag = items[0] if items else None
-    if tag == "L" and len(items) == 4:
-        return Leaf(_str(items[1]), _str(items[2]), _bool(items[3]))
+    if tag == "L" and len(items) == 5:
+        return Leaf(_str(items[1]), _str(items[2]), _bool(items[3]), _bool(items[4]))
+    if tag == "C" and len(items) == 3:
+        subject = _test_of(items[1])
+        if not isinstance(subject, Leaf):
+            raise ValueError(f"not a compared name: {items[1]!r}")
+        return Compare(subject, tuple(_value(v) for v in _list(items[2])))
     if tag == "B" and len(items) == 3 and items[1] in ("and", "or"):
         return BoolOp("and" if items[1] == "and" else "or", tuple(_test_of(t) for t in _list(items[2])))
     if tag == "N" and len(items) == 2:
@@ -150,6 +161,12 @@ def _test_of(value: Json) -> Test:
     if tag == "M" and len(items) == 1:
         return IsMain()
     raise ValueError(f"not a test: {value!r}")
+
+
+def _value(value: Json) -> Value:
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    raise ValueError(f"not a literal: {value!r}")
 
 
 def _context_of(value: Json) -> Context:
@@ -166,12 +183,14 @@ def _context_of(value: Json) -> Context:
 
 
 def _import_of(value: Json, ctx: Callable[[Json], Context]) -> ImportFact:
-    kind, name, module, member, bound, span, module_span, statement, line, context, level = _list(value, 11)
+    kind, name, module, member, bound, span, module_span, statement, line, context, level, lazy, probe = _list(value, 13)
     if kind not in ("import", "from", "dynamic"):
         raise ValueError(f"not an import kind: {kind!r}")
+    if lazy not in ("", "keyword", "modules"):
+        raise ValueError(f"not a lazy kind: {lazy!r}")
     return ImportFact(
         kind, _str(name), _str(module), _opt_str(member), _opt_str(bound), _span_of(span), _span_of(module_span),
-        _int(statement), _int(line), ctx(context), _int(level),
+        _int(statement), _int(line), ctx(context), _int(level), lazy, _bool(probe),
     )
 
 
@@ -221,6 +240,10 @@ def from_json(value: Json) -> FileFacts:
         scans=tuple(
             ScanFact(_opt_str(package), _int(line), ctx(ctx_index))
             for package, line, ctx_index in (_list(v, 3) for v in _list(value["scans"]))
+        ),
+        reads=tuple(
+            ReadFact(_str(name), _span_of(span), _int(line), ctx(ctx_index))
+            for name, span, line, ctx_index in (_list(v, 4) for v in _list(value["reads"]))
         ),
         suppressions=Suppressions(
             _bool(suppress_file),

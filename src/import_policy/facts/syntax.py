@@ -4,6 +4,9 @@ libcst's native parser overflows its own stack (SIGSEGV, which no `except` catch
 nesting CPython refuses cheaply ("too many nested parentheses", "maximum recursion depth
 exceeded during ast construction"), and it accepts NUL bytes CPython refuses. A file CPython
 cannot compile cannot be imported: it is a syntax error, and libcst never sees it.
+
+The syntax is the newest CPython's whatever interpreter runs this: PEP 810's `lazy` keyword
+is blanked first (facts.lazy), and the places Python 3.15 refuses it are syntax errors.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import ast
 import warnings
 
+from import_policy.facts.lazy import Lazy, blank_lazy, misplaced
 from import_policy.facts.model import SyntaxErrorFact
 from import_policy.facts.nulbytes import nul_byte
 
@@ -22,9 +26,25 @@ def cpython_check(source: bytes, path: str) -> SyntaxErrorFact | None:
 
 def cpython_parse(source: bytes, path: str) -> ast.Module | SyntaxErrorFact:
     """CPython's tree of the file, or why it does not compile."""
+    return cpython_read(source, path)[0]
+
+
+def cpython_read(source: bytes, path: str) -> tuple[ast.Module | SyntaxErrorFact, Lazy | None]:
+    """CPython's tree of the file (its `lazy` keywords blanked, and where they stood), or why
+    it does not compile."""
     refused = nul_byte(source)
     if refused is not None:
-        return refused
+        return refused, None
+    lazy = blank_lazy(source)
+    parsed = _compile(lazy.source if lazy is not None else source, path)
+    if lazy is not None and isinstance(parsed, ast.Module):
+        wrong = misplaced(parsed, lazy)
+        if wrong is not None:
+            return wrong, lazy
+    return parsed, lazy
+
+
+def _compile(source: bytes, path: str) -> ast.Module | SyntaxErrorFact:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

@@ -7,13 +7,42 @@ libcst's extractor (facts.python) and CPython's (facts.fast).
 
 from __future__ import annotations
 
-from import_policy.facts.model import AssignFact, Branch, Context, ImportFact, ReturnFact, ScanFact, Test
+from dataclasses import replace
+
+from import_policy.facts.model import (
+    AssignFact, Branch, Compare, Context, ImportFact, Leaf, Not, Opaque, ReadFact, ReturnFact, ScanFact, Span, Test,
+    Value,
+)
 from import_policy.facts.typecheck import is_type_checking_only
 
 # Calls whose first string argument is a module imported by name.
 DYNAMIC_IMPORTERS = frozenset({"importlib.import_module", "import_module", "__import__"})
 # Loops over these import every module of a package when their body imports a computed name.
 PACKAGE_WALKERS = frozenset({"pkgutil.iter_modules", "pkgutil.walk_packages"})
+# A `try:` whose handler names one of these (or is bare) catches a failed import.
+IMPORT_CATCHERS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
+# Comparison operators a platform test is read from, and whether each negates.
+COMPARISONS = {"==": False, "!=": True, "in": False, "not in": True, "is": False, "is not": True}
+
+
+def compared(subject: Leaf | None, op: str, values: tuple[Value, ...] | None, single: bool) -> Test:
+    """`subject <op> literal(s)` as a platform test; Opaque when it is not one. `single`: the
+    literal side was one literal, not a tuple or list (which only `in` takes)."""
+    if subject is None or subject.call or values is None or op not in COMPARISONS:
+        return Opaque()
+    if op in ("in", "not in") and single or op not in ("in", "not in") and not single:
+        return Opaque()
+    if op in ("is", "is not") and values != (None,):
+        return Opaque()  # identity with anything but None is not a value test
+    test = Compare(subject, values)
+    return Not(test) if COMPARISONS[op] else test
+
+
+def getattr_leaf(owner: str | None, name: str | None) -> Leaf | None:
+    """`getattr(torch.version, "hip", None)` reads as `torch.version.hip`."""
+    if owner is None or name is None or not name.isidentifier():
+        return None
+    return Leaf(name, f"{owner}.{name}", False, True)
 
 
 class WalkState:
@@ -31,6 +60,17 @@ class WalkState:
         self.scans: list[ScanFact] = []
         self.computed_imports = 0  # dynamic imports of a name that is not a literal, so far
         self._context: Context | None = None
+        # PEP 810: where the `lazy` keyword stood (line, column of the `import`/`from` after it),
+        # the module's `__lazy_modules__` when it is a literal, `try:` blocks open, and the
+        # names lazy imports bound, whose import-time reads are recorded.
+        self.lazy_at: frozenset[tuple[int, int]] = frozenset()
+        self.lazy_modules: frozenset[str] | None = None
+        self.try_depth = 0
+        self.lazy_names: set[str] = set()
+        self.reads: list[ReadFact] = []
+        # Names the file reads anywhere but to delete them or compare them with None (a probe's
+        # import binds a name nothing reads); None until a `try:` import asks.
+        self.read_names: frozenset[str] | None = None
 
     def module_level(self) -> bool:
         """At module level proper: not in a function, not in a class body."""
@@ -81,7 +121,36 @@ class WalkState:
         target = self.aliases.get(root)
         return dotted if target is None else target + dot + rest
 
-    def record(self, fact: ImportFact, target: str) -> None:
+    def record(self, fact: ImportFact, target: str, keyword: bool = False) -> None:
+        fact = self.lazy_import(fact, keyword)
         self.imports.append(fact)
         if fact.bound is not None and fact.context.function is None:
             self.aliases[fact.bound] = target
+            if fact.lazy:
+                self.lazy_names.add(fact.bound)
+            else:
+                self.lazy_names.discard(fact.bound)
+
+    def lazy_import(self, fact: ImportFact, keyword: bool) -> ImportFact:
+        """The import marked lazy where PEP 810 makes it so: the keyword before it, or its
+        module named in `__lazy_modules__`, at module level outside any `try:`."""
+        if fact.kind == "dynamic" or fact.member == "*" or not self.module_level() or self.try_depth:
+            return fact
+        named = fact.module if fact.kind == "from" else fact.name
+        if keyword:
+            return replace(fact, lazy="keyword")
+        if self.lazy_modules is not None and named in self.lazy_modules:
+            return replace(fact, lazy="modules")
+        return fact
+
+    def assigned_lazy_modules(self, names: tuple[str, ...] | None) -> None:
+        """`__lazy_modules__ = [...]` at module level: a literal list of module names; under an
+        `if` or in a `try:` it may not run, and then the imports stay eager (None)."""
+        if self.module_level():
+            always = not self.branches and not self.try_depth
+            self.lazy_modules = frozenset(names) if names is not None and always else None
+
+    def read(self, name: str, span: Span, statement_line: int) -> None:
+        """A read of `name`; recorded when a lazy import bound it and it runs at import time."""
+        if name in self.lazy_names and self.function_depth == 0:
+            self.reads.append(ReadFact(name, span, statement_line, self.context()))

@@ -32,8 +32,9 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from import_policy.diagnostics import Diagnostic, FixPayload
 from import_policy.fix.imports import Out, Refused, rewrite_from, rewrite_import
-from import_policy.fix.payload import AliasEdit, ImportFix, ProbeFix, applies
+from import_policy.fix.payload import AliasEdit, ImportFix, InlineProbeFix, ProbeFix, applies
 from import_policy.fix.splice import Statement, compiles, first_newline, isolate, splice
+from import_policy.rocm.inline_probe_fix import plan_inline_probe, with_importlib_util
 from import_policy.rocm.probe_fix import ProbeImport, ProbeIndex, plan_probe, update_import
 
 Replacement = Union[cst.CSTNode, cst.FlattenSentinel[cst.CSTNode], cst.RemovalSentinel]
@@ -220,6 +221,7 @@ class _Job:
         self.edits: dict[cst.CSTNode, dict[str, AliasEdit]] = {}
         self.probe_imports: dict[cst.ImportFrom, list[ProbeImport]] = {}
         self.renames: dict[cst.Name, str] = {}
+        self.replaced: dict[cst.CSTNode, cst.CSTNode] = {}  # whole statements (an inline probe's `try:`)
 
     def add(self, d: Diagnostic) -> None:
         assert d.fix is not None
@@ -239,6 +241,11 @@ class _Job:
         out: dict[cst.CSTNode, Rewriter] = {}
         for name, replacement in self.renames.items():
             out[name] = lambda node, new=replacement: node.with_changes(value=new)  # type: ignore[misc]
+        for old, new in self.replaced.items():
+            if old is self.tree:
+                out[old] = lambda node: with_importlib_util(node) if isinstance(node, cst.Module) else node
+            else:
+                out[old] = lambda node, new=new: new  # type: ignore[misc]
         for lines in _blocks(self.tree):
             _plan_block(lines, self, out)
         return out
@@ -341,6 +348,7 @@ class Applier:
 APPLIERS: dict[str, Applier] = {
     ImportFix.tag: Applier(_plan_import, local=lambda fix: _gateway_names(_expect(fix, ImportFix))),
     ProbeFix.tag: Applier(plan_probe, local=None),  # reads every mention of the probe's name
+    InlineProbeFix.tag: Applier(plan_inline_probe, local=None),  # replaces its `try:`, may add an import
 }
 
 

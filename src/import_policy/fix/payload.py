@@ -108,10 +108,35 @@ class ProbeFix:
         return cls(str(raw["probe"]), str(raw["replacement"]), bool(raw["safe"]))
 
 
+@dataclass(frozen=True)
+class InlineProbeFix:
+    """Payload for an inline probe's `trial-import-probe` finding (unsafe): the `try:` that
+    imports `module` only to see whether it can becomes `importlib.util.find_spec` of it.
+
+    The finding points at the import inside the `try:`. Two shapes are rewritten, the
+    `try:` whole: `return True` / `return False` in body and handler becomes
+    `return importlib.util.find_spec("m") is not None`, and `NAME = True` / `NAME = False`
+    becomes `NAME = importlib.util.find_spec("m") is not None`; `import importlib.util` is
+    added at the top when the file lacks it. Any other shape is left alone, with a note.
+    """
+
+    tag: ClassVar[str] = "inline-probe"
+    module: str
+    safe: bool = False
+
+    def encode(self) -> dict[str, Any]:
+        return {"module": self.module, "safe": self.safe}
+
+    @classmethod
+    def decode(cls, raw: Mapping[str, Any]) -> InlineProbeFix:
+        return cls(str(raw["module"]), bool(raw["safe"]))
+
+
 # tag -> how a stored payload is read back. One line per payload type.
 PAYLOADS: dict[str, Callable[[Mapping[str, Any]], FixPayload]] = {
     ImportFix.tag: ImportFix.decode,
     ProbeFix.tag: ProbeFix.decode,
+    InlineProbeFix.tag: InlineProbeFix.decode,
 }
 
 
@@ -159,6 +184,8 @@ def plan_edit(
     """The edit for one forbidden imported name, or why there is none."""
     if fact.kind == "dynamic":
         return "a dynamic import is not rewritten"
+    if fact.lazy == "keyword":
+        return "a `lazy` import is not rewritten (the fixer's parser may not read the keyword)"
     if fact.member == "*":
         return "a star import is not rewritten"
     if fact.kind == "import":

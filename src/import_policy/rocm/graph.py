@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Literal, Union
 
 from import_policy.config.model import RocmSafety
-from import_policy.facts.model import CallFact, FileFacts, ImportFact, Leaf, ScanFact, Span, SyntaxErrorFact
+from import_policy.facts.model import CallFact, FileFacts, ImportFact, Leaf, ReadFact, ScanFact, Span, SyntaxErrorFact
 from import_policy.patterns import prefixes
 from import_policy.project.graph import Chain, ImportGraph, Link
 from import_policy.project.modules import modules_of
@@ -28,6 +28,8 @@ from import_policy.rocm.predicates import find_spec_of, is_heavy, probe_of, thro
 SiteKind = Literal["import", "probe", "call", "jit"]
 # How deep calls through project functions are followed; real wrappers are two or three deep.
 MAX_CALL_DEPTH = 32
+# PEP 810: the first Python that runs `lazy import` and `__lazy_modules__` lazily.
+LAZY_PYTHON = (3, 15)
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,10 @@ class HeavySite:
     statement_line: int
     kind: SiteKind
     detail: str  # `import tilelang`, `_has_module("tilelang")`, `has_x() -> _has_module("x")`, `@tilelang.jit`
+    trial: bool = False  # an inline probe: a `try:` imports the module only to see whether it can
+    # A lazy import that stays eager: an older Python the project supports runs it eagerly.
+    eager_lazy: bool = False
+    loaded_by: str | None = None  # a lazy import loaded where this name is read at import time
 
     @property
     def key(self) -> tuple[str, int, int]:
@@ -160,7 +166,7 @@ class Project:
                 if is_heavy(self.rocm, fact.name):
                     # `from aiter.ops import mhc` imports `aiter.ops`; `mhc` may be a function in it.
                     name = fact.module if fact.kind == "from" and is_heavy(self.rocm, fact.module) else fact.name
-                    found = (name, (f"import {name}",))
+                    found = (name, (f"try: import {name}" if fact.probe else f"import {name}",))
             else:
                 found = self._call_witness(fact, path, depth + 1)
             if found is not None:
@@ -271,13 +277,39 @@ class Project:
     def eager(self, facts: FileFacts, fact: ImportFact | CallFact) -> bool:
         return self.judge.eager(fact.context, facts.path)
 
+    def lazy(self, fact: ImportFact) -> bool:
+        """A lazy import every Python the project supports runs lazily (PEP 810)."""
+        return bool(fact.lazy) and self.rocm.python >= LAZY_PYTHON
+
+    def loaded(self, facts: FileFacts, fact: ImportFact) -> ReadFact | None | bool:
+        """Where an import runs on ROCm at import time: True at its statement, a read of the
+        name a lazy import bound (the first that runs on ROCm), or None: it does not."""
+        if not self.judge.eager(fact.context, facts.path):
+            return None
+        if not self.lazy(fact):
+            return True
+        at = (fact.span.line, fact.span.column)
+        for read in facts.reads:
+            if read.name == fact.bound and (read.span.line, read.span.column) > at and self.judge.eager(read.context, facts.path):
+                return read
+        return None
+
     def _find_sites(self, facts: FileFacts) -> Iterator[HeavySite]:
         seen_statements: set[int] = set()
+        loads: dict[int, ReadFact] = {}  # a lazy `from` statement of a heavy module: its first read
         for fact in facts.imports:
-            if not is_heavy(self.rocm, fact.name) or not self.judge.eager(fact.context, facts.path):
+            if not is_heavy(self.rocm, fact.name):
+                continue
+            where = self.loaded(facts, fact)
+            whole = fact.kind == "from" and is_heavy(self.rocm, fact.module)
+            if isinstance(where, ReadFact) and whole:
+                first = loads.get(fact.statement)
+                if first is None or (where.span.line, where.span.column) < (first.span.line, first.span.column):
+                    loads[fact.statement] = where
+                continue
+            if where is None:
                 continue
             # A `from` statement of a heavy module counts once, at its module.
-            whole = fact.kind == "from" and is_heavy(self.rocm, fact.module)
             if whole:
                 if fact.statement in seen_statements:
                     continue
@@ -285,7 +317,17 @@ class Project:
             heavy = fact.module if whole else fact.name
             span = fact.module_span if whole else fact.span
             detail = f"import {heavy}" if fact.kind != "dynamic" else f'import_module("{heavy}")'
-            yield HeavySite(facts.path, facts.module, heavy, span, fact.statement_line, "import", detail)
+            if isinstance(where, ReadFact):
+                yield self._lazy_site(facts, heavy, where, f"lazy {detail}")
+                continue
+            yield HeavySite(
+                facts.path, facts.module, heavy, span, fact.statement_line, "import",
+                f"lazy {detail}" if fact.lazy else detail, trial=fact.probe, eager_lazy=bool(fact.lazy),
+            )
+        for fact in facts.imports:
+            read = loads.pop(fact.statement, None)
+            if read is not None:
+                yield self._lazy_site(facts, fact.module, read, f"lazy import {fact.module}")
         for call in facts.calls:
             if not self.judge.eager(call.context, facts.path):
                 continue
@@ -311,6 +353,11 @@ class Project:
                     )
                     break
 
+    def _lazy_site(self, facts: FileFacts, heavy: str, read: ReadFact, detail: str) -> HeavySite:
+        return HeavySite(
+            facts.path, facts.module, heavy, read.span, read.statement_line, "import", detail, loaded_by=read.name,
+        )
+
     def _find_edges(self, facts: FileFacts) -> list[Link]:
         assert facts.module is not None
         seen: set[str] = set()
@@ -322,16 +369,20 @@ class Project:
                 links.append(Link(facts.module or "", target, facts.path, line, kind, detail))
 
         for fact in facts.imports:
-            if not self.judge.eager(fact.context, facts.path):
+            where = self.loaded(facts, fact)
+            if where is None:
                 continue
+            # A lazy import runs where its name is first read at import time.
+            line, detail = (where.span.line, f"{_spelled(fact)}, loaded by reading `{where.name}`") \
+                if isinstance(where, ReadFact) else (fact.span.line, _spelled(fact))
             named = fact.module if fact.kind == "from" and fact.member != "*" else fact.name
             for prefix in reversed(prefixes(named)):
-                add(prefix, fact.span.line, "import", _spelled(fact))
+                add(prefix, line, "import", detail)
             if fact.kind == "from" and fact.member != "*" and fact.name in self.module_path:
                 # `from pkg import name` imports the submodule only when pkg/__init__ does not bind it.
                 init = self._file(self.module_path[fact.module]) if fact.module in self.module_path else None
                 if init is None or fact.member not in init.bound:
-                    add(fact.name, fact.span.line, "import", _spelled(fact))
+                    add(fact.name, line, "import", detail)
         file = self._file(facts.path)
         for scan in file.scans.get(None, ()) if file is not None else ():
             if scan.package is not None and self.judge.eager(scan.context, facts.path):
@@ -475,8 +526,9 @@ def _imported(fact: ImportFact) -> str:
 
 
 def _spelled(fact: ImportFact) -> str:
+    lazy = "lazy " if fact.lazy else ""
     if fact.kind == "from":
-        return f"from {fact.module} import {fact.member}"
+        return f"{lazy}from {fact.module} import {fact.member}"
     if fact.kind == "dynamic":
         return f'import_module("{fact.name}")'
-    return f"import {fact.name}"
+    return f"{lazy}import {fact.name}"

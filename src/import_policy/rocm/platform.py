@@ -1,7 +1,11 @@
 """What runs in a ROCm process: conditions judged three-valued (contract section 4).
 
-True, False, or None (unknown). A name, attribute or call whose last name, with
-leading underscores ignored, is a guard is False, a `rocm` name True;
+True, False, or None (unknown). A name or call whose last name, with leading
+underscores ignored, is a guard is False, a `rocm` name True; an attribute read
+without a call only where its owner is a module (a module-level flag), never an
+object's property (`tensor.is_cuda` is true on ROCm); a dotted entry matches its
+full name however imported. A name in `values` holds what the configuration says,
+whatever the code assigns, and comparisons with literals are judged from it;
 `TYPE_CHECKING` and `__name__ == "__main__"` are False while a module is imported;
 a module-level name bound once to a condition has that condition's value, in its
 module and wherever it is imported; a call of a project function whose every
@@ -19,7 +23,7 @@ from collections.abc import Mapping
 from typing import Optional, Protocol
 
 from import_policy.config.model import RocmSafety
-from import_policy.facts.model import BoolOp, Context, FileFacts, IsMain, Leaf, Not, ReturnFact, Test
+from import_policy.facts.model import BoolOp, Compare, Context, FileFacts, IsMain, Leaf, Not, ReturnFact, Test, Value
 from import_policy.facts.typecheck import TYPE_CHECKING_NAMES
 
 Tri = Optional[bool]
@@ -61,6 +65,7 @@ class Judge:
         self.rocm = frozenset(bare(name) for name in rocm.rocm if "." not in name)
         self.false_names = frozenset(name for name in rocm.guards if "." in name)
         self.true_names = frozenset(name for name in rocm.rocm if "." in name)
+        self.values: dict[str, Value] = dict(rocm.values)
         self.view = view
         self._values: dict[tuple[Test, str], Tri] = {}
         self._flags: dict[str, dict[str, tuple[Test, str] | str]] = {}
@@ -93,7 +98,40 @@ class Judge:
             return both(values) if test.op == "and" else either(values)
         if isinstance(test, Leaf):
             return self._leaf(test, path, depth)
+        if isinstance(test, Compare):
+            return self._compare(test, path, depth)
         return None
+
+    def _named(self, leaf: Leaf) -> bool:
+        """A name, a call, or an attribute of a module (a module-level flag); not an object's property."""
+        return not leaf.attribute or leaf.call or leaf.qualified.rpartition(".")[0] in self.view.module_path
+
+    def held(self, leaf: Leaf, path: str, depth: int = 0) -> tuple[bool, Value]:
+        """(True, value) when `values` says what the name holds on ROCm, directly or through a
+        module-level name bound once to it (`_DEVICE = DEVICE_TYPE`)."""
+        if not self.values or leaf.call or depth > MAX_DEPTH:
+            return False, None
+        if leaf.qualified in self.values:
+            return True, self.values[leaf.qualified]
+        name = leaf.qualified.rpartition(".")[2]  # as defined: `from m import DEVICE_TYPE as D` reads `D`
+        if name in self.values and self._named(leaf):
+            return True, self.values[name]
+        flag = self.flag(leaf.qualified, path, depth + 1)
+        if flag is not None and isinstance(flag[0], Leaf) and flag[0] != leaf:
+            return self.held(flag[0], flag[1], depth + 1)
+        return False, None
+
+    def _compare(self, test: Compare, path: str, depth: int) -> Tri:
+        known, value = self.held(test.subject, path, depth + 1)
+        if known:
+            return any(value == other for other in test.values)  # Python's `==`, as the code's test
+        if all(other is None for other in test.values) and self._not_none(test.subject):
+            return False
+        return None
+
+    def _not_none(self, leaf: Leaf) -> bool:
+        """A `rocm` name or dotted entry is not None in a ROCm process."""
+        return leaf.qualified in self.true_names or (bare(leaf.tail) in self.rocm and self._named(leaf))
 
     def _leaf(self, leaf: Leaf, path: str, depth: int) -> Tri:
         if leaf.qualified in TYPE_CHECKING_NAMES:
@@ -102,14 +140,17 @@ class Judge:
             return False
         if not leaf.call and leaf.qualified == "True":
             return True
+        known, value = self.held(leaf, path, depth + 1)
+        if known:
+            return bool(value)
         if leaf.qualified in self.false_names:
             return False
         if leaf.qualified in self.true_names:
             return True
         name = bare(leaf.tail)
-        if name in self.guards:
+        if name in self.guards and self._named(leaf):
             return False
-        if name in self.rocm:
+        if name in self.rocm and self._named(leaf):
             return True
         if leaf.call:
             key = self.view.resolve(leaf.qualified, path)

@@ -13,8 +13,8 @@ from dataclasses import replace
 from import_policy.config.model import Policy, RocmSafety
 from import_policy.kinds.imports import gateways
 from import_policy.diagnostics import Diagnostic
-from import_policy.facts.model import CallFact, FileFacts, Span
-from import_policy.fix.payload import ProbeFix
+from import_policy.facts.model import CallFact, FileFacts, ImportFact, Span
+from import_policy.fix.payload import InlineProbeFix, ProbeFix
 from import_policy.patterns import judge
 
 TRIAL_IMPORT_PROBE = "trial-import-probe"
@@ -59,7 +59,32 @@ def _diagnostic(rule: str, facts: FileFacts, span: Span, statement_line: int, me
     )
 
 
+def inline_probe(rocm: RocmSafety, fact: ImportFact) -> tuple[str, Span] | None:
+    """(heavy module, where to report) when the import is an inline probe of a heavy module:
+    a `try:` imports it only to see whether it can (facts.model.ImportFact.probe)."""
+    if not fact.probe or not is_heavy(rocm, fact.name):
+        return None
+    if fact.kind == "from" and is_heavy(rocm, fact.module):
+        return fact.module, fact.module_span  # a `from` statement counts once, at its module
+    return fact.name, fact.span
+
+
 def trial_import_probes(rocm: RocmSafety, facts: FileFacts) -> Iterator[Diagnostic]:
+    seen: set[tuple[int, int]] = set()
+    for fact in facts.imports:
+        inline = inline_probe(rocm, fact)
+        if inline is None or (inline[1].line, inline[1].column) in seen:
+            continue
+        heavy, span = inline
+        seen.add((span.line, span.column))
+        top = heavy.split(".")[0]
+        diagnostic = _diagnostic(
+            TRIAL_IMPORT_PROBE, facts, span, fact.statement_line,
+            f"`try: import {heavy}` imports `{heavy}` just to see whether it is installed; use "
+            f"`importlib.util.find_spec(\"{top}\") is not None`, which only looks for the module",
+        )
+        # Unsafe, as the probe fix: find_spec does not prove the module's native libraries load.
+        yield replace(diagnostic, fixable=True, fix=InlineProbeFix(top))
     for call in facts.calls:
         found = probe_of(rocm, call)
         if found is None or call.first_string is None:

@@ -52,6 +52,13 @@ def settings(policy: Policy) -> list[str]:
         f"  rocm:          {listed('rocm', list(rocm.rocm))}",
         f"  files:         {listed('files', [g.text for g in rocm.files]) if rocm.files else '(everywhere)'}",
         f"  entry modules: {listed('entry_modules', list(rocm.entry_modules)) if rocm.entry_modules else '(the top-level packages)'}",
+        # Shown where set: what names hold on ROCm, and the oldest Python (lazy imports).
+        *(
+            [f"  values:        {len(rocm.values)}", *(
+                f"    {name}: {value!r}  [{at(rocm.origin_of('values', name))}]" for name, value in rocm.values
+            )] if rocm.values else []
+        ),
+        *([f"  oldest Python: {rocm.python[0]}.{rocm.python[1]}"] if rocm.python != (3, 10) else []),
     ]
 
 

@@ -106,6 +106,8 @@ class RocmPlan:
     import_heads: frozenset[str] | None = None
     # `kind: import-time` rules in force: users of the same engine, each with its own question.
     import_time: tuple[ImportTimeRule, ...] = ()
+    # The top-level names of the heavy modules: an inline probe's file spells one and `try`.
+    heavy_heads: tuple[bytes, ...] = ()
 
     @property
     def cache_mode(self) -> str:
@@ -125,7 +127,10 @@ class RocmPlan:
         if EAGER_HEAVY_IMPORT in self.rules:
             return self.wants_parse(source, path)
         if TRIAL_IMPORT_PROBE in self.rules and not path.endswith(".pyi"):
-            return self.tokens is None or any(probe.rpartition(".")[2].encode() in source for probe, _ in self.rocm.probes)
+            return (
+                self.tokens is None or any(probe.rpartition(".")[2].encode() in source for probe, _ in self.rocm.probes)
+                or b"try" in source and any(head in source for head in self.heavy_heads)
+            )
         return False
 
     def slim(self, facts: FileFacts) -> FileFacts:
@@ -204,17 +209,19 @@ def make_plan(
         heads.add(head)
     import_heads = frozenset(
         heads | {gateway.split(".")[0] for gateway in exports} | project_names
-        | {name.split(".")[0] for name in (*rocm.guards, *rocm.rocm) if "." in name}
+        | {name.split(".")[0] for name in (*rocm.guards, *rocm.rocm, *(n for n, _ in rocm.values)) if "." in name}
     )
+    heavy_heads = tuple(sorted(h.encode() for h in heads if h))
     heads.update(probe.rpartition(".")[2] for probe, _ in rocm.probes)
     heads.update(gateway.split(".")[0] for gateway in exports)
     heads.update(project_names)
     # Platform tests and package walks: a file defining `def supported(): return is_cuda()`
     # or walking a package matters even when it imports nothing of the project.
     heads.update(name.lstrip("_") for name in (*rocm.guards, *rocm.rocm) if name != "TYPE_CHECKING")
+    heads.update(name.rpartition(".")[2] for name, _ in rocm.values)  # `DEVICE_TYPE == "cuda"` in a platform test
     heads.update(("find_spec", "iter_modules", "walk_packages"))
     tokens = tuple(sorted(h.encode() for h in heads if h))
-    return replace(plain, tokens=tokens, import_heads=import_heads)
+    return replace(plain, tokens=tokens, import_heads=import_heads, heavy_heads=heavy_heads)
 
 
 def rule_plan(plan: RocmPlan, rule: ImportTimeRule) -> RocmPlan:
@@ -482,8 +489,13 @@ def check(
         if EAGER_HEAVY_IMPORT in plan.rules:
             for path in applies:
                 for site in graph.sites(path):
-                    if site.kind != "jit" and site.key not in reported and site.key not in probes:
-                        found.append(_eager(rocm, site))
+                    if site.kind == "jit" or site.key in reported:
+                        continue
+                    if site.trial:  # an inline probe is reported under the site's rule
+                        probes.pop(site.key, None)
+                    elif site.key in probes:
+                        continue
+                    found.append(_eager(rocm, site))
         save_graph(plan, graph, stores)
         if unparsed is not None:
             unparsed.update(graph.unparsed)
@@ -531,11 +543,24 @@ def _because(rocm: RocmSafety, heavy: str) -> str:
     return f" ({heavy.split('.')[0]}: {reason})" if reason else ""
 
 
+def _how(rocm: RocmSafety, site: HeavySite) -> str:
+    """What the import is, when it is more than an import: a trial import, a lazy import that
+    stays eager, one loaded by a read."""
+    if site.trial:
+        return f" (a trial import: `try: import {site.heavy}` only to see whether it is installed)"
+    if site.eager_lazy:
+        major, minor = rocm.python
+        return f" (lazy only from Python 3.15; the project supports Python {major}.{minor})"
+    if site.loaded_by is not None:
+        return f" (`{site.detail}` is loaded here, where `{site.loaded_by}` is read)"
+    return ""
+
+
 def _eager(rocm: RocmSafety, site: HeavySite) -> Diagnostic:
     because = _because(rocm, site.heavy)
     if site.kind == "import":
         message = (
-            f"heavy module `{site.heavy}` is imported when this module is imported; "
+            f"heavy module `{site.heavy}` is imported when this module is imported{_how(rocm, site)}; "
             f"import it where it is used, or under a guard{because}"
         )
     elif site.kind == "probe":
@@ -557,7 +582,7 @@ def _reached(rule: str, rocm: RocmSafety, chain: Chain, site: HeavySite) -> Diag
             f"`{chain.entry}` imports it: {path}; compile on first use instead{because}"
         )
     elif site.kind == "import":
-        message = f"importing `{chain.entry}` imports `{site.heavy}`: {path}{because}"
+        message = f"importing `{chain.entry}` imports `{site.heavy}`{_how(rocm, site)}: {path}{because}"
     else:
         message = f"importing `{chain.entry}` calls `{site.detail}`, which imports `{site.heavy}`: {path}{because}"
     return _diagnostic(rule, site, message, chain.modules)
