@@ -247,3 +247,18 @@ def test_a_gitignore_that_hides_a_module_is_seen(tree: Path) -> None:
     edit(tree, ".gitignore", "# nothing\n", PAST + 6 * 10**9)  # edited in place: the folder's listing stays
     run = Run(tree)
     assert run.found == cold(tree) == [("pkg/b.py", "torch", "pkg -> pkg.a -> pkg.b -> torch")]
+
+
+def test_a_same_size_edit_that_keeps_the_mtime_is_seen_through_the_ctime(tree: Path) -> None:
+    # Only the ctime tells this edit apart (an editor or `touch -r` restored the mtime); git
+    # compares it too.
+    Run(tree)
+    path = tree / "pkg/b.py"
+    before = path.stat()
+    time.sleep(0.01)  # a ctime tick apart
+    path.write_text("import torcx\n", encoding="utf-8")
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert path.stat().st_size == before.st_size and path.stat().st_mtime_ns == before.st_mtime_ns
+    run = Run(tree)
+    assert "pkg/b.py" in run.read
+    assert run.found == cold(tree) == []

@@ -18,7 +18,7 @@ from import_policy.project.graph import Link
 from import_policy.rocm.graph import HeavySite, SiteKind
 
 Json = Any
-Stat = tuple[int, int, int]  # mtime_ns, size, inode
+Stat = tuple[int, int, int, int]  # mtime_ns, size, inode, ctime_ns
 _SITE_KINDS: tuple[SiteKind, ...] = ("import", "probe", "call", "jit")
 # name -> (how many observations of the log it was derived from, its encoded form)
 Items = dict[str, tuple[int, Json]]
@@ -101,8 +101,8 @@ def _place(value: Json, count: int) -> int:
 def _stat(value: Json) -> Stat | None:
     if value is None:
         return None
-    mtime, size, inode = _list(value)
-    return (_int(mtime), _int(size), _int(inode))
+    mtime, size, inode, ctime = _list(value)
+    return (_int(mtime), _int(size), _int(inode), _int(ctime))
 
 
 def lookup_place(value: Json) -> int:
@@ -164,7 +164,7 @@ class GraphCodec:
     """The index: the inputs log, sites and reach."""
 
     name = "rocm-graph"
-    version = 2  # sites carry the trial and lazy flags
+    version = 3  # a file's stat data carries its ctime
 
     def encode(self, stored: Stored) -> Json:
         return {

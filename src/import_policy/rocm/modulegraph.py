@@ -65,7 +65,8 @@ def stat_of(path: Path | str) -> Stat | None:
         data = os.stat(path)
     except OSError:
         return None
-    return (data.st_mtime_ns, data.st_size, data.st_ino)
+    # The ctime too, as git: an edit that keeps the size and restores the mtime changes it.
+    return (data.st_mtime_ns, data.st_size, data.st_ino, data.st_ctime_ns)
 
 
 class Tree(Protocol):
