@@ -151,15 +151,16 @@ def test_no_fix_mark_where_fix_would_refuse(project: Project, tmp_path_factory: 
 
 def test_force_color_colours_the_diff_as_ruff_does(tree: Project, monkeypatch: pytest.MonkeyPatch) -> None:
     # ruff, FORCE_COLOR=1 `--diff`: `--- \e[31ma.py\e[0m`, `+++ \e[32ma.py\e[0m`, removed lines
-    # red, added lines green, context and `@@` plain.
+    # red, added lines green, context and `@@` plain; the names with git's `a/` `b/`, which
+    # `git apply` and `patch -p1` need (ruff prints the bare path).
     tree.write_bytes("b.py", b"import os\r\nimport re\r\nprint(re)\r\n")
     monkeypatch.delenv("NO_COLOR")
     monkeypatch.setenv("FORCE_COLOR", "1")
     code, out, _ = tree.run("check", "--diff", "b.py")
     assert code == 1
     assert out == (
-        "--- \033[31mb.py\033[0m\n"
-        "+++ \033[32mb.py\033[0m\n"
+        "--- \033[31ma/b.py\033[0m\n"
+        "+++ \033[32mb/b.py\033[0m\n"
         "@@ -1,3 +1,3 @@\n"
         " import os\r\n"
         "\033[31m-import re\033[0m\r\n"
