@@ -59,7 +59,7 @@ UTF7 = b"# -*- coding: utf-7 -*-\nimport re\nx = '+AOk-'\n"
     ("encoding", "source"),
     [
         ("utf-7", UTF7),
-        ("iso2022_jp", "# coding: iso2022_jp\nimport re\nx = 'あ'\n".encode("iso2022_jp")),
+        ("iso2022_jp", "# coding: iso2022_jp\nimport re\nx = '\u3042'\n".encode("iso2022_jp")),
     ],
 )
 def test_no_fix_in_an_encoding_that_is_not_ascii_compatible(project: Project, encoding: str, source: bytes) -> None:
