@@ -28,15 +28,9 @@ class BuiltinRule:
     settings: Callable[[Policy], list[str]] = _no_settings
     # Off unless `enable:`d or `--select`ed.
     opt_in: bool = False
-    # Where the settings decide whether a fix exists (a probe mapped to null has none): `fixable` under them.
-    fixable_under: Callable[[Policy], str] | None = None
 
     def in_force(self, policy: Policy) -> bool:
         return not self.needs_rocm or policy.rocm_safety is not None
-
-    def fixable_in(self, policy: Policy) -> str:
-        return self.fixable_under(policy) if self.fixable_under is not None else self.fixable
-
 
 def shipped_doc(package: str, rule_id: str) -> Callable[[], str]:
     """A rule's documentation, shipped in the wheel beside the code that implements it."""

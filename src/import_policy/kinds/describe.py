@@ -45,7 +45,7 @@ def rule_rows(policy: Policy) -> list[dict[str, Any]]:
         if builtin.needs_rocm and policy.rocm_safety is not None:
             source = f"{_source(policy.rocm_safety.origin.source)}:{policy.rocm_safety.origin.line}"
         rows.append({
-            "id": builtin.id, "kind": builtin.kind, "severity": "error", "fixable": builtin.fixable_in(policy),
+            "id": builtin.id, "kind": builtin.kind, "severity": "error", "fixable": builtin.fixable,
             "source": source, "message": builtin.summary,
         })
     return rows
@@ -95,7 +95,7 @@ def _examples(title: str, snippets: tuple[str, ...]) -> list[str]:
 
 
 def _describe_builtin(builtin: BuiltinRule, policy: Policy) -> str:
-    head = [builtin.id, f"  kind:          {builtin.kind}", f"  fixable:       {builtin.fixable_in(policy)}"]
+    head = [builtin.id, f"  kind:          {builtin.kind}", f"  fixable:       {builtin.fixable}"]
     if builtin.opt_in:
         head.append("  in force:      only when selected by name (--select, --extend-select)")
     head.extend(builtin.settings(policy))

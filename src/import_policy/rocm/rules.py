@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from import_policy.config.model import Origin, Policy
 from import_policy.kinds.builtin import BuiltinRule, shipped_doc
 from import_policy.rocm.predicates import (
@@ -62,31 +60,21 @@ def settings(policy: Policy) -> list[str]:
     ]
 
 
-def probe_fix(policy: Policy) -> str:
-    """A probe call's fix is its spec-only alternative (unsafe); a probe mapped to null has none."""
-    rocm = policy.rocm_safety
-    return "unsafe" if rocm is not None and any(alternative for _, alternative in rocm.probes) else "no"
-
-
-def _rule(
-    rule_id: str, summary: str, fixable: str, opt_in: bool = False, fixable_under: Callable[[Policy], str] | None = None
-) -> BuiltinRule:
+def _rule(rule_id: str, summary: str, fixable: str, opt_in: bool = False) -> BuiltinRule:
     return BuiltinRule(
         rule_id, "rocm-safety", summary, fixable, True, shipped_doc("import_policy.rocm", rule_id), settings,
-        opt_in=opt_in, fixable_under=fixable_under,
+        opt_in=opt_in,
     )
 
 
 ROCM_RULES = (
-    _rule(TRIAL_IMPORT_PROBE, "A probe that imports a heavy module to see if it exists.", "unsafe", fixable_under=probe_fix),
+    # Unsafe fixes whatever `probes` maps to: an inline probe (`try: import x`) becomes find_spec.
+    _rule(TRIAL_IMPORT_PROBE, "A probe that imports a heavy module to see if it exists.", "unsafe"),
     _rule(
         EAGER_HEAVY_IMPORT, "Any heavy import or call that runs on ROCm at import time, reached or not (strict lint).",
         "no", opt_in=True,
     ),
     _rule(IMPORT_TIME_JIT, "A decorator from a heavy module, in a module an entry module reaches.", "no"),
-    # A probe call reached at import time is reported here, and carries the probe's fix.
-    _rule(
-        HEAVY_IMPORT_REACHABLE, "A heavy import or call a ROCm process runs by importing an entry module.", "no",
-        fixable_under=probe_fix,
-    ),
+    # A probe reached at import time is reported here, and carries the probe's fix.
+    _rule(HEAVY_IMPORT_REACHABLE, "A heavy import or call a ROCm process runs by importing an entry module.", "unsafe"),
 )
