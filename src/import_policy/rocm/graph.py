@@ -413,17 +413,10 @@ class Project:
         parents = self.reach(entry)
         for module in parents:
             for site in self.sites(self.module_path[module]):
-                yield _with_site(self.chain(entry, parents, module), site), site
+                yield with_site(self.chain(entry, parents, module), site), site
 
     def first_reached(self, entries: Iterable[str]) -> Iterator[tuple[Chain, HeavySite]]:
-        """Each heavy site any entry reaches, once: with the shortest chain from the first entry
-        (in the order given) that reaches it."""
-        seen: set[tuple[str, int, int]] = set()
-        for entry in entries:
-            for chain, site in self.reachable_sites(entry):
-                if site.key not in seen:
-                    seen.add(site.key)
-                    yield chain, site
+        return first_reached(entries, self.reachable_sites)
 
     def why(self, entry: str, target: str) -> Chain | None:
         """The shortest eager chain from `entry` to a project module or a heavy module."""
@@ -457,7 +450,7 @@ class Project:
                     if site.heavy == target or site.heavy.startswith(target + ".")
                 ]
                 for prefix in routes(module) if sites else ():
-                    chains.extend(_with_site(prefix, site) for site in sites)
+                    chains.extend(with_site(prefix, site) for site in sites)
         chains.sort(key=lambda chain: len(chain.links))
         return chains
 
@@ -514,7 +507,21 @@ class _File:
         return False
 
 
-def _with_site(chain: Chain, site: HeavySite) -> Chain:
+def first_reached(
+    entries: Iterable[str], reachable_sites: Callable[[str], Iterable[tuple[Chain, HeavySite]]]
+) -> Iterator[tuple[Chain, HeavySite]]:
+    """Each heavy site any entry reaches, once: with the shortest chain from the first entry
+    (in the order given) that reaches it."""
+    seen: set[tuple[str, int, int]] = set()
+    for entry in entries:
+        for chain, site in reachable_sites(entry):
+            if site.key not in seen:
+                seen.add(site.key)
+                yield chain, site
+
+
+def with_site(chain: Chain, site: HeavySite) -> Chain:
+    """The chain to the module holding a site, with the site as its last link."""
     source = chain.modules[-1]
     kind: str = "import" if site.kind == "import" else site.kind
     return Chain(chain.entry, (*chain.links, Link(source, site.heavy, site.path, site.span.line, kind, site.detail)))

@@ -34,7 +34,7 @@ from import_policy.cache.facts import content_digest
 from import_policy.cache.seal import read_regular
 from import_policy.facts.model import SyntaxErrorFact
 from import_policy.project.graph import Chain, ImportGraph, Link
-from import_policy.rocm.graph import HeavySite, Project
+from import_policy.rocm.graph import HeavySite, Project, first_reached, with_site
 from import_policy.rocm.graphcodec import (
     Items,
     Log,
@@ -492,14 +492,7 @@ class ModuleGraph:
                 yield with_site(self.chain(entry, parents, module), site), site
 
     def first_reached(self, entries: Iterable[str]) -> Iterator[tuple[Chain, HeavySite]]:
-        """Each heavy site any entry reaches, once: with the shortest chain from the first entry
-        (in the order given) that reaches it."""
-        seen: set[tuple[str, int, int]] = set()
-        for entry in entries:
-            for chain, site in self.reachable_sites(entry):
-                if site.key not in seen:
-                    seen.add(site.key)
-                    yield chain, site
+        return first_reached(entries, self.reachable_sites)
 
     # --- storage ------------------------------------------------------------------
 
@@ -520,8 +513,3 @@ class ModuleGraph:
         return out, edges
 
 
-def with_site(chain: Chain, site: HeavySite) -> Chain:
-    """The chain to the module holding a site, with the site as its last link."""
-    source = chain.modules[-1]
-    kind: str = "import" if site.kind == "import" else site.kind
-    return Chain(chain.entry, (*chain.links, Link(source, site.heavy, site.path, site.span.line, kind, site.detail)))
