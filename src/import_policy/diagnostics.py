@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol
 
 Severity = Literal["error", "warning"]
@@ -51,3 +52,19 @@ class Diagnostic:
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         return (self.path, self.line, self.column, self.rule, self.message)
+
+
+def unfixable_where(diagnostics: Iterable[Diagnostic], why_not: Callable[[str], str | None]) -> list[Diagnostic]:
+    """The findings, each fixable one in a file `why_not` refuses (asked once per path) made
+    not fixable, its message saying why: no `[*]` for a fix no `--fix` would write."""
+    verdicts: dict[str, str | None] = {}
+    out = []
+    for d in diagnostics:
+        if d.fixable and d.fix is not None:
+            if d.path not in verdicts:
+                verdicts[d.path] = why_not(d.path)
+            reason = verdicts[d.path]
+            if reason is not None:
+                d = replace(d, message=f"{d.message} (not fixable: {reason})", fixable=False, fix=None)
+        out.append(d)
+    return out

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import replace
 from pathlib import Path
 
-from import_policy.diagnostics import Diagnostic
+from import_policy.diagnostics import Diagnostic, unfixable_where
 
 OUTSIDE_ROOT = "the file resolves outside the project root"
 
@@ -28,13 +27,4 @@ def writable(path: Path, root: Path) -> bool:
 def refuse_outside_root(diagnostics: Iterable[Diagnostic], root: Path) -> list[Diagnostic]:
     """Findings (root-relative paths) in a file `--fix` will never write offer no fix, and say why:
     no `[*]` for what no `--fix` can apply."""
-    verdicts: dict[str, bool] = {}
-    out = []
-    for d in diagnostics:
-        if d.fix is not None and d.fixable:  # not one `--fix` has already said it could not apply
-            if d.path not in verdicts:
-                verdicts[d.path] = writable(root / d.path, root)
-            if not verdicts[d.path]:
-                d = replace(d, message=f"{d.message} (not fixable: {OUTSIDE_ROOT})", fixable=False, fix=None)
-        out.append(d)
-    return out
+    return unfixable_where(diagnostics, lambda path: None if writable(root / path, root) else OUTSIDE_ROOT)

@@ -11,10 +11,10 @@ from __future__ import annotations
 import gc
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from import_policy.config.model import RuleBase
-from import_policy.diagnostics import Diagnostic
+from import_policy.diagnostics import Diagnostic, unfixable_where
 from import_policy.discovery.files import SourceFile
 from import_policy.facts.encoding import unfixable_encoding
 from import_policy.facts.model import FileFacts, SyntaxErrorFact
@@ -151,20 +151,15 @@ def _unfixable_in_their_encoding(
     """Findings in a file whose encoding a fix could not write back byte for byte (UTF-7,
     ISO-2022) are reported, not fixable, and say why."""
     by_path = {file.relative: file for file in files}
-    verdicts: dict[str, str | None] = {}
-    out = []
-    for d in diagnostics:
-        file = by_path.get(d.path) if d.fixable else None
-        if file is not None and d.path not in verdicts:
-            try:
-                verdicts[d.path] = unfixable_encoding(read(file))
-            except OSError:
-                verdicts[d.path] = None
-        encoding = verdicts.get(d.path) if file is not None else None
-        if encoding is not None:
-            d = replace(
-                d, fixable=False, fix=None,
-                message=f"{d.message} (not fixable: the file's encoding, {encoding}, is not ASCII-compatible)",
-            )
-        out.append(d)
-    return out
+
+    def why_not(path: str) -> str | None:
+        file = by_path.get(path)
+        if file is None:
+            return None
+        try:
+            encoding = unfixable_encoding(read(file))
+        except OSError:
+            return None
+        return None if encoding is None else f"the file's encoding, {encoding}, is not ASCII-compatible"
+
+    return unfixable_where(diagnostics, why_not)
