@@ -60,6 +60,35 @@ def test_touched_files_with_the_same_bytes_still_hit(project: Project, monkeypat
     assert project.run("check", ".") == first
 
 
+def test_a_hit_confirmed_by_bytes_records_the_new_stat_data(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    """As `git status` refreshes the index: after a checkout or a hard-link copy moved every
+    file's ctime, one run confirms the bytes, and the runs after it trust the stat data again."""
+    from import_policy.cache import run as runcache
+
+    _tree(project)
+    old = 1_000_000_000 * 1_600_000_000
+    files = [p for p in project.root.rglob("*") if p.is_file() and FOLDER not in p.parts]
+    for path in files:
+        os.utime(path, ns=(old, old))
+    first = project.run("check", ".")
+    for path in files:  # the same mtime, a new ctime: stat data no longer stands for the bytes
+        os.utime(path, ns=(old, old))
+    hashed: list[bytes] = []
+    digest = runcache._digest
+
+    def counting(data: bytes) -> str:
+        hashed.append(data)
+        return digest(data)
+
+    monkeypatch.setattr(runcache, "_digest", counting)
+    _no_engine(monkeypatch)
+    assert project.run("check", ".") == first
+    assert len(hashed) == 3  # the three files checked, each confirmed by its bytes
+    hashed.clear()
+    assert project.run("check", ".") == first
+    assert hashed == []
+
+
 @pytest.mark.parametrize(
     "change",
     [

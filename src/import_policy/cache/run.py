@@ -100,10 +100,10 @@ class RunCache:
         return taken
 
     @staticmethod
-    def _unchanged(files: Sequence[SourceFile], recorded: dict[str, Any], written: int) -> bool:
+    def _unchanged(files: Sequence[SourceFile], recorded: dict[str, Any], written: int, moved: dict[str, Stat]) -> bool:
         """Whether every file still matches the entry's record of it (stat data, BLAKE2 hex
         digest), read straight from its JSON: same stat data not racily clean (cache.stat),
-        or else same bytes."""
+        or else same bytes. `moved` gets the new stat data of each file its bytes confirmed."""
         if len(recorded) != len(files):
             return False
         for file in files:
@@ -111,13 +111,15 @@ class RunCache:
             if entry is None:
                 return False
             stat, digest = entry
-            if trusted(_stat(file.path), as_stat(stat), written):
+            now = _stat(file.path)  # taken before the bytes: an edit after it moves it again
+            if trusted(now, as_stat(stat), written):
                 continue
             try:
-                if _digest(file.path.read_bytes()) != digest:
+                if now is None or _digest(file.path.read_bytes()) != digest:
                     return False
             except OSError:
                 return False
+            moved[file.relative] = now
         return True
 
     def get(self, key: str, files: Sequence[SourceFile]) -> Outcome | None:
@@ -127,9 +129,10 @@ class RunCache:
             data = read_entry(self.folder / f"{key}.json", self.secret, _PURPOSE, key)
             if data is None:
                 return None
-            if not self._unchanged(files, data["files"], int(data["written"])):
+            moved: dict[str, Stat] = {}
+            if not self._unchanged(files, data["files"], int(data["written"]), moved):
                 return None
-            return Outcome(
+            outcome = Outcome(
                 [_diagnostic(d) for d in data["diagnostics"]],
                 int(data["files_checked"]),
                 [(str(path), str(reason)) for path, reason in data["unreadable"]],
@@ -137,6 +140,18 @@ class RunCache:
             )
         except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError, RecursionError):
             return None
+        if moved:
+            self._refresh(key, data, moved)
+        return outcome
+
+    def _refresh(self, key: str, data: dict[str, Any], moved: dict[str, Stat]) -> None:
+        """As `git status` refreshes the index: files whose bytes confirmed the entry are
+        recorded with their new stat data, so a checkout or a copy that moved every ctime
+        costs one run that reads the tree, not every run after it."""
+        for path, stat in moved.items():
+            data["files"][path][0] = list(stat)
+        data["written"] = time.time_ns()
+        self._write(key, data)
 
     def put(self, key: str, files: Sequence[SourceFile], snapshot: Snapshot, outcome: Outcome) -> None:
         """Best effort; skipped when a file's stat data moved while the run read it (its bytes
@@ -156,6 +171,13 @@ class RunCache:
                 "unreadable": [list(pair) for pair in outcome.unreadable],
                 "stale": outcome.stale,
             }
+        except ValueError:
+            return
+        self._write(key, entry)
+
+    def _write(self, key: str, entry: dict[str, Any]) -> None:
+        assert self.secret is not None
+        try:
             text = json.dumps(entry, separators=(",", ":"))
             if self.folder.is_dir() and not self.folder.is_symlink() and not (self.root / FOLDER).is_symlink():
                 _prune(self.folder, keep=KEEP - 1)  # never in a folder a link leads to

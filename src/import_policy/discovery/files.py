@@ -8,6 +8,7 @@ unless `exclude` covers it.
 
 from __future__ import annotations
 
+import functools
 import os
 import stat
 from collections.abc import Iterable, Iterator
@@ -363,6 +364,15 @@ class _Spec:
         return verdict
 
 
+@functools.lru_cache(maxsize=256)
+def _compiled(text: bytes) -> pathspec.GitIgnoreSpec:
+    """A `.gitignore`'s rules, compiled once per process whatever walk or lookup reads it:
+    compiling a few hundred patterns costs more than the rest of a batch's lookups."""
+    import pathspec  # only a folder with a .gitignore to match pays for it
+
+    return pathspec.GitIgnoreSpec.from_lines(text.decode("utf-8", "replace").splitlines())
+
+
 class _GitIgnores:
     """`.gitignore` files from the project root down to each walked folder."""
 
@@ -373,12 +383,10 @@ class _GitIgnores:
 
     def _own(self, folder: Path) -> list[tuple[str, pathspec.GitIgnoreSpec]]:
         try:  # a linked .gitignore is not read, as git does not read one
-            lines = read_regular(folder / ".gitignore").decode("utf-8", "replace").splitlines()
+            text = read_regular(folder / ".gitignore")
         except OSError:
             return []
-        import pathspec  # only a folder with a .gitignore to match pays for it
-
-        return [(relative_to_root(folder, self.root), pathspec.GitIgnoreSpec.from_lines(lines))]
+        return [(relative_to_root(folder, self.root), _compiled(text))]
 
     def layers(self, folder: Path) -> list[tuple[str, pathspec.GitIgnoreSpec]]:
         if folder in self.cache:

@@ -23,6 +23,7 @@ union of readings, or words inside strings and comments) can only add candidates
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -44,12 +45,23 @@ class _ImportShape:
     by hand on the few matches."""
 
     def __init__(self, heads: Iterable[str]) -> None:
-        alternatives = b"|".join(re.escape(h.encode()) for h in sorted(set(heads)))
-        head = rb"(?:" + alternatives + rb")(?![\w])"
-        names = rb"(?:" + _DOTTED + rb"(?:" + _GAP + rb"+as" + _GAP + rb"+" + _WORD + rb")?" + _GAP + rb"*," + _GAP + rb"*)*"
-        self.plain = re.compile(rb"import" + _GAP + rb"+" + names + head)
-        self.from_ = re.compile(rb"from" + _GAP + rb"+" + head)
         self.heads = frozenset(h.encode() for h in heads)
+
+    @functools.cached_property
+    def _head(self) -> bytes:
+        alternatives = b"|".join(re.escape(h) for h in sorted(self.heads))
+        return rb"(?:" + alternatives + rb")(?![\w])"
+
+    # Compiled when a file first holds one of the heads: most runs never get that far for
+    # most groups, and a batch pays for every regex it compiles.
+    @functools.cached_property
+    def plain(self) -> re.Pattern[bytes]:
+        names = rb"(?:" + _DOTTED + rb"(?:" + _GAP + rb"+as" + _GAP + rb"+" + _WORD + rb")?" + _GAP + rb"*," + _GAP + rb"*)*"
+        return re.compile(rb"import" + _GAP + rb"+" + names + self._head)
+
+    @functools.cached_property
+    def from_(self) -> re.Pattern[bytes]:
+        return re.compile(rb"from" + _GAP + rb"+" + self._head)
 
     def search(self, source: bytes, dynamic: tuple[bytes, ...]) -> bool:
         if self.from_.search(source):
