@@ -126,7 +126,7 @@ def check(loaded: Loaded, args: argparse.Namespace) -> int:
     refuse_conflicts(args)
     # What the configuration names must be in the tree (an error stops here); a gateway
     # export it does not bind is a warning, and not fixable.
-    tree = against_tree(loaded.policy)
+    tree = against_tree(loaded.policy, remember=not args.no_cache)
     loaded = replace(loaded, policy=tree.policy)
     policy = loaded.policy
     selection = selection_of(loaded, args)
@@ -139,6 +139,10 @@ def check(loaded: Loaded, args: argparse.Namespace) -> int:
         remember(loaded, Path.cwd(), caches.policy_digest, rule_ids(policy))
     jobs = args.jobs or default_jobs()
     checked = run_or_reuse(policy, selection, inputs, caches, jobs, unused=unused, quiet=args.quiet, notes=tree.warnings)
+    if not args.no_cache:
+        from import_policy.cache.ignores import save_all
+
+        save_all()
     fixing: FixRun | None = None
     if args.fix or args.fix_only or args.diff:
         if inputs.stdin is not None and not args.diff:

@@ -30,10 +30,10 @@ class Checked:
     warnings: tuple[str, ...]  # for stderr, `file:line: warning: ...`
 
 
-def against_tree(policy: Policy) -> Checked:
+def against_tree(policy: Policy, remember: bool = False) -> Checked:
     """`policy` checked against the tree under its root; `ConfigErrors` when it names a
-    module that is not there."""
-    modules = ProjectModules(policy, {})
+    module that is not there. `remember`: the run may keep `.gitignore` verdicts (cache.ignores)."""
+    modules = ProjectModules(policy, {}, remember)
     errors = list(_entries(policy, modules))
     gateways = [rule for rule in policy.rules if isinstance(getattr(rule, "fix", None), GatewayFix)]
     for rule in gateways:

@@ -20,11 +20,14 @@ from import_policy.quoting import quote_path
 from import_policy.patterns import PathGlob, any_match
 from import_policy.cache.seal import read_regular
 from import_policy.cache.stat import Stat, stat_or_raise
+from import_policy.cache.ignores import rules_digest
 from import_policy.cache.walk import Kind, WalkCache, gitignore_stat
 from import_policy.discovery.tracked import Tracked, index_stat
 
 if TYPE_CHECKING:
     import pathspec
+
+    from import_policy.cache.ignores import Verdicts
 
 PYTHON_SUFFIXES = (".py", ".pyi")
 C_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".hxx", ".cu", ".cuh", ".hip")
@@ -291,13 +294,16 @@ class Locator:
     """Whether a file a walk of the project would find, asked of one path at a time: the
     ROCm pass looks up the modules a chain reaches without walking the whole tree. As in a
     walk, no link leads out of the root; a link inside it is found by its own path (a walk
-    lists the file it leads to once, by the path without a link)."""
+    lists the file it leads to once, by the path without a link). `remember`: keep what each
+    `.gitignore` says of the paths asked between runs (cache.ignores)."""
 
-    def __init__(self, root: Path, exclude: tuple[PathGlob, ...]) -> None:
+    def __init__(self, root: Path, exclude: tuple[PathGlob, ...], remember: bool = False) -> None:
+        from import_policy.cache.ignores import verdicts
+
         self.root = root
         self.real_root = os.path.realpath(root)
         self.exclude = exclude
-        self.ignores = _GitIgnores(root)
+        self.ignores = _GitIgnores(root, verdicts(root) if remember else None)
         self._folders: dict[str, bool] = {"": True}
 
     def _kept(self, path: Path) -> bool:
@@ -334,8 +340,27 @@ class Locator:
         )
 
 
+class _Rules:
+    """One `.gitignore`'s rules, compiled only when a verdict is asked that `known` does not hold."""
+
+    def __init__(self, text: bytes, known: Verdicts | None) -> None:
+        self.text = text
+        self.known = known
+        self.digest = rules_digest(text) if known is not None else ""
+
+    def include(self, path: str) -> bool | None:
+        """`path` as the rules see it (relative to their folder, `/` after a folder)."""
+        if self.known is None:
+            return _compiled(self.text).check_file(path).include
+        found, said = self.known.get(self.digest, path)
+        if not found:
+            said = _compiled(self.text).check_file(path).include
+            self.known.put(self.digest, path, said)
+        return said
+
+
 class _Spec:
-    def __init__(self, layers: list[tuple[str, pathspec.GitIgnoreSpec]], tracked: Tracked) -> None:
+    def __init__(self, layers: list[tuple[str, _Rules]], tracked: Tracked) -> None:
         self.layers = layers
         self.tracked = tracked
         self.matched = False  # whether a rule ignored a path here (then the listing depends on the index)
@@ -344,7 +369,7 @@ class _Spec:
         """`relative`: to the project root, like each layer's folder."""
         # Deeper .gitignore files are consulted last, so their negations win, as in git.
         verdict = False
-        for base, spec in self.layers:
+        for base, rules in self.layers:
             if base in (".", ""):
                 if relative.startswith("../"):
                     continue  # outside the root: its .gitignore does not apply
@@ -353,9 +378,9 @@ class _Spec:
                 inner = relative[len(base) + 1 :]
             else:
                 continue
-            result = spec.check_file(inner + ("/" if is_dir else ""))
-            if result.include is not None:
-                verdict = result.include
+            include = rules.include(inner + ("/" if is_dir else ""))
+            if include is not None:
+                verdict = include
         self.matched = self.matched or verdict
         if verdict and not relative.startswith("../"):
             # As in git, ignore rules apply to untracked files only; an ignored folder is
@@ -374,21 +399,23 @@ def _compiled(text: bytes) -> pathspec.GitIgnoreSpec:
 
 
 class _GitIgnores:
-    """`.gitignore` files from the project root down to each walked folder."""
+    """`.gitignore` files from the project root down to each walked folder. `known`: the
+    verdicts kept between runs (cache.ignores), for lookups of single paths."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, known: Verdicts | None = None) -> None:
         self.root = root
-        self.cache: dict[Path, list[tuple[str, pathspec.GitIgnoreSpec]]] = {}
+        self.known = known
+        self.cache: dict[Path, list[tuple[str, _Rules]]] = {}
         self.tracked = Tracked(root)
 
-    def _own(self, folder: Path) -> list[tuple[str, pathspec.GitIgnoreSpec]]:
+    def _own(self, folder: Path) -> list[tuple[str, _Rules]]:
         try:  # a linked .gitignore is not read, as git does not read one
             text = read_regular(folder / ".gitignore")
         except OSError:
             return []
-        return [(relative_to_root(folder, self.root), _compiled(text))]
+        return [(relative_to_root(folder, self.root), _Rules(text, self.known))]
 
-    def layers(self, folder: Path) -> list[tuple[str, pathspec.GitIgnoreSpec]]:
+    def layers(self, folder: Path) -> list[tuple[str, _Rules]]:
         if folder in self.cache:
             return self.cache[folder]
         if folder == self.root or self.root not in folder.parents:

@@ -11,9 +11,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal
-
-import regex  # type: ignore[import-untyped, unused-ignore]
+from typing import TYPE_CHECKING, Literal
 
 from import_policy.config.model import RuleBase
 from import_policy.config.validate import Items, RuleFields, Validator
@@ -24,6 +22,9 @@ from import_policy.facts.comments import FILE_DIRECTIVE_LINES, parse_directive
 from import_policy.facts.model import Suppressions
 from import_policy.kinds.base import CScan
 from import_policy.patterns import DottedPattern, PathGlob, any_match
+
+if TYPE_CHECKING:
+    import regex  # type: ignore[import-untyped, unused-ignore]
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,9 @@ def decode(source: bytes) -> str:
 
 @functools.lru_cache(maxsize=256)
 def _compiled(pattern: str) -> regex.Pattern[str]:
+    # Imported here: only a run that scans a C-family file for tokens pays for `regex`.
+    import regex  # type: ignore[import-untyped, unused-ignore]
+
     # Same flags as config validation, so a pattern that validated compiles here.
     return regex.compile(pattern, regex.MULTILINE)
 
@@ -220,6 +224,8 @@ class TokenKind:
     keys = ("forbid",)
 
     def parse(self, v: Validator, items: Items, common: RuleFields) -> TokenRule:
+        import regex  # type: ignore[import-untyped, unused-ignore]
+
         forbid = items["forbid"][1] if "forbid" in items else Seq([], common["origin"].line)
         out = []
         for text, line in v.strings(forbid, "forbid"):

@@ -13,7 +13,6 @@ from collections.abc import Callable, Sequence
 from import_policy.config.model import RuleBase
 from import_policy.discovery.files import SourceFile
 from import_policy.project.modules import module_name
-from import_policy.facts.from_ast import graph_facts, rule_facts
 from import_policy.facts.model import FileFacts
 from import_policy.facts.pytext import python_text
 from import_policy.pipeline import slow
@@ -59,6 +58,9 @@ def python_facts(
     if cached_only:
         return None
     gate = needs.gate() if want_uses else None
+    # Imported at the first parse: a batch whose files all skip it (and hit the cache) never loads the extractor.
+    from import_policy.facts.from_ast import graph_facts, rule_facts
+
     started = time.process_time()
     facts: FileFacts | None = None
     if for_graph and plan.fast_facts:

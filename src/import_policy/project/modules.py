@@ -67,10 +67,11 @@ class ProjectModules(Mapping[str, str]):
     looks up only the modules its chains and calls reach instead of walking thousands.
     """
 
-    def __init__(self, policy: Policy, known: Mapping[str, FileFacts]) -> None:
+    def __init__(self, policy: Policy, known: Mapping[str, FileFacts], remember: bool = False) -> None:
+        """`remember`: a run that may use the caches keeps `.gitignore` verdicts between runs."""
         self.policy = policy
         self.known = modules_of(known.values())
-        self.locator = Locator(policy.root, policy.exclude)
+        self.locator = Locator(policy.root, policy.exclude, remember)
         self.found: dict[str, str | None] = {}
         self._all: dict[str, str] | None = None
 

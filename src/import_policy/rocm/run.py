@@ -33,7 +33,6 @@ from import_policy.diagnostics import Diagnostic
 from import_policy.discovery.files import SourceFile
 from import_policy.project.layout import top_level_names
 from import_policy.project.modules import ProjectModules, module_name
-from import_policy.facts.from_ast import graph_facts
 from import_policy.facts.comments import suppressions
 from import_policy.facts.model import FileFacts, Suppressions, SyntaxErrorFact
 from import_policy.facts.walkstate import DYNAMIC_IMPORTERS
@@ -288,12 +287,15 @@ def project(
         # Cached as the pass keeps them (slimmed): what a batch decodes for every reached module.
         facts = cache.get(key) if cache is not None else None
         if facts is None:
+            from import_policy.facts.from_ast import graph_facts  # a warm batch parses nothing: never loaded
+
             facts = plan.slim(graph_facts(source, file.relative, module, is_package))
             if cache is not None:
                 cache.put(key, facts)
         return facts
 
-    return Project(plan.rocm, modules if modules is not None else ProjectModules(policy, known), load, plan.exports)
+    found = modules if modules is not None else ProjectModules(policy, known, remember=cache is not None)
+    return Project(plan.rocm, found, load, plan.exports)
 
 
 def graph_settings(plan: RocmPlan) -> str | None:
@@ -374,7 +376,7 @@ def module_graph(
     """The module graph for this run: what `stores` kept of it while its inputs hold, the rest
     derived (through `project`, reading per-file records from `cache`)."""
     policy = plan.policy
-    modules = ProjectModules(policy, known)
+    modules = ProjectModules(policy, known, remember=stores is not None)
     settings = graph_settings(plan) if stores is not None else None
     stored = stores.index.get(settings, GRAPH_NAME) if stores is not None and settings is not None else None
 
