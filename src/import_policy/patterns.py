@@ -1,11 +1,14 @@
 """Dotted-name patterns and path globs: the two pattern languages of a policy.
 
-Both compile to anchored regular expressions once, at configuration time, so
-matching in the hot loop is a single `fullmatch`.
+Both are checked and translated to anchored regular expressions at configuration time,
+and each is compiled once, the first time it matches anything, so matching in the hot
+loop is a single `fullmatch`, and a pre-commit batch that asks a pattern nothing does not
+pay for compiling it.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -22,7 +25,7 @@ class DottedPattern:
     """`a.b`, `a.*_x`, `transformers.**.*Fast`: bans the name and everything under it."""
 
     text: str
-    regex: re.Pattern[str] = field(compare=False, repr=False)
+    source: str = field(compare=False, repr=False)  # the anchored regular expression it stands for
     # The first segment when it is a plain word: a name with another first segment never matches.
     head: str | None = field(default=None, compare=False, repr=False)
 
@@ -46,7 +49,11 @@ class DottedPattern:
                 )
             else:
                 parts.append("[^.]*".join(re.escape(p) for p in segment.split("*")))
-        return cls(text, re.compile(_join_segments(parts)))
+        return cls(text, _join_segments(parts))
+
+    @functools.cached_property
+    def regex(self) -> re.Pattern[str]:
+        return re.compile(self.source)
 
     def matches(self, name: str) -> bool:
         return self.regex.fullmatch(name) is not None
@@ -114,7 +121,7 @@ class PathGlob:
     """A path glob anchored at the project root; it also covers everything below a folder it matches."""
 
     text: str
-    regex: re.Pattern[str] = field(compare=False, repr=False)
+    source: str = field(compare=False, repr=False)  # the anchored regular expression it stands for
 
     @classmethod
     def compile(cls, text: str) -> PathGlob:
@@ -139,7 +146,17 @@ class PathGlob:
             out += _segment_regex(segment, text) + ("" if last else "/")
         # A glob that names a folder covers what is inside it: one regex for both, since
         # every rule asks this of every file.
-        return cls(text, re.compile(f"(?:{out})(?s:/.*)?"))
+        glob = cls(text, f"(?:{out})(?s:/.*)?")
+        if "[" in text:
+            try:  # a character class is the one part `re` may refuse (`[z-a]`): refused here, not mid-run
+                glob.regex
+            except re.error as error:
+                raise PatternError(f"{text!r} is not a valid glob: {error.msg}") from None
+        return glob
+
+    @functools.cached_property
+    def regex(self) -> re.Pattern[str]:
+        return re.compile(self.source)
 
     def matches(self, path: str) -> bool:
         """`path` is relative to the project root, with '/' separators."""

@@ -69,6 +69,11 @@ def errors(project: Project, config: str, *argv: str) -> list[str]:
             "rules:\n  - id: a\n    forbid: [x]\n    allow_in: ['a/[b']\n",
             "import-policy: import-policy.yaml:4: bad allow_in entry: unclosed '[' in 'a/[b'",
         ),
+        (  # `re` refuses the class: a configuration error, not a crash
+            "rules:\n  - id: a\n    forbid: [x]\n    files: ['a/[z-a]/b.py']\n",
+            "import-policy: import-policy.yaml:4: bad files entry: 'a/[z-a]/b.py' is not a valid glob: "
+            "bad character range z-a",
+        ),
         (
             "rules:\n  - id: a\n    forbid: [x]\n    scope: global\n",
             "import-policy: import-policy.yaml:4: scope must be one of: module, anywhere; got 'global'",
