@@ -158,8 +158,16 @@ class PathGlob:
     def regex(self) -> re.Pattern[str]:
         return re.compile(self.source)
 
+    @functools.cached_property
+    def literal(self) -> str | None:
+        """The path itself, for a glob without a wildcard (most `allow_in` entries): compared, never compiled."""
+        return None if any(char in self.text for char in "*?[") else self.text.rstrip("/")
+
     def matches(self, path: str) -> bool:
         """`path` is relative to the project root, with '/' separators."""
+        literal = self.literal
+        if literal is not None:
+            return path == literal or path.startswith(literal + "/")
         return self.regex.fullmatch(path) is not None
 
 
