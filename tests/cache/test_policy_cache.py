@@ -264,3 +264,25 @@ def test_a_warm_answer_is_the_fresh_one(project: Project, monkeypatch: pytest.Mo
     assert project.run("check", *flags) == fresh
     _no_build(monkeypatch)
     assert project.run("check", *flags) == fresh
+
+
+LAZY = """\
+version: 1
+rocm_safety:
+  heavy_modules: [xformers]
+  entry_modules: [pkg]
+"""
+
+
+@pytest.mark.parametrize("named", [[], ["pkg/__init__.py"]])
+def test_a_pyproject_added_after_a_warm_run_is_read(project: Project, named: list[str]) -> None:
+    """`requires-python` decides whether `lazy import` is lazy: a pyproject.toml that was not
+    there when the policy was remembered is a change, as an edited one is."""
+    project.config(LAZY)
+    project.write("pkg/__init__.py", "lazy import xformers\n")
+    first = project.run("check", *named)
+    assert first[0] == 1 and "heavy-import-reachable" in first[1]  # 3.10 reads `lazy import` eagerly
+    project.write("pyproject.toml", '[project]\nname = "pkg"\nrequires-python = ">=3.15"\n')
+    fresh = project.run("check", "--no-cache", *named)
+    assert fresh[0] == 0, fresh
+    assert project.run("check", *named) == fresh

@@ -36,6 +36,9 @@ def _error(source: str, line: int, message: str) -> ConfigError:
     return ConfigError(source, line, message)
 
 
+ABSENT = "absent"  # a source's digest while the file is not there (never a BLAKE2 hex digest)
+
+
 def digest(data: bytes) -> str:
     """What a configuration's bytes are known by in the caches."""
     return hashlib.blake2b(data, digest_size=20).hexdigest()
@@ -220,7 +223,9 @@ def remember(loaded: Loaded, cwd: Path, policy_digest: str, ids: Iterable[str]) 
 
 def _digest_of(source: str) -> str | None:
     data = source_bytes(source)
-    return None if data is None else digest(data)
+    if data is None:
+        return ABSENT if not source.startswith("preset:") and not os.path.lexists(source) else None
+    return digest(data)
 
 
 @dataclass
@@ -495,6 +500,9 @@ def _requires_python(root: Path, read: list[tuple[str, str]] | None) -> tuple[in
     try:
         data = pyproject.read_bytes()
     except OSError:
+        if read is not None and not os.path.lexists(pyproject):
+            # One added later must be read: its `requires-python` can make `lazy import` lazy.
+            read.append((str(pyproject.absolute()), ABSENT))
         return OLDEST_PYTHON
     if read is not None:
         read.append((str(pyproject.resolve()), digest(data)))
