@@ -161,7 +161,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _load(args: argparse.Namespace) -> Loaded:
-    loaded = load(args.config, Path.cwd())
+    # A check that may use the caches takes the policy built from the same bytes before.
+    remember = args.command == "check" and not args.no_cache
+    loaded = load(args.config, Path.cwd(), remember=remember)
     if loaded.config is None and not getattr(args, "quiet", False):
         print(f"import-policy: no configuration found; using the built-in {DEFAULT_PRESET} preset", file=sys.stderr)
     return loaded

@@ -50,8 +50,9 @@ class C:
 
 
 def _entries(root: Path) -> list[Path]:
-    """The per-file facts entries (not the whole-run, walk and policy entries under runs/, walk/, policies/)."""
-    return sorted(p for p in (root / FOLDER).rglob("*.json") if p.parent.name not in ("runs", "walk", "policies"))
+    """The per-file facts entries (not the whole-run, walk, policy and .gitignore entries of their own folders)."""
+    others = ("runs", "walk", "policies", "built", "ignores")
+    return sorted(p for p in (root / FOLDER).rglob("*.json") if p.parent.name not in others)
 
 
 def test_facts_round_trip_through_json() -> None:

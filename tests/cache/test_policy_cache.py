@@ -286,3 +286,63 @@ def test_a_pyproject_added_after_a_warm_run_is_read(project: Project, named: lis
     fresh = project.run("check", "--no-cache", *named)
     assert fresh[0] == 0, fresh
     assert project.run("check", *named) == fresh
+
+
+# The built policy itself, for the runs the run cache cannot answer (a pre-commit batch).
+
+
+def _built_entries(root: Path) -> list[Path]:
+    return sorted((root / FOLDER / "built").glob("*.json"))
+
+
+def test_a_batch_takes_the_policy_built_before(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    _tree(project)
+    first = project.run("check", "pkg/a.py")
+    assert first[0] == 1 and _rules(first[1]) == {"no-pickle", "no-marshal"}
+    assert len(_built_entries(project.root)) == 1
+    _no_build(monkeypatch)
+    assert project.run("check", "pkg/a.py") == first
+    assert project.run("check", "pkg/a.py", "--select", "no-pickle")[0] == 1
+
+
+@pytest.mark.parametrize("change", ["top", "extended"])
+def test_a_batch_sees_a_changed_configuration(project: Project, change: str) -> None:
+    _tree(project)
+    project.run("check", "pkg/a.py")
+    if change == "top":
+        project.config(TOP + "  - id: no-shelve\n    forbid: [shelve]\n")
+    else:
+        project.write("base.yaml", BASE.replace("marshal", "shelve"))
+    again = project.run("check", "pkg/a.py")
+    assert again == project.run("check", "--no-cache", "pkg/a.py")
+    assert "no-shelve" in _rules(again[1])
+
+
+def test_no_cache_neither_reads_nor_keeps_a_built_policy(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    _tree(project)
+    project.run("check", "--no-cache", "pkg/a.py")
+    assert not (project.root / FOLDER / "built").exists()
+    project.run("check", "pkg/a.py")
+    built: list[int] = []
+    real = config_load._build
+
+    def counting(*args: object, **kwargs: object) -> object:
+        built.append(1)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(config_load, "_build", counting)
+    project.run("check", "--no-cache", "pkg/a.py")
+    assert built == [1]
+
+
+def test_a_forged_built_policy_is_ignored(project: Project) -> None:
+    """A built policy sealed with another key, with the rules emptied, is never read."""
+    _tree(project)
+    first = project.run("check", "pkg/a.py")
+    [entry] = _built_entries(project.root)
+    data = json.loads(entry.read_bytes())
+    del data["mac"]
+    rules = data["built"]["v"]["policy"]["v"]["rules"]
+    rules["t"] = []
+    entry.write_bytes(seal(json.dumps(data, separators=(",", ":")), b"\x01" * 32, b"built-policy"))
+    assert project.run("check", "pkg/a.py") == first

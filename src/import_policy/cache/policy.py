@@ -14,6 +14,10 @@ each is read and compared on every use: a changed byte anywhere is a miss. Prese
 compared too, though they ship with the version: an editable install changes them in place.
 
 JSON, sealed with the MAC of the other entries (cache.seal): a forged or foreign entry is a miss.
+
+`Built` keeps, under the same key and the same check of every source, the built policy
+itself (cache.records), for the runs the run cache cannot answer: a pre-commit batch then
+reads one entry instead of parsing, validating and compiling every configuration file.
 """
 
 from __future__ import annotations
@@ -23,13 +27,13 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from import_policy import __version__
 from import_policy.cache.key import cache_key
 from import_policy.cache.seal import FOLDER, read_entry, seal, write_entry
 
 _FORMAT = 1
-_PURPOSE = b"policy"
 KEEP = 8
 Sources = Sequence[tuple[str, str]]  # (`preset:NAME` or absolute path, digest of its bytes), top first
 
@@ -51,23 +55,55 @@ def entry_key(top: str, top_digest: str, cwd: Path, root: Path) -> str:
     return digest.hexdigest()
 
 
-class PolicyIndex:
+class _Sourced:
+    """Entries that hold while every source they list still has the bytes it had."""
+
+    name = ""
+    purpose = b""
+
     def __init__(self, root: Path) -> None:
         self.root = root
-        self.folder = root / FOLDER / "policies"
+        self.folder = root / FOLDER / self.name
         self.secret = cache_key(root)
 
-    def get(self, key: str, digest_of: Callable[[str], str | None]) -> Known | None:
-        """The entry when every source it lists still has the bytes it had (`digest_of` reads one)."""
+    def _get(self, key: str, digest_of: Callable[[str], str | None]) -> dict[str, Any] | None:
+        """The entry when every source it lists still has the bytes it had (`digest_of` reads one).
+        OSError, ValueError, KeyError, TypeError: a damaged entry (the callers' miss)."""
         if self.secret is None:
             return None
+        data = read_entry(self.folder / f"{key}.json", self.secret, self.purpose, key)
+        if data is None:
+            return None
+        for source, digest in data["sources"]:
+            if not isinstance(source, str) or digest_of(source) != digest:
+                return None
+        return data
+
+    def _put(self, key: str, sources: Sources, entry: dict[str, Any]) -> None:
+        """Best effort: a cache that cannot be written only costs speed."""
+        if self.secret is None or not sources:
+            return
         try:
-            data = read_entry(self.folder / f"{key}.json", self.secret, _PURPOSE, key)
+            text = json.dumps({"key": key, "sources": [list(pair) for pair in sources], **entry}, separators=(",", ":"))
+            if self.folder.is_dir() and not self.folder.is_symlink() and not (self.root / FOLDER).is_symlink():
+                # A few configurations used in turn each stay warm; an edited one's old entries go.
+                entries = sorted(self.folder.glob("*.json"), key=lambda p: p.lstat().st_mtime_ns, reverse=True)
+                for old in entries[KEEP - 1 :]:
+                    old.unlink(missing_ok=True)
+        except (OSError, ValueError, RecursionError):
+            return
+        write_entry(self.root / FOLDER, self.folder / f"{key}.json", seal(text, self.secret, self.purpose))
+
+
+class PolicyIndex(_Sourced):
+    name = "policies"
+    purpose = b"policy"
+
+    def get(self, key: str, digest_of: Callable[[str], str | None]) -> Known | None:
+        try:
+            data = self._get(key, digest_of)
             if data is None:
                 return None
-            for source, digest in data["sources"]:
-                if not isinstance(source, str) or digest_of(source) != digest:
-                    return None
             exclude, ids = tuple(data["exclude"]), tuple(data["ids"])
             if not all(isinstance(text, str) for text in exclude + ids) or not isinstance(data["policy"], str):
                 return None
@@ -76,20 +112,23 @@ class PolicyIndex:
             return None
 
     def put(self, key: str, sources: Sources, known: Known) -> None:
-        """Best effort: a cache that cannot be written only costs speed."""
-        if self.secret is None or not sources:
-            return
-        entry = {
-            "key": key, "sources": [list(pair) for pair in sources], "root": str(known.root),
-            "exclude": list(known.exclude), "policy": known.policy, "ids": list(known.ids),
-        }
+        self._put(key, sources, {
+            "root": str(known.root), "exclude": list(known.exclude), "policy": known.policy, "ids": list(known.ids),
+        })
+
+
+class Built(_Sourced):
+    """Built policies (cache.records' JSON of a `Loaded`), keyed and checked as the index is."""
+
+    name = "built"
+    purpose = b"built-policy"
+
+    def get(self, key: str, digest_of: Callable[[str], str | None]) -> object | None:
         try:
-            text = json.dumps(entry, separators=(",", ":"))
-            if self.folder.is_dir() and not self.folder.is_symlink() and not (self.root / FOLDER).is_symlink():
-                # A few configurations used in turn each stay warm; an edited one's old entries go.
-                entries = sorted(self.folder.glob("*.json"), key=lambda p: p.lstat().st_mtime_ns, reverse=True)
-                for old in entries[KEEP - 1 :]:
-                    old.unlink(missing_ok=True)
-        except (OSError, ValueError, RecursionError):
-            return
-        write_entry(self.root / FOLDER, self.folder / f"{key}.json", seal(text, self.secret, _PURPOSE))
+            data = self._get(key, digest_of)
+            return None if data is None else data["built"]
+        except (OSError, ValueError, KeyError, TypeError, RecursionError):
+            return None
+
+    def put(self, key: str, sources: Sources, built: object) -> None:
+        self._put(key, sources, {"built": built})

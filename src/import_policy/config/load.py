@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from import_policy.cache.policy import Known, PolicyIndex, entry_key
+from import_policy.cache.policy import Built, Known, PolicyIndex, entry_key
 from import_policy.config.model import Origin, Policy, RocmSafety, Rule
 from import_policy.quoting import quote_path
 
@@ -165,8 +165,37 @@ class Loaded:
     read: tuple[tuple[str, str], ...] = field(default=())
 
 
-def load(config: Path | None, cwd: Path) -> Loaded:
-    """`config` from --config, else discovered from `cwd`; the default preset if there is none."""
+def load(config: Path | None, cwd: Path, remember: bool = False) -> Loaded:
+    """`config` from --config, else discovered from `cwd`; the default preset if there is none.
+    `remember`: a run that may use the caches takes the policy built from the same bytes
+    before (cache.policy's `Built`), and keeps the one it builds."""
+    if not remember:
+        return _load(config, cwd)
+    found = _entry(config, cwd)
+    if found is not None:
+        key, root = found
+        kept = Built(root).get(key, _digest_of)
+        if kept is not None:
+            from import_policy.cache.records import decode
+
+            try:
+                loaded = decode(kept)
+            except (ValueError, TypeError, KeyError, AttributeError, ImportError, RecursionError):
+                loaded = None  # a record this version cannot read: built afresh
+            if isinstance(loaded, Loaded) and loaded.policy.root.is_dir():
+                return loaded
+    loaded = _load(config, cwd)
+    if found is not None and loaded.read:
+        from import_policy.cache.records import encode
+
+        try:
+            Built(loaded.policy.root).put(found[0], loaded.read, encode(loaded))
+        except ValueError:
+            pass  # a value with no plain form: built on every run
+    return loaded
+
+
+def _load(config: Path | None, cwd: Path) -> Loaded:
     if config is None:
         found = find_config(cwd, cwd)
         if found is None:
@@ -186,10 +215,30 @@ def load(config: Path | None, cwd: Path) -> Loaded:
     return Loaded(policy, config, tuple(read_))
 
 
+def _entry(config: Path | None, cwd: Path) -> tuple[str, Path] | None:
+    """The key the caches know the policy `load(config, cwd)` builds by, with the root they
+    live under; None when the configuration cannot be found or read (building it says why)."""
+    found = _top(config, cwd)
+    if found is None:
+        return None
+    top, root, data, _ = found
+    return entry_key(top, digest(data), cwd, root), root
+
+
 def known(config: Path | None, cwd: Path) -> tuple[Known, Path | None] | None:
     """What the last run recorded of the policy `load(config, cwd)` would build, when not a
     byte of any file it came from has changed since (cache.policy); with the configuration
     file (None: the default preset). None: build it."""
+    found = _top(config, cwd)
+    if found is None:
+        return None
+    top, root, data, config = found
+    entry = PolicyIndex(root).get(entry_key(top, digest(data), cwd, root), _digest_of)
+    return None if entry is None else (entry, config)
+
+
+def _top(config: Path | None, cwd: Path) -> tuple[str, Path, bytes, Path | None] | None:
+    """(how the caches name the top configuration, the root they live under, its bytes, its file)."""
     try:
         base: Path | None = None
         if config is None:
@@ -206,8 +255,7 @@ def known(config: Path | None, cwd: Path) -> tuple[Known, Path | None] | None:
         return None  # building it says what is wrong
     if data is None:
         return None
-    found = PolicyIndex(root).get(entry_key(top, digest(data), cwd, root), _digest_of)
-    return None if found is None else (found, config)
+    return top, root, data, config
 
 
 def remember(loaded: Loaded, cwd: Path, policy_digest: str, ids: Iterable[str]) -> None:

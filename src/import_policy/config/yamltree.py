@@ -7,14 +7,12 @@ maps); any explicit tag such as `!!python/object` is refused.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
+from typing import TYPE_CHECKING, Union
 
-import yaml
-
-try:
-    _Loader: type[yaml.SafeLoader | yaml.CSafeLoader] = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - PyYAML built without libyaml
-    _Loader = yaml.SafeLoader
+# PyYAML is imported by `parse`: the rule kinds build their records from these nodes, and a
+# run that takes its policy from the cache (cache.policy) reads no YAML.
+if TYPE_CHECKING:
+    import yaml
 
 _SCALAR_TAGS = {
     "tag:yaml.org,2002:str",
@@ -55,8 +53,11 @@ Node = Union[Scalar, Seq, Map]
 
 def parse(text: str) -> Node | None:
     """The document's tree, or None for an empty document."""
+    import yaml
+
+    loader: type[yaml.SafeLoader | yaml.CSafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when built
     try:
-        root = yaml.compose(text, Loader=_Loader)
+        root = yaml.compose(text, Loader=loader)
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         line = mark.line + 1 if mark is not None else 1
@@ -75,10 +76,14 @@ _MAX_NODES = 500_000
 
 class _Converter:
     def __init__(self) -> None:
+        import yaml
+
+        self.yaml = yaml
         self.nodes = 0
         self.scalars = yaml.SafeLoader("")
 
     def convert(self, node: yaml.Node, depth: int) -> Node:
+        yaml = self.yaml
         line = node.start_mark.line + 1
         self.nodes += 1
         if self.nodes > _MAX_NODES:
