@@ -13,7 +13,6 @@ import argparse
 import difflib
 import shlex
 import sys
-import traceback
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -156,6 +155,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except Exception:  # the contract: an internal error is exit 2 with a message, not a bare crash
         print("import-policy: internal error; please report it with this trace:", file=sys.stderr)
+        import traceback  # only an internal error prints one
+
         traceback.print_exc()
         return EXIT_ERROR
 

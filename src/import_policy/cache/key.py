@@ -21,7 +21,6 @@ from __future__ import annotations
 import errno
 import hashlib
 import os
-import secrets
 import stat
 from pathlib import Path
 
@@ -69,7 +68,7 @@ def _stored(real_root: str) -> bytes | None:
     if path is None:
         return None
     if _inside(os.path.realpath(path.parent), real_root):
-        return secrets.token_hex(32).encode()  # this run's own, kept nowhere
+        return _fresh()  # this run's own, kept nowhere
     try:
         current = read_key(path)
         if len(current) >= _SHORTEST:
@@ -104,7 +103,7 @@ def _make(path: Path) -> bytes | None:
         handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".key-")  # mode 0600
     except OSError:
         return None
-    fresh = secrets.token_hex(32).encode()
+    fresh = _fresh()
     try:
         with os.fdopen(handle, "wb") as out:
             out.write(fresh + b"\n")
@@ -132,3 +131,9 @@ def _make(path: Path) -> bytes | None:
             os.unlink(temporary)
         except OSError:
             pass
+
+
+def _fresh() -> bytes:
+    import secrets  # only the first run, or one without a usable key file, makes a key
+
+    return secrets.token_hex(32).encode()

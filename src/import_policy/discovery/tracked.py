@@ -10,7 +10,6 @@ would to an untracked tree. `index_stat` lets the walk cache see the index chang
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 
 from import_policy.cache.stat import Stat, stat_of
@@ -58,6 +57,8 @@ class Tracked:
     def _ls_files(self) -> list[str]:
         if _git_entry(self.root) is None:
             return []
+        import subprocess  # only a run where a .gitignore rule matched asks git
+
         try:
             done = subprocess.run(
                 ["git", "-c", "core.fsmonitor=false", "ls-files", "-z", "--cached"],

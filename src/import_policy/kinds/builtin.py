@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib import resources
 
 from import_policy.config.model import Policy
 
@@ -32,6 +31,13 @@ class BuiltinRule:
     def in_force(self, policy: Policy) -> bool:
         return not self.needs_rocm or policy.rocm_safety is not None
 
+
 def shipped_doc(package: str, rule_id: str) -> Callable[[], str]:
     """A rule's documentation, shipped in the wheel beside the code that implements it."""
-    return lambda: (resources.files(package) / "docs" / f"{rule_id}.md").read_text(encoding="utf-8")
+
+    def read() -> str:
+        from importlib import resources  # only `explain` reads a rule's docs: a check never imports it
+
+        return (resources.files(package) / "docs" / f"{rule_id}.md").read_text(encoding="utf-8")
+
+    return read

@@ -25,7 +25,6 @@ import hashlib
 import os
 import stat
 import time
-import secrets
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Protocol
@@ -502,6 +501,8 @@ class ModuleGraph:
         edges: StoredEdges | None = None
         generation = self.generation
         if self.cut or self._edges_changed or not generation:
+            import secrets  # only a graph that changed is stored
+
             generation = secrets.token_hex(8)
             encoded = {m: (mark, encode_links(links[0].path if links else "", links)) for m, (mark, links) in self._edges.items()}
             edges = StoredEdges(generation, {**self._stored_edges(), **encoded})
