@@ -57,7 +57,7 @@ def _reseal(path: Path, change: object, key: str | None) -> None:
     if key is None:
         path.write_text(text, encoding="utf-8")
         return
-    purpose = {"runs": b"run", "walk": b"walk"}.get(path.parent.name, b"facts")
+    purpose = {"runs": b"run", "walk": b"walk", "built": b"built-policy"}.get(path.parent.name, b"facts")
     secret = hashlib.blake2b(key.encode(), digest_size=32, person=b"import-policy").digest()
     body = text[1:].encode()
     mac = hashlib.blake2b(body, key=secret, digest_size=32, person=purpose).hexdigest()
@@ -84,12 +84,15 @@ def _forged(tmp_path: Path, which: str, attacker_key: str | None) -> Path:
     assert _check(checkout, attacker, ".", key=attacker_key)[:2] == (1, PICKLE + "\nFound 1 violation (0 fixable with --fix).\n")
     cache = checkout / FOLDER
     for entry in cache.rglob("*.json"):
-        if which == "facts" and entry.parent.name not in ("runs", "walk", "policies"):
+        folder = entry.parent.name
+        if which == "facts" and folder not in ("runs", "walk", "policies", "built", "ignores"):
             _reseal(entry, lambda data: data["facts"].update(imports=[]), attacker_key)
-        elif which == "run" and entry.parent.name == "runs":
+        elif which == "run" and folder == "runs":
             _reseal(entry, lambda data: data.update(diagnostics=[]), attacker_key)
-        elif entry.parent.name == "runs":
-            entry.unlink()  # the facts forgery goes through the per-file cache
+        elif which == "built" and folder == "built":
+            _reseal(entry, lambda data: data["built"]["v"]["policy"]["v"]["rules"].update(t=[]), attacker_key)
+        elif folder == "runs" or (which == "built" and folder == "policies"):
+            entry.unlink()  # the forgery goes through the per-file cache, or the built policy
     if attacker_key is not None:  # the forgery works for whoever holds the key it was sealed with
         assert _check(checkout, attacker, ".", key=attacker_key)[:2] == (0, "All checks passed!\n")
     _fresh_clone(checkout)
@@ -98,7 +101,7 @@ def _forged(tmp_path: Path, which: str, attacker_key: str | None) -> Path:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("attacker_key", [None, "the attacker's own key"])
-@pytest.mark.parametrize("which", ["facts", "run"])
+@pytest.mark.parametrize("which", ["facts", "run", "built"])
 def test_a_forged_cache_entry_in_a_fresh_clone_changes_nothing(tmp_path: Path, which: str, attacker_key: str | None) -> None:
     checkout = _forged(tmp_path, which, attacker_key)
     victim = tmp_path / "ci-runner-cache"

@@ -97,7 +97,10 @@ def discover(
     link. A named file is checked as named (`--fix` keeps its own guard against writing
     outside the root), and so is a folder named by a path outside the root. A folder the
     walk cannot read goes to `unreadable` (its path, why): the run names it and fails."""
-    cache = WalkCache(root, repr((sorted(g.text for g in exclude), sorted(languages))), index_stat(root)) if remember else None
+    paths = list(paths)
+    # Named files are not walked: a pre-commit batch does not read the walk cache at all.
+    walks = remember and any(os.path.isdir(given) for given in paths)
+    cache = WalkCache(root, repr((sorted(g.text for g in exclude), sorted(languages))), index_stat(root)) if walks else None
     walker = _Walker(root, exclude, languages, cache, skipped if skipped is not None else [])
     found: dict[str, tuple[SourceFile, bool]] = {}  # real path -> (file, reached without a link)
     missing: list[str] = []
