@@ -171,8 +171,3 @@ def _line_of(node: Node, pattern: str) -> int | None:
             return item.line
     return None
 
-
-def whole_tree(paths: Sequence[Path], root: Path) -> bool:
-    """A run covers the whole tree when one of its paths is the project root itself."""
-    resolved = root.resolve()
-    return any(path.is_dir() and path.resolve() == resolved for path in paths)

@@ -327,11 +327,15 @@ def _constant(source: bytes) -> Reader:
 
 
 def cache_policy(policy: Policy, selection: Selection, inputs: Inputs, args: argparse.Namespace, unused: bool) -> Caches:
-    from import_policy.adoption.stale import ExceptTracker, whole_tree
     from import_policy.cache.facts import FactsCache
+    from import_policy.discovery.files import whole_tree
 
     # Stale allowlist entries can only be told when the whole tree is checked.
-    tracker = ExceptTracker() if inputs.stdin is None and whole_tree(inputs.paths, policy.root) else None
+    tracker: ExceptTracker | None = None
+    if inputs.stdin is None and whole_tree(inputs.paths, policy.root):
+        from import_policy.adoption.stale import ExceptTracker
+
+        tracker = ExceptTracker()
     facts = None if args.no_cache or inputs.stdin is not None else FactsCache(policy.root)
     # An unchanged whole tree is answered from the last run (runcache); fixing always checks afresh.
     fixing = args.fix or args.fix_only or args.diff

@@ -15,13 +15,17 @@ import symtable
 import tokenize
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from import_policy.config.load import ConfigErrors
 from import_policy.config.model import GatewayFix, Origin, Policy, RuleBase
-from import_policy.config.validate import ConfigError
-from import_policy.config.where import rule_entry
 from import_policy.project.layout import top_level_names
 from import_policy.project.modules import ProjectModules
+
+# What errors and warnings need (validation's records, the YAML lines of a rule) is imported
+# when there is one to tell: a tree that matches its configuration reads no YAML.
+if TYPE_CHECKING:
+    from import_policy.config.validate import ConfigError
 
 
 @dataclass(frozen=True)
@@ -39,6 +43,9 @@ def against_tree(policy: Policy, remember: bool = False) -> Checked:
     for rule in gateways:
         fix = getattr(rule, "fix")
         if fix.gateway not in modules:
+            from import_policy.config.validate import ConfigError
+            from import_policy.config.where import rule_entry
+
             errors.append(ConfigError(
                 rule.origin.source, rule_entry(rule.origin, ("fix", "gateway")),
                 f"fix.gateway {fix.gateway!r} of rule {rule.id!r} is not a module of the project "
@@ -68,6 +75,8 @@ def _entries(policy: Policy, modules: ProjectModules) -> Iterator[ConfigError]:
         origin = rocm.origin_of("entry_modules", entry)
         packages = sorted(name for name, _, package in top_level_names(policy.root, policy.roots) if package)
         hint = "; set rocm_safety.entry_modules to replace the preset's list" if origin.source.startswith("preset:") else ""
+        from import_policy.config.validate import ConfigError
+
         yield ConfigError(
             origin.source, origin.line,
             f"entry module {entry!r} is not a module of the project (no {_spelled(entry)} under roots "
@@ -95,6 +104,8 @@ def _bound_exports(
         if isinstance(bound, frozenset) and (exported in bound or _submodule(policy, path, exported)):
             kept.append((original, exported))
             continue
+        from import_policy.config.where import rule_entry
+
         line = rule_entry(rule.origin, ("fix", "exports", original))
         why = f"{path} {bound}" if isinstance(bound, str) else f"{path} does not bind `{exported}` at module level"
         warnings.append(

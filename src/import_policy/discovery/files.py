@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import os
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -432,3 +432,7 @@ class _GitIgnores:
         return _Spec(self.layers(folder), self.tracked)
 
 
+def whole_tree(paths: Sequence[Path], root: Path) -> bool:
+    """A run covers the whole tree when one of its paths is the project root itself."""
+    resolved = root.resolve()
+    return any(path.is_dir() and path.resolve() == resolved for path in paths)

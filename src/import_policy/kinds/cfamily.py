@@ -14,16 +14,17 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from import_policy.config.model import RuleBase
-from import_policy.config.validate import Items, RuleFields, Validator
-from import_policy.config.yamltree import Seq
 from import_policy.diagnostics import Diagnostic
-from import_policy.facts.cfamily_scan import Blanked, Include, TokenTimeout, blank, find_includes, find_tokens
 from import_policy.facts.comments import FILE_DIRECTIVE_LINES, parse_directive
 from import_policy.facts.model import Suppressions
 from import_policy.kinds.base import CScan
 from import_policy.patterns import DottedPattern, PathGlob, any_match
 
+# Validation and the YAML tree are imported by the parse functions: a run that takes its
+# policy from the cache (cache.policy) imports neither.
 if TYPE_CHECKING:
+    from import_policy.config.validate import Items, RuleFields, Validator
+    from import_policy.facts.cfamily_scan import Blanked, Include
     import regex  # type: ignore[import-untyped, unused-ignore]
 
 
@@ -88,6 +89,8 @@ def check_include(rule: IncludeRule, includes: Sequence[Include], path: str) -> 
 
 def check_token(rule: TokenRule, code: str, path: str, timeout: float = TOKEN_TIMEOUT) -> list[Diagnostic]:
     """Every match of every `forbid` regex in `code` (comments and literals already blanked)."""
+    from import_policy.facts.cfamily_scan import TokenTimeout, find_tokens  # a run with no C-family file never loads the scanner
+
     found = []
     for pattern in rule.forbid:
         compiled = _compiled(pattern)
@@ -157,6 +160,8 @@ class Scan:
     """One C-family file, decoded and blanked once for every rule that reads it."""
 
     def __init__(self, source: bytes) -> None:
+        from import_policy.facts.cfamily_scan import blank
+
         self.text = decode(source)
         self.blanked = blank(self.text)
         self._includes: list[Include] | None = None
@@ -168,6 +173,8 @@ class Scan:
     @property
     def includes(self) -> list[Include]:
         if self._includes is None:
+            from import_policy.facts.cfamily_scan import find_includes
+
             self._includes = find_includes(self.blanked.no_comments)
         return self._includes
 
@@ -190,6 +197,8 @@ class IncludeKind:
     keys = ("forbid", "except")
 
     def parse(self, v: Validator, items: Items, common: RuleFields) -> IncludeRule:
+        from import_policy.config.yamltree import Seq
+
         empty = Seq([], common["origin"].line)
         return IncludeRule(
             forbid=tuple(v.globs(items["forbid"][1] if "forbid" in items else empty, "forbid")),
@@ -224,6 +233,8 @@ class TokenKind:
     keys = ("forbid",)
 
     def parse(self, v: Validator, items: Items, common: RuleFields) -> TokenRule:
+        from import_policy.config.yamltree import Seq
+
         forbid = items["forbid"][1] if "forbid" in items else Seq([], common["origin"].line)
         texts = v.strings(forbid, "forbid")
         if common["origin"].source.startswith("preset:"):

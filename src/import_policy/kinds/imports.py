@@ -5,11 +5,9 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from import_policy.config.model import Fix, GatewayFix, ModuleFix, Policy, RuleBase
-from import_policy.config.validate import DOTTED, IDENTIFIER, Items, RuleFields, Validator, describe_node
-from import_policy.config.yamltree import Map, Node, Seq
 from import_policy.diagnostics import Diagnostic
 from import_policy.facts.model import Context, FileFacts, ImportFact, Span
 from import_policy.facts.usegate import UseGate
@@ -17,6 +15,12 @@ from import_policy.fix.payload import AliasEdit, ImportFix, plan_edit
 from import_policy.kinds.base import Candidates, EVERY_FILE
 from import_policy.patterns import DottedPattern, Verdict, judge
 from import_policy.facts.prefilter import Prefilter
+
+# Validation and the YAML tree are imported by the parse functions: a run that takes its
+# policy from the cache (cache.policy) imports neither.
+if TYPE_CHECKING:
+    from import_policy.config.validate import Items, RuleFields, Validator
+    from import_policy.config.yamltree import Node
 
 
 @dataclass(frozen=True)
@@ -134,6 +138,8 @@ class ImportKind:
     keys = ("forbid", "except", "scope", "type_checking", "fix")
 
     def parse(self, v: Validator, items: Items, common: RuleFields) -> ImportRule:
+        from import_policy.config.yamltree import Seq
+
         line = common["origin"].line
         scope = v.choice(items["scope"][1], "scope", ("module", "anywhere")) if "scope" in items else "anywhere"
         type_checking = (
@@ -205,6 +211,8 @@ class ImportKind:
 def _forbid_entries(v: Validator, node: Node) -> tuple[tuple[DottedPattern, ...], tuple[tuple[str, str], ...]]:
     """`forbid`: dotted-name patterns, each a string or a map `{name: PATTERN, message: TEXT}`
     (ruff's banned-api table: a message per name, in one rule), in the order written."""
+    from import_policy.config.yamltree import Map, Seq
+
     if not isinstance(node, (Seq, Map)):
         return tuple(v.dotted_patterns(node, "forbid")), ()
     patterns: list[DottedPattern] = []
@@ -266,6 +274,9 @@ def use_gate(rules: Sequence[ImportRule]) -> UseGate:
 
 
 def _fix(v: Validator, node: Node) -> Fix | None:
+    from import_policy.config.validate import DOTTED, IDENTIFIER, describe_node
+    from import_policy.config.yamltree import Map
+
     if not isinstance(node, Map):
         v.error(node.line, f"fix must be a map with gateway/exports or replace_module, got {describe_node(node)}")
         return None

@@ -15,10 +15,9 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from import_policy.config.model import Policy, RuleBase
-from import_policy.config.validate import Items, RuleFields, Validator
 from import_policy.diagnostics import Diagnostic
 from import_policy.facts.model import FileFacts, ImportFact
 from import_policy.facts.prefilter import RELATIVE_IMPORT
@@ -27,6 +26,11 @@ from import_policy.fix.payload import AliasEdit, ImportFix
 from import_policy.kinds.base import Candidates
 from import_policy.patterns import DottedPattern, Verdict
 from import_policy.project.layout import top_level
+
+# Validation is imported by the parse function: a run that takes its
+# policy from the cache (cache.policy) does not import it.
+if TYPE_CHECKING:
+    from import_policy.config.validate import Items, RuleFields, Validator
 
 Ban = Literal["parents", "all"]
 

@@ -17,11 +17,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from import_policy.config.model import Origin, Policy, RocmSafety, RuleBase
-from import_policy.config.validate import DOTTED, Items, RuleFields, Validator
-from import_policy.config.yamltree import Seq
 from import_policy.diagnostics import Diagnostic
 from import_policy.facts.model import FileFacts
 from import_policy.facts.usegate import UseGate
@@ -31,6 +29,11 @@ from import_policy.project.graph import Chain
 from import_policy.project.modules import ProjectModules
 from import_policy.rocm.graph import HeavySite
 from import_policy.rocm.hook import Finding
+
+# Validation and the YAML tree are imported by the parse functions: a run that takes its
+# policy from the cache (cache.policy) imports neither.
+if TYPE_CHECKING:
+    from import_policy.config.validate import Items, RuleFields, Validator
 
 Platform = Literal["any", "rocm"]
 KIND = "import-time"
@@ -103,6 +106,9 @@ class ImportTimeKind:
     keys = ("entry", "forbid", "platform")
 
     def parse(self, v: Validator, items: Items, common: RuleFields) -> ImportTimeRule:
+        from import_policy.config.validate import DOTTED
+        from import_policy.config.yamltree import Seq
+
         line = common["origin"].line
         entries: list[str] = []
         lines: list[int] = []
