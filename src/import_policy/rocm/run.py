@@ -2,7 +2,8 @@
 
 The graph covers every Python file under the project root, whichever files
 were passed (pre-commit passes only the changed ones); diagnostics are only
-for the files passed. A file outside those passed is parsed only when a chain
+for the files passed, but for a reached file that does not parse (`gaps`: the
+graph has a hole there, whoever was passed). A file outside those passed is parsed only when a chain
 from an entry module or a call from a passed file reaches it, and not even
 then when it cannot matter: a file that names no heavy module, no probe, no
 top-level project package and has no relative import has no edge, no heavy
