@@ -6,8 +6,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from import_policy.cli import main
+
+# Hypothesis's own clocks (a deadline per example, the too_slow health check on generating
+# them) time the machine, not the code: on a shared machine they fail for nothing. A test
+# that lists its own suppressed health checks must list too_slow as well.
+settings.register_profile("untimed", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("untimed")
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 

@@ -81,3 +81,13 @@ def test_try_repo_blocks_a_commit_that_makes_an_entry_reach_a_hazard(tmp_path: P
         "mypkg/__init__.py:3:1: heavy-import-reachable this import makes `mypkg` reach `xformers` "
         "(mypkg/heavy_side.py:1): mypkg -> mypkg.heavy_side -> xformers"
     ) in failing.stdout
+
+    # The hazard moved behind a module that does not parse: the pass cannot see it, and says so
+    # at that module, though the commit names only another file.
+    (user / "mypkg" / "heavy_side.py").write_text("import xformers\nx = (\n")
+    (user / "mypkg" / "other.py").write_text("import json\n")
+    _git(user, "add", "-A")
+    gap = _pre_commit(user, "try-repo", str(source_repo), "import-policy", "--files", "mypkg/other.py")
+    assert gap.returncode == 1, gap.stdout + gap.stderr
+    assert "mypkg/heavy_side.py:2:5: syntax-error the file does not parse" in gap.stdout
+    assert "mypkg -> mypkg.heavy_side" in gap.stdout

@@ -284,7 +284,7 @@ FORMS = [
 
 
 @pytest.mark.slow
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(st.lists(st.sampled_from(FORMS), max_size=8), st.sampled_from(["\n", "\r\n"]))
 def test_fixing_twice_is_fixing_once(policy: Policy, lines: list[str], newline: str) -> None:
     source = newline.join(line.replace("\n", newline) for line in lines) + newline

@@ -165,7 +165,7 @@ FORMS = [
 
 
 @pytest.mark.slow
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(st.lists(st.tuples(st.sampled_from(FORMS), st.sampled_from(["\n", "\r\n"])), max_size=8), st.booleans())
 def test_statement_and_whole_file_agree(policy: Policy, lines: list[tuple[str, str]], bom: bool) -> None:
     # Line breaks mixed line by line: new lines must take the file's first one, old ones stay.

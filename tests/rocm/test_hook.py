@@ -147,3 +147,122 @@ def test_json_carries_the_chain_at_the_link(project: Project) -> None:
     [finding] = json.loads(out)["diagnostics"]
     assert (finding["path"], finding["line"], finding["column"], finding["end_column"]) == ("mypkg/__init__.py", 3, 1, 29)
     assert finding["chain"] == ["mypkg", "mypkg.heavy_side", "xformers"]
+
+
+# A reached module that does not parse: the pass cannot follow its imports, so a chain through
+# it (to a hazard, through any file) may be missing. A run that names files reports it as a
+# whole-tree run does, at the broken file, whether or not that file is named.
+GAP_POLICY = """\
+version: 1
+rocm_safety:
+  heavy_modules: [xformers]
+  entry_modules: [mypkg]
+"""
+GAP_SITE = "mypkg/broken.py:2:5: syntax-error the file does not parse: '(' was never closed"
+GAP = (
+    f"{GAP_SITE}; importing `mypkg` runs it, so its imports cannot be followed "
+    "and a chain through it may be missing: mypkg -> mypkg.broken"
+)
+
+
+def a_reached_module_does_not_parse(project: Project, broken: str = "import xformers\nx = (\n") -> None:
+    project.config(GAP_POLICY)
+    project.write("mypkg/__init__.py", "from mypkg import a\nfrom mypkg import broken\n")
+    project.write("mypkg/a.py", "import json\n")
+    project.write("mypkg/broken.py", broken)
+    project.write("mypkg/island.py", "import os\n")  # nothing imports it
+
+
+def test_a_named_file_on_the_chain_does_not_pass_over_a_reached_module_that_does_not_parse(project: Project) -> None:
+    a_reached_module_does_not_parse(project)
+    for named in ("mypkg/__init__.py", "mypkg/a.py"):
+        code, out, _ = project.run("check", "--no-cache", named)
+        assert (code, out.splitlines()[:-1]) == (1, [GAP]), named
+        assert "All checks passed!" not in out
+
+
+def test_a_named_file_on_no_chain_does_not_pass_over_it_either(project: Project) -> None:
+    """What the broken module imports is unknown: it may import the named file itself."""
+    a_reached_module_does_not_parse(project)
+    code, out, _ = project.run("check", "--no-cache", "mypkg/island.py")
+    assert (code, out.splitlines()[:-1]) == (1, [GAP])
+
+
+def test_the_gap_is_reported_once_and_as_a_whole_tree_run_has_it_where_the_broken_file_is_checked(project: Project) -> None:
+    a_reached_module_does_not_parse(project)
+    assert project.lines("--no-cache") == [GAP_SITE]
+    assert project.lines("--no-cache", "mypkg") == [GAP_SITE]
+    assert project.lines("--no-cache", "mypkg/a.py", "mypkg/broken.py") == [GAP_SITE]
+    every = sorted(str(p.relative_to(project.root)) for p in project.root.rglob("*.py"))
+    assert project.lines("--no-cache", *every) == [GAP_SITE]
+
+
+def test_a_module_no_entry_reaches_is_no_gap(project: Project) -> None:
+    a_reached_module_does_not_parse(project)
+    project.write("mypkg/__init__.py", "from mypkg import a\n")
+    assert project.run("check", "--no-cache", "mypkg/a.py") == (0, "All checks passed!\n", "")
+
+
+def test_the_gap_is_reported_on_warm_runs_too(project: Project) -> None:
+    a_reached_module_does_not_parse(project)
+    assert project.lines() == [GAP_SITE]  # a whole-tree run fills the caches
+    assert project.lines("mypkg/__init__.py") == [GAP]
+    assert project.lines("mypkg/__init__.py") == [GAP]
+    project.write("mypkg/broken.py", "import xformers\n")  # fixed: the hazard behind it shows
+    assert project.lines("mypkg/__init__.py") == [
+        "mypkg/__init__.py:2:1: heavy-import-reachable this import makes `mypkg` reach `xformers` "
+        "(mypkg/broken.py:1): mypkg -> mypkg.broken -> xformers"
+    ]
+    assert project.lines("mypkg/a.py") == []  # the graph is kept now that it has no gap
+    project.write("mypkg/broken.py", "import xformers\nx = (\n")  # broken again after a clean run
+    assert project.lines("mypkg/a.py") == [GAP]
+
+
+def test_no_suppression_or_baseline_silences_the_gap(project: Project) -> None:
+    """As in a whole-tree run: nothing in a file that does not parse was checked."""
+    a_reached_module_does_not_parse(project, "# import-policy: ignore-file\nimport xformers\nx = (\n")
+    project.write("mypkg/__init__.py", "from mypkg import a\nfrom mypkg import broken  # import-policy: ignore\n")
+    gap = GAP.replace("broken.py:2:5", "broken.py:3:5")
+    assert project.lines("--no-cache", "mypkg/a.py") == [gap]
+    code, _, _ = project.run("check", "mypkg/a.py", "--write-baseline", "base.json")
+    assert code == 1
+    assert json.loads((project.root / "base.json").read_text())["entries"] == []
+    assert project.lines("mypkg/a.py", "--baseline", "base.json") == [gap]
+
+
+def test_json_carries_the_chain_to_the_gap(project: Project) -> None:
+    a_reached_module_does_not_parse(project)
+    code, out, _ = project.run("check", "--no-cache", "--format", "json", "mypkg/a.py")
+    assert code == 1
+    [finding] = json.loads(out)["diagnostics"]
+    assert (finding["rule"], finding["path"], finding["line"], finding["column"]) == ("syntax-error", "mypkg/broken.py", 2, 5)
+    assert finding["chain"] == ["mypkg", "mypkg.broken"]
+
+
+def test_an_import_time_rule_does_not_pass_over_a_gap(project: Project) -> None:
+    a_reached_module_does_not_parse(project)
+    project.config(
+        "version: 1\nrules:\n  - id: light-import\n    kind: import-time\n    entry: [mypkg]\n    forbid: [xformers]\n"
+    )
+    assert project.lines("--no-cache", "mypkg/island.py") == [GAP]
+    assert project.lines("--no-cache") == [GAP_SITE]
+
+
+def test_a_call_followed_into_a_module_that_does_not_parse_is_a_gap_too(project: Project) -> None:
+    """`eager-heavy-import` follows a named file's import-time call into a module no entry reaches."""
+    a_reached_module_does_not_parse(project)
+    project.write("mypkg/__init__.py", "from mypkg import a\n")
+    project.write("mypkg/island.py", "from mypkg import broken\n\nbroken.f()\n")
+    assert project.lines("--no-cache", "--select", "eager-heavy-import", "mypkg/island.py") == [
+        f"{GAP_SITE}; a call is followed into it and it cannot be read, so a finding may be missing"
+    ]
+    assert project.lines("--no-cache", "--select", "eager-heavy-import") == [GAP_SITE]
+
+
+def test_a_named_file_outside_the_pass_reads_no_graph_and_so_no_gap(project: Project) -> None:
+    """No finding of the pass can stand in it: the graph is not read for it."""
+    a_reached_module_does_not_parse(project)
+    project.config(GAP_POLICY + '  files: ["mypkg/**"]\n')
+    project.write("tools/script.py", "import os\n")
+    assert project.run("check", "--no-cache", "tools/script.py") == (0, "All checks passed!\n", "")
+    assert project.lines("--no-cache", "mypkg/island.py") == [GAP]

@@ -11,10 +11,12 @@ SYNTAX_ERROR_RULE = BuiltinRule(
 )
 
 _DOC = """
-What it does: reports a Python file that does not parse, at the parser's line and column.
+What it does: reports a Python file that does not parse, at the parser's line and column:
+a file a rule needed, or a module the ROCm pass or an `import-time` rule reached (even in a
+run that did not name it: its imports could not be followed, so a chain may be missing).
 Why: a file that does not parse cannot be checked, so it is never passed silently.
-Options: none; it cannot be ignored with --ignore, only excluded or suppressed with
-`# import-policy: ignore-file`.
+Options: none; no --ignore, suppression comment (`ignore-file` included) or baseline
+silences it; only `exclude` keeps a file out of the run.
 """
 
 

@@ -17,7 +17,7 @@ from import_policy.config.model import RuleBase
 from import_policy.diagnostics import Diagnostic, unfixable_where
 from import_policy.discovery.files import SourceFile
 from import_policy.facts.encoding import unfixable_encoding
-from import_policy.facts.model import FileFacts, SyntaxErrorFact
+from import_policy.facts.model import FileFacts
 from import_policy.kinds import cfamily
 from import_policy.kinds.registry import c_kind, python_kind
 from import_policy.kinds.syntax import syntax_error
@@ -127,17 +127,12 @@ def _run(plan: Plan, files: Sequence[SourceFile], read: Reader, jobs: int) -> Re
             python[file.relative] = plan.rocm.record(outcome)
     if plan.rocm is not None:
         named = frozenset(file.relative for file in files if file.named)
-        unparsed: dict[str, SyntaxErrorFact] = {}
+        # A module the pass reached and could not parse is among its findings, checked or not.
         diagnostics.extend(
             rocm_pass.check(
-                plan.rocm, python, read, plan.cache, named, rocm_pass.graph_stores(plan.cache), unparsed,
+                plan.rocm, python, read, plan.cache, named, rocm_pass.graph_stores(plan.cache),
                 plan.exempted if plan.track_allow_in else None,
             )
-        )
-        # A module the pass reached and could not parse is a gap in its graph: never silent.
-        # (A file the engine parsed has had its finding already.)
-        diagnostics.extend(
-            syntax_error(path, error) for path, error in unparsed.items() if path in python and not python[path].parsed
         )
     if any(d.fixable for d in diagnostics):
         diagnostics = _unfixable_in_their_encoding(diagnostics, files, read)

@@ -2,7 +2,8 @@
 
 The graph covers every Python file under the project root, whichever files
 were passed (pre-commit passes only the changed ones); diagnostics are only
-for the files passed. A file outside those passed is parsed only when a chain
+for the files passed, but for a reached file that does not parse (`gaps`: the
+graph has a hole there, whoever was passed). A file outside those passed is parsed only when a chain
 from an entry module or a call from a passed file reaches it, and not even
 then when it cannot matter: a file that names no heavy module, no probe, no
 top-level project package and has no relative import has no edge, no heavy
@@ -34,10 +35,10 @@ from import_policy.discovery.files import SourceFile
 from import_policy.project.layout import top_level_names
 from import_policy.project.modules import ProjectModules, module_name
 from import_policy.facts.comments import suppressions
-from import_policy.facts.model import FileFacts, Suppressions, SyntaxErrorFact
+from import_policy.facts.model import FileFacts, Suppressions
 from import_policy.facts.walkstate import DYNAMIC_IMPORTERS
 from import_policy.project.graph import Chain
-from import_policy.rocm import hook
+from import_policy.rocm import gaps, hook
 from import_policy.rocm import import_time as import_time_kind
 from import_policy.rocm.import_time import ImportTimeRule, rules_of as import_time_rules
 from import_policy.rocm.graph import HeavySite, Project
@@ -412,7 +413,6 @@ def check(
     plan: RocmPlan, passed: Mapping[str, FileFacts], read: Reader, cache: FactsCache | None = None,
     named: Collection[str] = (),
     stores: GraphStores | None = None,
-    unparsed: dict[str, SyntaxErrorFact] | None = None,
     exempted: Callable[[Sequence[Diagnostic]], None] | None = None,
 ) -> list[Diagnostic]:
     """The pass's diagnostics for the files passed (already parsed by the engine); `named`:
@@ -421,7 +421,8 @@ def check(
 
     A site is reported under one rule only: a reached site as `heavy-import-reachable` or
     `import-time-jit`, else a probe as `trial-import-probe`, else `eager-heavy-import`.
-    The files the graph loaded and could not parse go to `unparsed` (the engine reports them).
+    A file a graph read and could not parse is a `syntax-error` (`gaps`), checked or not,
+    unless the engine parsed it (it has reported it); nothing silences it.
     `exempted` (stale-allowlist tracking) sees the `import-time` findings an `allow_in` keeps out."""
     rocm = plan.rocm
     parsed = {
@@ -445,12 +446,16 @@ def check(
             for diagnostic in trial_import_probes(rocm, facts):
                 probes.setdefault((diagnostic.path, diagnostic.line, diagnostic.column), diagnostic)
     found: list[Diagnostic] = []
+    asked: list[gaps.Asked] = []
     if plan.needs_project:
         records: Records | None = cache if cache is not None or not plan.import_time else Memo()
         graph = module_graph(plan, passed, read, records, stores)
         reported: set[tuple[str, int, int]] = set()
         reached: list[hook.Finding] = []
-        if applies and plan.rules & {HEAVY_IMPORT_REACHABLE, IMPORT_TIME_JIT}:  # else nowhere to report
+        walked = bool(applies and plan.rules & {HEAVY_IMPORT_REACHABLE, IMPORT_TIME_JIT})  # else nowhere to report
+        # A gap's chain is looked up only in a reach this run derived anyway.
+        asked.append((graph, plan.entries if walked else ()))
+        if walked:
             for chain, site in graph.first_reached(plan.entries):
                 rule = IMPORT_TIME_JIT if site.kind == "jit" else HEAVY_IMPORT_REACHABLE
                 if rule not in plan.rules:
@@ -476,8 +481,8 @@ def check(
 
         found.extend(hook.reports(reached, where(_reports_in(rocm.applies_to), graph)))
         for declared in plan.import_time:
-            asked = rule_plan(plan, declared)
-            answer = module_graph(asked, passed, read, records, stores)
+            rule_asked = rule_plan(plan, declared)
+            answer = module_graph(rule_asked, passed, read, records, stores)
             findings = list(import_time_kind.findings(declared, answer))
             found.extend(hook.reports(findings, where(_reports_in(declared.applies_to), answer)))
             if exempted is not None and declared.allow_in:
@@ -485,9 +490,8 @@ def check(
                     d for d in (finding.site for finding in findings)
                     if _kept_out(declared, d.path) and not comments(d.path).covers(d.rule, d.suppress_lines)
                 ])
-            save_graph(asked, answer, stores)
-            if unparsed is not None:
-                unparsed.update(answer.unparsed)
+            save_graph(rule_asked, answer, stores)
+            asked.append((answer, declared.entry))
         if EAGER_HEAVY_IMPORT in plan.rules:
             for path in applies:
                 for site in graph.sites(path):
@@ -499,11 +503,10 @@ def check(
                         continue
                     found.append(_eager(rocm, site))
         save_graph(plan, graph, stores)
-        if unparsed is not None:
-            unparsed.update(graph.unparsed)
     found.extend(probes.values())
     # Reachability findings were judged whole, every report of each at once.
-    return [d for d in found if d.places or not comments(d.path).covers(d.rule, d.suppress_lines)]
+    kept = [d for d in found if d.places or not comments(d.path).covers(d.rule, d.suppress_lines)]
+    return kept + gaps.reports(asked, passed, plan.policy.roots)
 
 
 def _kept_out(rule: RuleBase, path: str) -> bool:
