@@ -11,6 +11,7 @@ import pytest
 from import_policy.cache.records import decode, encode
 from import_policy.cache.run import policy_digest
 from import_policy.config.load import load, presets
+from import_policy.config.model import Origin
 
 SETTINGS = """\
 version: 1
@@ -65,3 +66,13 @@ def test_what_has_no_plain_form_is_refused() -> None:
         encode(object())
     with pytest.raises(ValueError):
         encode({1: "a"})
+
+
+def test_a_record_of_another_shape_is_refused() -> None:
+    """Written by code whose record had other fields (an editable install moved on): a miss,
+    never a record with a default filled in where the old code had nothing."""
+    good = encode(Origin("a.yaml", 3))
+    assert decode(good) == Origin("a.yaml", 3)
+    for fields in ({"source": "a.yaml"}, {"source": "a.yaml", "line": 3, "column": 1}):
+        with pytest.raises(ValueError):
+            decode({"c": good["c"], "v": fields})

@@ -52,6 +52,8 @@ def decode(data: Any) -> Any:
         values = data["v"]
         if not isinstance(values, dict):
             raise ValueError("a record without fields")
+        if set(values) != {field.name for field in dataclasses.fields(kind) if field.init}:
+            raise ValueError(f"a record of another shape: {kind.__qualname__}")  # written by other code
         return kind(**{str(name): decode(item) for name, item in values.items()})
     if len(keys) != 1:
         raise ValueError("not an encoded record")
