@@ -29,7 +29,7 @@ PREFIXES = ("", "x = 1; ", "if True: ", "\f", " \f", "pass;")
 class Spelling:
     source: bytes
     target: str  # the module the snippet imports
-    nfkc: bool  # the read-everything path may miss it for reasons of its own (see `statement`)
+    lazy: bool  # the read-everything path may miss it for reasons of its own (see `statement`)
 
 
 def _fullwidth(name: str, which: int) -> str:
@@ -41,10 +41,10 @@ def _fullwidth(name: str, which: int) -> str:
 
 
 @st.composite
-def _identifier(draw: st.DrawFn, name: str) -> tuple[str, bool]:
+def _identifier(draw: st.DrawFn, name: str) -> str:
     if draw(st.integers(0, 5)) == 0:
-        return _fullwidth(name, draw(st.integers(0, 20))), True
-    return name, False
+        return _fullwidth(name, draw(st.integers(0, 20)))
+    return name
 
 
 _ESCAPES = (
@@ -98,12 +98,11 @@ def _dynamic(draw: st.DrawFn, target: str) -> str:
 @st.composite
 def statement(draw: st.DrawFn, target: str) -> tuple[str, bool]:
     """One statement importing `target` (a top-level name), and whether the read-everything path
-    may miss it for reasons of its own (NFKC letters, which libcst does not normalise; `lazy`,
-    which older interpreters read as a name)."""
+    may miss it for reasons of its own (`lazy`, which older interpreters read as a name)."""
     form = draw(st.sampled_from(("import", "import-list", "import-dotted", "from", "from-dotted", "lazy", "dynamic")))
     if form == "dynamic":
         return draw(_dynamic(target)), False
-    name, nfkc = draw(_identifier(target))
+    name = draw(_identifier(target))
     g = [draw(GAP) for _ in range(6)]
     o = [draw(OPTIONAL_GAP) for _ in range(4)]
     text = {
@@ -114,7 +113,7 @@ def statement(draw: st.DrawFn, target: str) -> tuple[str, bool]:
         "from-dotted": f"from{g[0]}{name}{o[0]}.{o[1]}sub{g[1]}import{g[2]}(x{o[2]},{o[3]}y)",
         "lazy": f"lazy{g[0]}import{g[1]}{name}",
     }[form]
-    return draw(st.sampled_from(PREFIXES)) + text + "\n", nfkc or form == "lazy"
+    return draw(st.sampled_from(PREFIXES)) + text + "\n", form == "lazy"
 
 
 def _utf7(line: str) -> bytes:
@@ -156,11 +155,11 @@ def encoded(draw: st.DrawFn, text: str) -> bytes:
 @st.composite
 def spellings(draw: st.DrawFn, targets: tuple[str, ...] = ("pickle",)) -> Spelling:
     target = draw(st.sampled_from(targets))
-    text, nfkc = draw(statement(target))
+    text, lazy = draw(statement(target))
     if draw(st.booleans()):
         text = "import os\n" + text + "os.getcwd()\n"
     try:
         source = draw(encoded(text))
     except UnicodeEncodeError:  # a fullwidth letter in Latin-1
         source = text.encode("utf-8")
-    return Spelling(source, target, nfkc)
+    return Spelling(source, target, lazy)

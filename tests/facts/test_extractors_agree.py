@@ -87,6 +87,95 @@ def test_most_tricky_sources_stay_on_the_fast_path() -> None:
     assert len(handled) >= len(TRICKY) - 5  # white space inside a dotted name: `ast` does not place it
 
 
+# Identifiers in letters whose NFKC form Python binds them by (PEP 3131): fullwidth letters (one
+# letter for one), so the facts must be those of the NFKC text, spans and all.
+_P, _T, _C, _L, _N, _D = "\uff50", "\uff54", "\uff43", "\uff4c", "\uff2e", "\uff44"
+NFKC_SPELLINGS = [
+    f"import {_P}ickle\nimport os, {_P}ickle as {_P}\n{_P}.loads(x)\np.dumps(y)\n",
+    f"from {_P}ickle import {_L}oads, dumps as {_D}\nfrom .{_P}kg import x\nfrom torch.{_C}uda import *\n",
+    f"import torch.{_C}uda\n{_T}orch.cuda.synchronize()\ntorch.{_C}uda.synchronize()\n",
+    f"import torch.cuda as tc\ndef f():\n    {_T}c.synchronize()\n    return {_T}c\n",
+    f"@{_T}orch.compile\ndef {_D}o_it():\n    pass\nclass {_C}(object):\n    @staticmethod\n    def m(): ...\n",
+    f"from vllm.platforms import current_platform as {_C}p\nif {_C}p.is_rocm():\n    import tilelang\n",
+    f"import torch\nIS_HIP = {_T}orch.version.hip is not {_N}one\nif IS_HIP:\n    import tilelang\n",
+    f"import os\nDEV = os.environ.get('D')\nif {_D}EV == 'rocm':\n    import tilelang\n",
+    f"import importlib\n{_C} = importlib.import_module('pickle')\nimport{_L}ib = 1\n",
+    f"__{_L}azy_modules__ = ['json']\nimport json\nprint(json.dumps)\n",
+    f"try:\n    import {_T}riton\nexcept ImportError:\n    triton = None\n",
+    f"s = f'{{{_T}orch.cuda.x()}}'\n",
+]
+# Names NFKC gives another length: the spans are the source's, before and after them on the line.
+_FI = "\ufb01"  # LATIN SMALL LIGATURE FI
+NFKC_RESIZED = [
+    f"import {_FI}tz\nimport os; import {_FI}tz, {_P}ickle as {_FI}\n",
+    f"import torch, fitz\nx = {_FI}tz; torch.cuda.synchronize(); {_FI}tz.open(f)\n",
+    f"import fitz\n{_FI}tz.a({_FI}tz.b, ({_FI}tz).c)\n",
+    f"import fitz\nx = (\n    {_FI}tz\n).y(); fitz.z()\n",
+    "import fitz\ne\u0301 = 1; fitz.open(f)\n",  # a letter and a combining accent: one letter in NFKC
+]
+
+
+def _spanless(facts: object) -> dict[str, object]:
+    """The facts with every span and column dropped: what a name's spelling may move."""
+    import dataclasses
+
+    def strip(value: object) -> object:
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            return tuple(strip(getattr(value, f.name)) for f in dataclasses.fields(value) if "span" not in f.name)
+        if isinstance(value, tuple):
+            return tuple(strip(item) for item in value)
+        return value
+
+    fields = ("imports", "calls", "decorators", "functions", "assigns", "returns", "reads")
+    return {field: strip(getattr(facts, field)) for field in fields}
+
+
+@pytest.mark.parametrize("source", NFKC_SPELLINGS)
+def test_both_extractors_read_identifiers_in_nfkc_form(source: str) -> None:
+    import unicodedata
+
+    normal = unicodedata.normalize("NFKC", source).encode()
+    data = source.encode()
+    ours = fast.rule_facts(data, "pkg/sub/mod.py", "pkg.sub.mod", False, _every_use)
+    theirs = libcst_extract(data, "pkg/sub/mod.py", "pkg.sub.mod", False, want_uses=True, use_gate=_every_use)
+    assert ours is not None, "CPython's extractor handed the file to libcst"
+    assert ours.syntax_error is None
+    # Python reads the file as its NFKC text: the same facts, each span where it was
+    expected = libcst_extract(normal, "pkg/sub/mod.py", "pkg.sub.mod", False, want_uses=True, use_gate=_every_use)
+    for field in ("imports", "calls", "decorators", "functions", "assigns", "returns", "reads", "uses"):
+        assert getattr(ours, field) == getattr(expected, field), field
+        assert getattr(theirs, field) == getattr(expected, field), field
+    _agree(data)
+    _agree(data, module="pkg", is_package=True)
+
+
+@pytest.mark.parametrize("source", NFKC_RESIZED)
+def test_names_nfkc_resizes_keep_the_source_columns(source: str) -> None:
+    import unicodedata
+
+    def nfkc(text: str) -> str:
+        return unicodedata.normalize("NFKC", text)
+
+    data, normal = source.encode(), nfkc(source)
+    ours = fast.rule_facts(data, "m.py", "m", False, _every_use)
+    theirs = libcst_extract(data, "m.py", "m", False, want_uses=True, use_gate=_every_use)
+    expected = libcst_extract(normal.encode(), "m.py", "m", False, True, _every_use)
+    assert ours is not None
+    lines, normal_lines = source.split("\n"), normal.split("\n")
+    for facts in (ours, theirs):
+        assert _spanless(facts) == _spanless(expected)
+        assert [u.qualified_names for u in facts.uses] == [u.qualified_names for u in expected.uses]
+        for field in ("imports", "calls", "decorators", "uses", "reads"):
+            for got, want in zip(getattr(facts, field), getattr(expected, field)):
+                # the span covers the spelling of what the NFKC text has at the expected span
+                (a, b), (c, d) = (got.span.line, got.span.end_line), (want.span.line, want.span.end_line)
+                assert (a, b) == (c, d), field
+                assert nfkc(lines[a - 1][got.span.column - 1 :]) == normal_lines[c - 1][want.span.column - 1 :], field
+                assert nfkc(lines[b - 1][: got.span.end_column - 1]) == normal_lines[d - 1][: want.span.end_column - 1]
+    for field in ("imports", "calls", "decorators", "uses"):
+        assert getattr(ours, field) == getattr(theirs, field), field
+
+
 def test_a_file_cpython_refuses_is_a_syntax_error() -> None:
     facts = fast.extract(b"import (\n", "m.py", "m", False)
     assert facts is not None and facts.syntax_error is not None and facts.imports == ()

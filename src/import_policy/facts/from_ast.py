@@ -43,6 +43,7 @@ from import_policy.facts.model import (
     Value,
 )
 from import_policy.facts import uses_ast
+from import_policy.facts.identifiers import NAME, normal, spelled_at
 from import_policy.facts.reads import read_names
 from import_policy.facts.syntax import cpython_read
 from import_policy.facts.usegate import UseGate, bound_imports, could_matter
@@ -56,7 +57,8 @@ _COMPOUND = (
     ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Match,
     *((ast.TryStar,) if hasattr(ast, "TryStar") else ()),
 )
-_FROM_MODULE = re.compile(r"from[ \t]+(\.*)((?:[^\W\d]\w*)(?:\.[^\W\d]\w*)*)?", re.UNICODE)
+# `from` and its module, the module's identifiers delimited as CPython's tokenizer does (facts.identifiers)
+_FROM_MODULE = re.compile(r"from[ \t]+(\.*)((?:[A-Za-z0-9_\x80-\U0010ffff]+)(?:\.[A-Za-z0-9_\x80-\U0010ffff]+)*)?")
 _NEWLINES = re.compile(r"\r\n|\r|\n")
 
 
@@ -109,7 +111,7 @@ def _uses(
         if not could_matter(text, root, imported.get(root, ()), gate):
             continue
         span = collector.span(node)
-        if in_fstring and not collector.lines[span.line - 1][span.column - 1 :].startswith(root):
+        if in_fstring and not collector.names_at(span.line, span.column, root):
             return None  # CPython 3.11 and older place names inside f-strings loosely
         uses.append(UseFact(names, root, span, line, context))
     uses.sort(key=lambda use: (use.span.line, use.span.column))
@@ -242,10 +244,16 @@ class _Collector(WalkState):
         return Span(node.lineno, self.column(node.lineno, node.col_offset), end_line, self.column(end_line, end))
 
     def spelled(self, line: int, column: int, text: str) -> Span:
-        """The span of `text` at a 1-based column, which must spell it exactly."""
-        if self.lines[line - 1][column - 1 : column - 1 + len(text)] != text:
+        """The span of the name `text` at a 1-based column, which must spell it (in letters whose
+        NFKC form it is, PEP 3131: the span is then the spelling's, `ｐickle` for `pickle`)."""
+        end = spelled_at(self.lines[line - 1], column - 1, text)
+        if end is None:
             raise Unsupported(text)
-        return Span(line, column, line, column + len(text))
+        return Span(line, column, line, end + 1)
+
+    def names_at(self, line: int, column: int, name: str) -> bool:
+        """Whether the source at a 1-based column starts with the identifier `name`, however spelled."""
+        return spelled_at(self.lines[line - 1], column - 1, name, NAME) is not None
 
     def before(self, line: int, offset: int) -> str:
         """What stands on the line before a byte offset."""
@@ -377,7 +385,7 @@ class _Collector(WalkState):
         self._leave(branch=branch)
 
     def function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
-        line = self.lines[node.lineno - 1]
+        line = normal(self.lines[node.lineno - 1])  # found, not placed: NFKC may move columns
         if line.find(node.name, line.find("def") + 3) < 0 or "def" not in line:
             raise Unsupported("`def` and its name on different lines")
         self.functions.append(FunctionFact(".".join([*self.names, node.name]), node.lineno, self.context()))
@@ -464,7 +472,7 @@ class _Collector(WalkState):
             return
         start = self.column(node.lineno, node.col_offset)
         found = _FROM_MODULE.match(self.lines[node.lineno - 1], start - 1)
-        if found is None or len(found.group(1)) != level or (found.group(2) or None) != node.module:
+        if found is None or len(found.group(1)) != level or (normal(found.group(2) or "") or None) != node.module:
             raise Unsupported("`from` and its module not spelled on one line")
         begin, end = (found.start(1), found.end()) if level else found.span(2)
         module_span = Span(node.lineno, begin + 1, node.lineno, end + 1)
@@ -533,7 +541,7 @@ class _Collector(WalkState):
         read = self.getattr_of(node)
         if read is not None:
             return read
-        if not isinstance(node, (ast.Name, ast.Attribute)):
+        if not isinstance(node, (ast.Name, ast.Attribute)) or _literal(node)[0]:
             return None
         dotted = full_name(node)
         if dotted is None:
@@ -633,7 +641,7 @@ class _Collector(WalkState):
     def _placed(self, func: ast.expr, span: Span) -> bool:
         """Whether the source at the span starts with the callee's leftmost name."""
         root = _leftmost(func)
-        return not isinstance(root, ast.Name) or self.lines[span.line - 1][span.column - 1 :].startswith(root.id)
+        return not isinstance(root, ast.Name) or self.names_at(span.line, span.column, root.id)
 
     def call(self, node: ast.Call) -> None:
         dotted = full_name(node.func) if _named(node.func) else None
@@ -678,9 +686,16 @@ def _catches_import(node: ast.stmt) -> bool:
     return False
 
 
+_KEYWORD_VALUES: dict[str, Value] = {"True": True, "False": False, "None": None}
+
+
 def _literal(node: ast.expr) -> tuple[bool, Value]:
     if isinstance(node, ast.Constant) and (node.value is None or isinstance(node.value, (str, int, float, bool))):
         return True, node.value
+    if isinstance(node, ast.Name) and node.id in _KEYWORD_VALUES:
+        # `Ｎone`: not the keyword (keywords are matched as spelled) but the name `None`, which
+        # holds the constant; libcst's extractor reads its normalized name the same way.
+        return True, _KEYWORD_VALUES[node.id]
     return False, None
 
 

@@ -27,6 +27,7 @@ from libcst.metadata import (
 )
 
 from import_policy.facts import comments
+from import_policy.facts.cst_names import Columns, columns, normalized
 from import_policy.facts.model import (
     BoolOp,
     Branch,
@@ -99,6 +100,14 @@ def extract(
             path, module, is_package, suppressions=suppressions,
             syntax_error=SyntaxErrorFact(error.msg, error.lineno or 1, error.offset or 1),
         )
+    try:
+        # Names as Python binds them (`ｐickle` is `pickle`), for the facts and the scope analysis.
+        tree, resized = normalized(tree, source)
+    except RecursionError:
+        return FileFacts(
+            path, module, is_package, suppressions=suppressions,
+            syntax_error=SyntaxErrorFact("the file is nested too deeply to analyse", 1, 1),
+        )
     package = module if is_package else (module.rpartition(".")[0] if module else None)
     collector = _Collector(package, _bound_names(tree.body) if want_uses else None)
     collector.tree = parsed
@@ -106,6 +115,8 @@ def extract(
         collector.lazy_at = lazy.at
     wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
     try:
+        if resized:  # positions count the rewritten code: moved back to the source's columns
+            collector.columns = columns(resized, wrapper.resolve(PositionProvider))
         wrapper.visit(collector)
         uses = _resolve_uses(wrapper, collector, use_gate) if want_uses else ()
         reads = _loads(wrapper, collector.candidate_reads)
@@ -229,13 +240,11 @@ def _alias_name(alias: cst.ImportAlias) -> str | None:
     return None
 
 
-def _span(code_range: CodeRange) -> Span:
-    return Span(
-        code_range.start.line,
-        code_range.start.column + 1,
-        code_range.end.line,
-        code_range.end.column + 1,
-    )
+def _span(code_range: CodeRange, columns: Columns | None) -> Span:
+    start, end = code_range.start, code_range.end
+    if columns is None:
+        return Span(start.line, start.column + 1, end.line, end.column + 1)
+    return Span(start.line, columns.source(start.line, start.column) + 1, end.line, columns.source(end.line, end.column) + 1)
 
 
 class _Collector(WalkState, cst.CSTVisitor):
@@ -270,12 +279,13 @@ class _Collector(WalkState, cst.CSTVisitor):
         # Names read at import time that a lazy import bound, before loads are told from stores.
         self.candidate_reads: list[tuple[cst.Name, ReadFact]] = []
         self._keywords: set[int] = set()  # `f(name=...)`: a keyword, not a read of `name`
+        self.columns: Columns | None = None  # where names NFKC resized moved the columns (facts.cst_names)
 
     # --- where we are -------------------------------------------------------------
 
 
     def span_of(self, node: cst.CSTNode) -> Span:
-        return _span(self.get_metadata(PositionProvider, node))
+        return _span(self.get_metadata(PositionProvider, node), self.columns)
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
@@ -398,8 +408,8 @@ class _Collector(WalkState, cst.CSTVisitor):
     def lazy_keyword(self, node: cst.CSTNode) -> bool:
         if not self.lazy_at:
             return False
-        start = self.get_metadata(PositionProvider, node).start
-        return (start.line, start.column + 1) in self.lazy_at
+        start = self.span_of(node)
+        return (start.line, start.column) in self.lazy_at
 
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
         self._exits.append(0)

@@ -31,6 +31,7 @@ from libcst.helpers import get_full_name_for_node
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from import_policy.diagnostics import Diagnostic, FixPayload
+from import_policy.facts.identifiers import normal
 from import_policy.fix.imports import Out, Refused, rewrite_from, rewrite_import
 from import_policy.fix.payload import AliasEdit, ImportFix, InlineProbeFix, ProbeFix, applies
 from import_policy.fix.splice import Statement, compiles, first_newline, isolate, splice
@@ -271,7 +272,7 @@ class _Job:
 
 def _written(node: cst.CSTNode) -> list[str]:
     names = getattr(node, "names", ())
-    return [get_full_name_for_node(a.name) or "" for a in names if isinstance(a, cst.ImportAlias)]
+    return [normal(get_full_name_for_node(a.name) or "") for a in names if isinstance(a, cst.ImportAlias)]
 
 
 def _follow_renames(before: cst.ImportFrom, after: cst.CSTNode, edits: dict[str, AliasEdit]) -> dict[str, AliasEdit]:
@@ -304,8 +305,9 @@ def _plan_import(job: _Job, d: Diagnostic, payload: FixPayload) -> None:
     if not statements:
         raise Refused("the import was not found where the finding points")
     statement = statements[0]
+    # The facts name what Python binds: `import ｒe` is `re` (facts.identifiers).
     written = {
-        get_full_name_for_node(item.name)
+        normal(get_full_name_for_node(item.name) or "")
         for item in getattr(statement, "names", ())
         if isinstance(item, cst.ImportAlias)
     }
@@ -383,7 +385,7 @@ def _existing_gateway(line: cst.CSTNode) -> tuple[str, cst.ImportFrom] | None:
     if isinstance(small.names, cst.ImportStar):
         return None
     module = get_full_name_for_node(small.module)
-    return (module, small) if module else None
+    return (normal(module), small) if module else None
 
 
 def _clean(line: cst.CSTNode) -> bool:
@@ -396,9 +398,9 @@ def _clean(line: cst.CSTNode) -> bool:
 def _pairs(node: cst.ImportFrom) -> list[tuple[str, str]]:
     pairs = []
     for item in node.names:  # type: ignore[union-attr]
-        name = get_full_name_for_node(item.name) or ""
+        name = normal(get_full_name_for_node(item.name) or "")
         bound = item.asname.name if item.asname is not None else None
-        pairs.append((name, bound.value if isinstance(bound, cst.Name) else name))
+        pairs.append((name, normal(bound.value) if isinstance(bound, cst.Name) else name))
     return pairs
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
+from import_policy.facts.identifiers import normal
 from import_policy.fix.payload import AliasEdit
 
 
@@ -109,7 +110,9 @@ def rewrite_import(node: cst.Import, edits: dict[str, AliasEdit]) -> list[Out]:
     kept: list[cst.ImportAlias] = []
     groups: dict[str, Out] = {}
     for item in node.names:
-        written = get_full_name_for_node(item.name) or ""
+        # Edits are keyed by the name as Python binds it (`ｒe` is `re`): the new name is then
+        # bound to what the old one bound (`import ｒe` -> `import regex as re`).
+        written = normal(get_full_name_for_node(item.name) or "")
         edit = edits.get(written)
         if edit is None:
             kept.append(item)
@@ -169,7 +172,9 @@ def rewrite_from(node: cst.ImportFrom, edits: dict[str, AliasEdit]) -> list[Out]
     # (is gateway, target module or gateway) -> (aliases as they will read, (export, bound) pairs)
     groups: dict[tuple[bool, str], tuple[list[tuple[int, cst.ImportAlias]], list[tuple[str, str]]]] = {}
     for index, item in enumerate(node.names):
-        written = get_full_name_for_node(item.name) or ""
+        # Edits are keyed by the name as Python binds it (`ｒe` is `re`): the new name is then
+        # bound to what the old one bound (`import ｒe` -> `import regex as re`).
+        written = normal(get_full_name_for_node(item.name) or "")
         edit = edits.get(written)
         if edit is None:
             kept.append((index, item))
