@@ -226,3 +226,73 @@ def test_fix_rewrites_them_as_python_binds_them(project: Project, source: str, f
     compile(fixed, "mod.py", "exec")
     assert project.run("check", "--no-cache", "--fix", "app/mod.py")[0] == 0
     assert path.read_text(encoding="utf-8") == fixed  # fixing again changes nothing
+
+
+PROBE_POLICY = """\
+version: 1
+rocm_safety:
+  heavy_modules: [aiter]
+  probes: {_has_module: _has_module_spec}
+  entry_modules: [app]
+"""
+FW_H = "\uff48"
+FW_F = "\uff46"
+FW_I = "\uff49"
+
+
+@pytest.mark.parametrize(
+    ("source", "fixed"),
+    [
+        # another mention of the imported probe, spelled otherwise: the import must keep binding it
+        (
+            f'from vllm.utils import _has_module\nX = _has_module("aiter")\nF = _{FW_H}as_module\n',
+            f'from vllm.utils import _has_module, _has_module_spec\nX = _has_module_spec("aiter")\nF = _{FW_H}as_module\n',
+        ),
+        # the probe imported as spelled otherwise, called plainly: renamed as Python binds it
+        (
+            f'from vllm.utils import _{FW_H}as_module\nX = _has_module("aiter")\n',
+            'from vllm.utils import _has_module_spec\nX = _has_module_spec("aiter")\n',
+        ),
+        (
+            f'from vllm.utils import _has_module\nX = _{FW_H}as_module("aiter")\n',
+            'from vllm.utils import _has_module_spec\nX = _has_module_spec("aiter")\n',
+        ),
+    ],
+)
+def test_the_probe_fix_counts_names_as_python_binds_them(project: Project, source: str, fixed: str) -> None:
+    project.config(PROBE_POLICY)
+    project.write("app/__init__.py", "")
+    project.write("vllm/utils.py", "def _has_module(n): ...\ndef _has_module_spec(n): ...\n")
+    path = project.write_bytes("app/mod.py", source.encode("utf-8"))
+    argv = ("check", "--no-cache", "--select", "trial-import-probe", "--fix", "--unsafe-fixes", "app/mod.py")
+    code, out, err = project.run(*argv)
+    assert (code, err) == (0, ""), out
+    assert path.read_text(encoding="utf-8") == fixed
+    assert project.run(*argv)[0] == 0
+    assert path.read_text(encoding="utf-8") == fixed
+
+
+@pytest.mark.parametrize(
+    ("source", "fixed"),
+    [
+        # still a `__future__` import: `import importlib.util` must go after it, or the file no longer compiles
+        (
+            f"from __{FW_F}uture__ import annotations\ntry:\n    import aiter\n    OK = True\nexcept ImportError:\n    OK = False\n",
+            f'from __{FW_F}uture__ import annotations\nimport importlib.util\nOK = importlib.util.find_spec("aiter") is not None\n',
+        ),
+        # `importlib.util` already imported, spelled otherwise
+        (
+            f"import {FW_I}mportlib.util\ntry:\n    import aiter\n    OK = True\nexcept ImportError:\n    OK = False\n",
+            f'import {FW_I}mportlib.util\nOK = importlib.util.find_spec("aiter") is not None\n',
+        ),
+    ],
+)
+def test_the_inline_probe_fix_reads_names_as_python_binds_them(project: Project, source: str, fixed: str) -> None:
+    project.config(PROBE_POLICY)
+    project.write("app/__init__.py", "")
+    path = project.write_bytes("app/mod.py", source.encode("utf-8"))
+    argv = ("check", "--no-cache", "--select", "trial-import-probe", "--fix", "--unsafe-fixes", "app/mod.py")
+    code, out, err = project.run(*argv)
+    assert (code, err) == (0, ""), out
+    assert path.read_text(encoding="utf-8") == fixed
+    compile(fixed, "mod.py", "exec")

@@ -23,7 +23,7 @@ from import_policy.cache.key import cache_key
 from import_policy.cache.seal import FOLDER, read_entry, seal, write_entry
 
 # Bumped whenever extraction changes what it records for the same bytes, so old entries miss.
-_FORMAT = 7
+_FORMAT = 8
 _PURPOSE = b"facts"
 
 

@@ -24,6 +24,7 @@ import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
 from import_policy.diagnostics import Diagnostic, FixPayload
+from import_policy.facts.identifiers import normal
 from import_policy.fix.imports import Refused
 from import_policy.fix.payload import InlineProbeFix
 
@@ -110,20 +111,21 @@ def _replacement(node: cst.Try, module: str) -> cst.BaseStatement | None:
 
 
 def _is(value: cst.BaseExpression | None, name: str) -> bool:
-    return isinstance(value, cst.Name) and value.value == name
+    return isinstance(value, cst.Name) and normal(value.value) == name
 
 
 def _flag(assign: cst.Assign) -> str | None:
     if len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name):
         return None
-    return assign.targets[0].target.value
+    return normal(assign.targets[0].target.value)
 
 
 def _imports_importlib_util(tree: cst.Module) -> bool:
     for line in tree.body:
         for small in _smalls(line):
             if isinstance(small, cst.Import) and any(
-                get_full_name_for_node(alias.name) == "importlib.util" and alias.asname is None for alias in small.names
+                normal(get_full_name_for_node(alias.name) or "") == "importlib.util" and alias.asname is None
+                for alias in small.names
             ):
                 return True
     return False
@@ -139,6 +141,6 @@ def _docstring(line: cst.CSTNode) -> bool:
 def _future(line: cst.CSTNode) -> bool:
     return any(
         isinstance(small, cst.ImportFrom) and small.module is not None
-        and get_full_name_for_node(small.module) == "__future__"
+        and normal(get_full_name_for_node(small.module) or "") == "__future__"  # `__ｆuture__` is one too
         for small in _smalls(line)
     )

@@ -17,6 +17,7 @@ import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
 from import_policy.diagnostics import Diagnostic, FixPayload
+from import_policy.facts.identifiers import normal
 from import_policy.fix.imports import Refused, append_names
 from import_policy.fix.payload import ProbeFix
 
@@ -32,7 +33,8 @@ class ProbeImport:
 
 @dataclass
 class ProbeIndex:
-    """From one walk of the parse: who binds what, and how often each name is mentioned."""
+    """From one walk of the parse: who binds what, and how often each name is mentioned, every
+    name as Python binds it (`_ｈas_module` is `_has_module`: facts.identifiers)."""
 
     bindings: dict[str, list[tuple[int, cst.ImportFrom, cst.ImportAlias]]] = field(default_factory=dict)
     mentions: Counter[str] = field(default_factory=Counter)
@@ -40,18 +42,18 @@ class ProbeIndex:
 
     def note(self, node: cst.CSTNode, line: int) -> None:
         if isinstance(node, cst.Name):
-            self.mentions[node.value] += 1
+            self.mentions[normal(node.value)] += 1
         elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-            self.defined.add(node.name.value)
+            self.defined.add(normal(node.name.value))
         elif isinstance(node, cst.ImportFrom) and not isinstance(node.names, cst.ImportStar):
             for item in node.names:
                 bound = item.asname.name if item.asname is not None else item.name
                 if isinstance(bound, cst.Name):
-                    self.bindings.setdefault(bound.value, []).append((line, node, item))
+                    self.bindings.setdefault(normal(bound.value), []).append((line, node, item))
         elif isinstance(node, cst.Import):
             for item in node.names:
                 if item.asname is not None and isinstance(item.asname.name, cst.Name):
-                    self.defined.add(item.asname.name.value)
+                    self.defined.add(normal(item.asname.name.value))
 
 
 class ProbeJob(Protocol):
@@ -80,7 +82,7 @@ def plan_probe(job: ProbeJob, d: Diagnostic, payload: FixPayload) -> None:
 
 def _callee_is(call: cst.Call, tail: str) -> bool:
     name = callee(call)
-    return name is not None and name.value == tail
+    return name is not None and normal(name.value) == tail
 
 
 def callee(call: cst.Call) -> cst.Name | None:
@@ -101,14 +103,15 @@ def plan_call(
     if name is None:
         raise Refused("the probe's callee is not a plain name")
     tail = probe.rpartition(".")[2]
+    called = normal(name.value)
     if isinstance(call.func, cst.Attribute):
-        if name.value != tail:
+        if called != tail:
             raise Refused(f"the callee is not `{tail}`")
         return name
-    candidates = [b for b in index.bindings.get(name.value, []) if get_full_name_for_node(b[2].name) == tail]
+    candidates = [b for b in index.bindings.get(called, []) if normal(get_full_name_for_node(b[2].name) or "") == tail]
     before = [b for b in candidates if b[0] <= line] or candidates
     if not before:
-        if name.value == tail and (replacement in index.defined or replacement in index.bindings):
+        if called == tail and (replacement in index.defined or replacement in index.bindings):
             return name
         raise Refused(f"`{name.value}` is not imported here, so `{replacement}` cannot be imported beside it")
     _, node, item = before[-1]
@@ -124,7 +127,7 @@ def plan_call(
 def update_import(node: cst.ImportFrom, plans: list[ProbeImport], index: ProbeIndex, source: bytes) -> cst.ImportFrom:
     for plan in plans:
         bound_node = plan.alias.asname.name if plan.alias.asname is not None else plan.alias.name
-        bound = bound_node.value if isinstance(bound_node, cst.Name) else ""
+        bound = normal(bound_node.value) if isinstance(bound_node, cst.Name) else ""
         # Mentions of the bound name: the import itself, the renamed calls, and anything else.
         others = index.mentions[bound] - 1 - plan.renamed_calls
         quoted = (f'"{bound}"'.encode() in source) or (f"'{bound}'".encode() in source)
