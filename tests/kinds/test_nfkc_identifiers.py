@@ -296,3 +296,26 @@ def test_the_inline_probe_fix_reads_names_as_python_binds_them(project: Project,
     assert (code, err) == (0, ""), out
     assert path.read_text(encoding="utf-8") == fixed
     compile(fixed, "mod.py", "exec")
+
+
+FW_J = "\uff4a"
+
+
+@pytest.mark.parametrize(
+    ("source", "lazy"),
+    [
+        # the list holds strings, compared with the module as Python names it: `ｊson` is not `json`
+        (f'__lazy_modules__ = ["{FW_J}son"]\nimport json\n', ""),
+        (f'__lazy_modules__ = ["json"]\nimport {FW_J}son\n', "modules"),
+        # the name assigned is an identifier: `__ｌazy_modules__` is `__lazy_modules__`
+        (f'__{FW_L}azy_modules__ = ["json"]\nfrom json import loads\n', "modules"),
+    ],
+)
+def test_lazy_modules_reads_strings_as_written_and_names_as_bound(source: str, lazy: str) -> None:
+    from import_policy.facts import from_ast
+    from import_policy.facts.from_cst import extract
+
+    ours = from_ast.extract(source.encode(), "m.py", "m", False)
+    assert ours is not None
+    for facts in (ours, extract(source.encode(), "m.py", "m", False)):
+        assert [fact.lazy for fact in facts.imports] == [lazy]
