@@ -145,7 +145,19 @@ def test_the_run_key_changes_with_each_field(tmp_path: Path, monkeypatch: pytest
     keys.add(key("p", ("select",), files))
     monkeypatch.setattr(run_cache, "_FORMAT", -1)
     keys.add(key("p", ("select",), files))
-    assert None not in keys and len(keys) == 7
+    monkeypatch.setattr(run_cache, "EXTRACTION", -1)  # extractors that moved on never replay an old run
+    keys.add(key("p", ("select",), files))
+    assert None not in keys and len(keys) == 8
+
+
+def test_the_graph_store_key_changes_with_the_extraction(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from import_policy.cache import store
+    from import_policy.rocm.graphcodec import GraphCodec
+
+    stored = store.Store(tmp_path, GraphCodec())
+    before = stored.key("settings", "graph")
+    monkeypatch.setattr(store, "EXTRACTION", -1)
+    assert stored.key("settings", "graph") != before
 
 
 def test_the_policy_key_changes_with_each_field(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -20,10 +20,10 @@ from import_policy import __version__
 from import_policy.facts.model import FileFacts
 from import_policy.facts.serial import from_json, to_json
 from import_policy.cache.key import cache_key
+from import_policy.facts import EXTRACTION
 from import_policy.cache.seal import FOLDER, read_entry, seal, write_entry
 
-# Bumped whenever extraction changes what it records for the same bytes, so old entries miss.
-_FORMAT = 8
+_FORMAT = EXTRACTION
 _PURPOSE = b"facts"
 
 

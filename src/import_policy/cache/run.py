@@ -31,6 +31,7 @@ from import_policy.cache.stat import Stat, as_stat, stat_of, trusted
 from import_policy.config.model import Policy
 from import_policy.diagnostics import Diagnostic
 from import_policy.discovery.files import SourceFile
+from import_policy.facts import EXTRACTION
 from import_policy.fix.payload import decode, encode
 
 _FORMAT = 3
@@ -78,7 +79,7 @@ class RunCache:
         if " at 0x" in described:
             return None  # something without a stable repr: never risk a false hit
         digest = hashlib.blake2b(digest_size=20)
-        digest.update(f"{_FORMAT}\0{__version__}\0{policy}\0".encode())
+        digest.update(f"{_FORMAT}\0{EXTRACTION}\0{__version__}\0{policy}\0".encode())
         digest.update(described.encode())
         for file in files:
             digest.update(f"\0{file.relative}\0{file.language}".encode())

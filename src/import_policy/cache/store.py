@@ -17,6 +17,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from import_policy import __version__
 from import_policy.cache.key import cache_key
+from import_policy.facts import EXTRACTION
 from import_policy.cache.seal import FOLDER, read_entry, seal, write_entry
 
 T = TypeVar("T")
@@ -44,7 +45,7 @@ class Store(Generic[T]):
 
     def key(self, settings: str, name: str) -> str:
         digest = hashlib.blake2b(digest_size=20)
-        digest.update(f"{__version__}\0{self.codec.name}\0{self.codec.version}\0{settings}\0{name}".encode())
+        digest.update(f"{__version__}\0{EXTRACTION}\0{self.codec.name}\0{self.codec.version}\0{settings}\0{name}".encode())
         return digest.hexdigest()
 
     def _entry(self, key: str) -> Path:
