@@ -70,6 +70,14 @@ def test_malformed_facts_are_refused(bad: object) -> None:
         from_json(bad.get("facts", bad) if isinstance(bad, dict) else bad)
 
 
+@pytest.mark.parametrize("span", [[1, True, 1, 2], [1, 2.0, 1, 3], [1, 2, 3], [1, 2, 3, 4, 5], "1,2,3,4", None])
+def test_a_span_that_is_not_four_integers_is_refused(span: object) -> None:
+    data = to_json(extract(b"import os\n", "m.py", "m", False))
+    data["imports"][0][5] = span
+    with pytest.raises(ValueError):
+        from_json(json.loads(json.dumps(data)))
+
+
 def _tree(project: Project) -> None:
     project.config(CONFIG)
     project.write("pkg/__init__.py", "")
