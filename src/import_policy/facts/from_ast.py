@@ -21,7 +21,7 @@ import re
 import tokenize
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
-from typing import Literal
+from typing import Any, Literal
 
 from import_policy.facts import comments
 from import_policy.facts.model import (
@@ -152,6 +152,7 @@ def _collect(
         collector.body(parsed.body)
     except (Unsupported, RecursionError):
         return None
+    collector.settle_probes()
     position = lambda fact: (fact.span.line, fact.span.column)  # noqa: E731 - stable source order
     facts = FileFacts(
         path=path,
@@ -226,8 +227,16 @@ class _Collector(WalkState):
         self._in_fstring = 0
         self.tree: ast.Module | None = None
         self.source = b""
-        # Statements directly in a `try:` body whose handler catches a failed import.
-        self._probing: set[int] = set()
+        # Names the file reads but to compare them with None, gathered by the walk itself (a
+        # second walk of the whole tree would cost a third of this one): an import in a
+        # catching `try:` is a probe only when its names are not among them, which is known
+        # only once the walk is done.
+        self.loaded: set[str] = set()
+        self._none_tested: set[int] = set()  # ids of the names a `x is None` test reads
+        # Each `try:` whose handler catches a failed import: its body, and the indices in
+        # `imports` of the facts of the imports straight in it (statement id -> its `try:`).
+        self._tries: list[tuple[list[ast.stmt], list[int]]] = []
+        self._try_of: dict[int, int] = {}
 
     # --- positions ----------------------------------------------------------------
 
@@ -334,8 +343,10 @@ class _Collector(WalkState):
             self.loop(node)
         elif isinstance(node, _TRIES):
             body: list[ast.stmt] = node.body  # type: ignore[attr-defined]
-            if _catches_import(node) and self.only_probes(body):
-                self._probing.update(id(statement) for statement in body)
+            if _catches_import(node):
+                for statement in body:
+                    self._try_of[id(statement)] = len(self._tries)
+                self._tries.append((body, []))
             self.try_depth += 1
             self.generic(node)
             self.try_depth -= 1
@@ -389,6 +400,7 @@ class _Collector(WalkState):
         if line.find(node.name, line.find("def") + 3) < 0 or "def" not in line:
             raise Unsupported("`def` and its name on different lines")
         self.functions.append(FunctionFact(".".join([*self.names, node.name]), node.lineno, self.context()))
+        self.type_params(node)
         self.decorators_of(node.decorator_list)
         self.arguments(node.args)
         if node.returns is not None:
@@ -399,6 +411,7 @@ class _Collector(WalkState):
 
     def class_(self, node: ast.ClassDef) -> None:
         self.bind(node.name, Opaque(), node.lineno)
+        self.type_params(node)
         self.decorators_of(node.decorator_list)
         for base in node.bases:
             self.expression(base)
@@ -428,25 +441,37 @@ class _Collector(WalkState):
     def only_probes(self, body: list[ast.stmt]) -> bool:
         """Every import straight in the `try:` binds names the file never reads: the `try:` is
         there to see whether they import (one whose names are used is an optional import)."""
-        if self.read_names is None:
-            self.read_names = read_names(self.tree) if self.tree is not None else frozenset()
         for statement in body:
             if isinstance(statement, (ast.Import, ast.ImportFrom)):
                 for alias in statement.names:
                     if alias.name == "*":
                         return False
                     plain = isinstance(statement, ast.Import) and alias.asname is None
-                    if (alias.asname or (alias.name.split(".")[0] if plain else alias.name)) in self.read_names:
+                    if (alias.asname or (alias.name.split(".")[0] if plain else alias.name)) in self.loaded:
                         return False
         return True
 
-    def probe(self, node: ast.stmt, bound: str | None) -> bool:
-        """An import straight in a `try:` that catches its failure, binding a name the file never reads."""
-        if id(node) not in self._probing:
-            return False
-        if self.read_names is None:
-            self.read_names = read_names(self.tree) if self.tree is not None else frozenset()
-        return bound is None or bound not in self.read_names
+    def probed(self, node: ast.stmt) -> None:
+        """The import just recorded stands straight in a catching `try:`: a probe if that
+        `try:` turns out to be one (`settle_probes`)."""
+        at = self._try_of.get(id(node))
+        if at is not None:
+            self._tries[at][1].append(len(self.imports) - 1)
+
+    def settle_probes(self) -> None:
+        """Once the whole file is walked: an import straight in a catching `try:` whose imports
+        all bind names the file never reads is a probe."""
+        for body, indices in self._tries:
+            if indices and self.only_probes(body):
+                for index in indices:
+                    fact = self.imports[index]
+                    if fact.bound is None or fact.bound not in self.loaded:
+                        self.imports[index] = replace(fact, probe=True)
+
+    def type_params(self, node: ast.AST) -> None:
+        """PEP 695's parameters, which the walk does not visit: what they read still counts."""
+        for param in getattr(node, "type_params", None) or ():
+            self.loaded.update(read_names(param))
 
     def lazy_keyword(self, node: ast.stmt) -> bool:
         return bool(self.lazy_at) and (node.lineno, self.column(node.lineno, node.col_offset)) in self.lazy_at
@@ -461,9 +486,10 @@ class _Collector(WalkState):
             fact = ImportFact(
                 kind="import", name=name, module=name, member=None, bound=bound,
                 span=span, module_span=span, statement=self._statement_index,
-                statement_line=self._statement_line, context=context, probe=self.probe(node, bound),
+                statement_line=self._statement_line, context=context,
             )
             self.record(fact, name if alias.asname else name.split(".")[0], keyword)
+            self.probed(node)
 
     def import_from(self, node: ast.ImportFrom) -> None:
         level = node.level or 0
@@ -485,11 +511,11 @@ class _Collector(WalkState):
             ))
             return
 
-        def fact(name: str, member: str, bound: str | None, span: Span, probe: bool = False) -> ImportFact:
+        def fact(name: str, member: str, bound: str | None, span: Span) -> ImportFact:
             return ImportFact(
                 kind="from", name=name, module=module or "", member=member, bound=bound, span=span,
                 module_span=module_span, statement=self._statement_index, statement_line=self._statement_line,
-                context=context, level=level, probe=probe,
+                context=context, level=level,
             )
 
         keyword = self.lazy_keyword(node)
@@ -500,7 +526,8 @@ class _Collector(WalkState):
             name = f"{module}.{alias.name}"
             span = self.spelled(alias.lineno, self.column(alias.lineno, alias.col_offset), alias.name)
             bound = alias.asname or alias.name
-            self.record(fact(name, alias.name, bound, span, self.probe(node, bound)), name, keyword)
+            self.record(fact(name, alias.name, bound, span), name, keyword)
+            self.probed(node)
 
     # --- expressions --------------------------------------------------------------
 
@@ -575,42 +602,63 @@ class _Collector(WalkState):
         return compared(self.subject(left), op, literals, single)
 
     def expression(self, node: ast.AST) -> None:
-        kind = type(node)
-        if kind is ast.Constant:
-            return
-        if kind is ast.Name:
-            if self.lazy_names and type(node.ctx) is ast.Load:  # type: ignore[attr-defined]
-                self.read(node.id, self.span(node), self._statement_line)  # type: ignore[attr-defined,arg-type]
-            if self.chains is not None:
-                self.chains.setdefault(node.id, set()).add(node.id)  # type: ignore[attr-defined]
-                self.sites.append((node, self._statement_line, self.context(), self._in_fstring > 0))  # type: ignore[arg-type]
-            return
-        if kind is ast.Attribute:
-            root = node
-            while type(root) is ast.Attribute:
-                root = root.value
-            if type(root) is ast.Name:  # a plain `a.b.c` holds no call or import
-                if self.lazy_names and type(root.ctx) is ast.Load:
-                    self.read(root.id, self.span(root), self._statement_line)
-                if self.chains is not None:
-                    self.chains.setdefault(root.id, set()).add(f"{full_name(node)}")
-                    self.sites.append((node, self._statement_line, self.context(), self._in_fstring > 0))  # type: ignore[arg-type]
-                return
-        elif kind is ast.Call:
-            self.call(node)  # type: ignore[arg-type]
-        elif kind is ast.Lambda:
-            self.arguments(node.args)  # type: ignore[attr-defined]
-            self._enter("<lambda>", function=True)
-            self.expression(node.body)  # type: ignore[attr-defined]
-            self._leave("<lambda>", function=True)
-            return
-        elif kind is ast.JoinedStr:
-            # CPython 3.11 and older place nodes inside f-strings loosely; those calls are checked.
-            self._in_fstring += 1
-            self.generic(node)
-            self._in_fstring -= 1
-            return
-        self.generic(node)
+        """An expression, in the order a recursive visit takes (facts at one position keep
+        it), with a stack: most of a file's nodes are here, and a call per node is most of
+        their cost. Only calls, names (reads) and what changes the context stop the walk."""
+        stack: list[ast.AST | None] = [node]
+        pop, push, extend = stack.pop, stack.append, stack.extend
+        lazy, chains, loaded, none_tested = self.lazy_names, self.chains, self.loaded, self._none_tested
+        while stack:
+            current: Any = pop()  # any node of an expression (or None, a missing dict key)
+            kind = type(current)
+            if kind is ast.Constant or current is None:
+                continue
+            if kind is ast.Name or kind is ast.Attribute:
+                root = current
+                while type(root) is ast.Attribute:
+                    root = root.value
+                if type(root) is not ast.Name:
+                    push(root)  # `f().a.b`: only the innermost value holds anything
+                    continue
+                name: str = root.id
+                if type(root.ctx) is ast.Load:
+                    if not none_tested or id(root) not in none_tested:
+                        loaded.add(name)
+                    if lazy:
+                        self.read(name, self.span(root), self._statement_line)
+                if chains is not None:
+                    chains.setdefault(name, set()).add(name if current is root else f"{full_name(current)}")
+                    self.sites.append((current, self._statement_line, self.context(), self._in_fstring > 0))
+                continue
+            if kind is ast.Call:
+                self.call(current)
+            elif kind is ast.Compare:
+                self.none_test(current)
+            elif kind is ast.Lambda:
+                self.arguments(current.args)
+                self._enter("<lambda>", function=True)
+                self.expression(current.body)
+                self._leave("<lambda>", function=True)
+                continue
+            elif kind is ast.JoinedStr:
+                # CPython 3.11 and older place nodes inside f-strings loosely; those calls are checked.
+                self._in_fstring += 1
+                self.generic(current)
+                self._in_fstring -= 1
+                continue
+            for field in _walked_of(kind):  # last first: the stack gives them back in order
+                value = getattr(current, field)
+                if type(value) is list:
+                    extend(reversed(value))
+                elif isinstance(value, ast.AST):
+                    push(value)
+
+    def none_test(self, compare: ast.Compare) -> None:
+        """`x is None` (or `==`, `!=`, `is not`) reads `x` only to test it (`facts.reads`)."""
+        if len(compare.ops) == 1 and type(compare.ops[0]) in _NONE_TESTS:
+            sides = (compare.left, compare.comparators[0])
+            if any(isinstance(side, ast.Constant) and side.value is None for side in sides):
+                self._none_tested.update(id(side) for side in sides if type(side) is ast.Name)
 
     def generic(self, node: ast.AST) -> None:
         for field in _fields_of(type(node)):
@@ -727,6 +775,9 @@ def _strings(node: ast.expr) -> tuple[str, ...] | None:
 
 _SKIPPED_FIELDS = frozenset({"ctx", "type_comment", "kind"})
 _FIELDS: dict[type, tuple[str, ...]] = {}
+_WALKED: dict[type, tuple[str, ...]] = {}
+# Comparisons a probe's name may take part in without being read (facts.reads).
+_NONE_TESTS = (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)
 
 
 def _fields_of(kind: type) -> tuple[str, ...]:
@@ -734,6 +785,14 @@ def _fields_of(kind: type) -> tuple[str, ...]:
     fields = _FIELDS.get(kind)
     if fields is None:
         fields = _FIELDS[kind] = tuple(f for f in getattr(kind, "_fields", ()) if f not in _SKIPPED_FIELDS)
+    return fields
+
+
+def _walked_of(kind: type) -> tuple[str, ...]:
+    """The fields an expression's walk visits, last first; operators hold nothing."""
+    fields = _WALKED.get(kind)
+    if fields is None:
+        fields = _WALKED[kind] = tuple(reversed([f for f in _fields_of(kind) if f not in ("op", "ops")]))
     return fields
 
 
