@@ -44,6 +44,7 @@ from import_policy.facts.model import (
 )
 from import_policy.facts import uses_ast
 from import_policy.facts.identifiers import NAME, normal, spelled_at
+from import_policy.facts.kept import CallFilter, kept_calls
 from import_policy.facts.reads import read_names
 from import_policy.facts.syntax import cpython_read
 from import_policy.facts.usegate import UseGate, bound_imports, could_matter
@@ -66,9 +67,12 @@ class Unsupported(Exception):
     """A spelling whose libcst position `ast` does not give; libcst must parse the file."""
 
 
-def extract(source: bytes, path: str, module: str | None, is_package: bool) -> FileFacts | None:
-    """The file's facts without uses; None when only libcst can give them exactly."""
-    done = _collect(source, path, module, is_package, chains=False)
+def extract(
+    source: bytes, path: str, module: str | None, is_package: bool, keeps: CallFilter | None = None
+) -> FileFacts | None:
+    """The file's facts without uses (with `keeps`, only the calls it keeps); None when only
+    libcst can give them exactly."""
+    done = _collect(source, path, module, is_package, chains=False, keeps=keeps)
     return None if done is None else done[0]
 
 
@@ -130,7 +134,7 @@ def _uses_could_matter(imports: Sequence[ImportFact], chains: dict[str, set[str]
 
 
 def _collect(
-    source: bytes, path: str, module: str | None, is_package: bool, chains: bool
+    source: bytes, path: str, module: str | None, is_package: bool, chains: bool, keeps: CallFilter | None = None
 ) -> tuple[FileFacts, _Collector | None, ast.Module | None] | None:
     suppressions = comments.suppressions(source)
     parsed, lazy = cpython_read(source, path)
@@ -160,7 +164,6 @@ def _collect(
         is_package=is_package,
         imports=tuple(sorted(collector.imports, key=position)),
         escapes=tuple(sorted(collector.escapes, key=position)),
-        calls=tuple(sorted(collector.calls, key=position)),
         decorators=tuple(sorted(collector.decorators, key=position)),
         functions=tuple(collector.functions),
         assigns=tuple(collector.assigns),
@@ -169,17 +172,28 @@ def _collect(
         reads=tuple(sorted(collector.reads, key=position)),
         suppressions=suppressions,
     )
+    kept = keeps(facts) if keeps is not None else None
+    # A call is placed only when kept: most of a file's calls matter to no reader.
+    calls = [
+        CallFact(callee, tail, first, collector.span(node), line, context)
+        for node, callee, tail, first, line, context in collector.calls
+        if kept is None or first is not None or kept(callee)
+    ]
+    facts = replace(facts, calls=tuple(sorted(calls, key=position)))
     return facts, collector, parsed
 
 
-def graph_facts(source: bytes, path: str, module: str | None, is_package: bool) -> FileFacts:
-    """The facts the ROCm pass reads: from `ast` when it places everything, else from libcst."""
-    facts = extract(source, path, module, is_package)
+def graph_facts(
+    source: bytes, path: str, module: str | None, is_package: bool, keeps: CallFilter | None = None
+) -> FileFacts:
+    """The facts the ROCm pass reads (with `keeps`, only the calls it keeps): from `ast` when it
+    places everything, else from libcst."""
+    facts = extract(source, path, module, is_package, keeps)
     if facts is not None:
         return facts
     from import_policy.facts.from_cst import extract as libcst_extract  # libcst only when needed
 
-    return libcst_extract(source, path, module, is_package)
+    return kept_calls(libcst_extract(source, path, module, is_package), keeps)
 
 
 def full_name(node: ast.AST) -> str | None:
@@ -219,7 +233,9 @@ class _Collector(WalkState):
         self.chains: dict[str, set[str]] | None = {} if chains else None
         # every such chain: (node, statement line, context, inside an f-string), for its use fact
         self.sites: list[tuple[ast.Name | ast.Attribute, int, Context, bool]] = []
-        self.calls: list[CallFact] = []
+        # Each call of a dotted callee: (node, callee, tail, first string argument, statement
+        # line, context); placed (`span`) only if the file's reader keeps it.
+        self.calls: list[tuple[ast.Call, str, str, str | None, int, Context]] = []
         self.decorators: list[DecoratorFact] = []
         self.functions: list[FunctionFact] = []
         self._statement_line = 1
@@ -356,6 +372,12 @@ class _Collector(WalkState):
 
     def assignment(self, node: ast.stmt) -> None:
         """Module-level bindings (facts.model.AssignFact) and returns (ReturnFact)."""
+        if isinstance(node, ast.Return):
+            value = Leaf("None", "None") if node.value is None else self.condition(node.value)
+            self.returned(value, node.lineno)
+            return
+        if not self.module_level():
+            return  # only a module-level binding is a fact (`bind`): its value is not read elsewhere
         if isinstance(node, ast.Assign):
             if any(isinstance(t, ast.Name) and t.id == "__lazy_modules__" for t in node.targets):
                 self.assigned_lazy_modules(_strings(node.value))
@@ -367,9 +389,6 @@ class _Collector(WalkState):
             self.bind(node.target.id, self.condition(node.value), node.target.lineno)
         elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
             self.bind(node.target.id, Opaque(), node.target.lineno)
-        elif isinstance(node, ast.Return):
-            value = Leaf("None", "None") if node.value is None else self.condition(node.value)
-            self.returned(value, node.lineno)
 
     def loop(self, node: ast.For | ast.AsyncFor) -> None:
         for name in _target_names(node.target):
@@ -699,10 +718,9 @@ class _Collector(WalkState):
         first = _first_string(node)
         context = self.context()
         line = self._statement_line
-        span = self.span(node)
-        if self._in_fstring and not self._placed(node.func, span):
+        if self._in_fstring and not self._placed(node.func, self.span(node)):
             raise Unsupported("a call misplaced inside an f-string")
-        self.calls.append(CallFact(callee, dotted.rpartition(".")[2], first, span, line, context))
+        self.calls.append((node, callee, dotted.rpartition(".")[2], first, line, context))
         dynamic = callee in DYNAMIC_IMPORTERS or dotted in DYNAMIC_IMPORTERS
         if dynamic and first is None:
             self.computed_imports += 1

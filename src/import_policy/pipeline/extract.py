@@ -64,7 +64,7 @@ def python_facts(
     started = time.process_time()
     facts: FileFacts | None = None
     if for_graph and plan.fast_facts:
-        facts = graph_facts(source, file.relative, module, is_package)
+        facts = graph_facts(source, file.relative, module, is_package, rocm.keeps if rocm is not None else None)
     elif plan.fast_facts:
         # CPython's parse and `symtable` give libcst's facts exactly (tests/facts/test_extractors_agree.py),
         # uses included, unless `ast` does not place a spelling.

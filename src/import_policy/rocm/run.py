@@ -34,6 +34,7 @@ from import_policy.diagnostics import Diagnostic
 from import_policy.discovery.files import SourceFile
 from import_policy.project.layout import top_level_names
 from import_policy.project.modules import ProjectModules, module_name
+from import_policy.facts.kept import kept_calls
 from import_policy.facts.comments import suppressions
 from import_policy.facts.model import FileFacts, Suppressions
 from import_policy.facts.walkstate import DYNAMIC_IMPORTERS
@@ -138,20 +139,25 @@ class RocmPlan:
         package (a computed dynamic import) or reach a project function (this file's, a method
         of one of its classes, or one under a project package). A whole project's calls would
         not fit in the memory budget."""
+        return kept_calls(facts, self.keeps)
+
+    def keeps(self, facts: FileFacts) -> Callable[[str], bool]:
+        """Which callees of the file `slim` keeps (with a string argument, every call is kept);
+        the extractor asks it before it places the calls (`facts.from_ast.CallFilter`)."""
         local = {function.name for function in facts.functions}
         local |= {name[: -len(".__init__")] for name in local if name.endswith(".__init__")}  # `Loader()`
         methods = {name.rpartition(".")[2] for name in local if "." in name}
         instances = {assign.name for assign in facts.assigns}
+        project_names = self.project_names
 
         def kept(callee: str) -> bool:
             root, _, rest = callee.partition(".")
             return (
-                callee in local or root in self.project_names or callee in DYNAMIC_IMPORTERS
+                callee in local or root in project_names or callee in DYNAMIC_IMPORTERS
                 or (root in ("self", "cls") and rest in methods) or (bool(rest) and root in instances)
             )
 
-        calls = tuple(call for call in facts.calls if call.first_string is not None or kept(call.callee))
-        return replace(facts, calls=calls) if len(calls) < len(facts.calls) else facts
+        return kept
 
     def record(self, facts: FileFacts) -> FileFacts:
         """What the pass holds of a checked file until the whole run is read: no uses (the
@@ -290,7 +296,7 @@ def project(
         if facts is None:
             from import_policy.facts.from_ast import graph_facts  # a warm batch parses nothing: never loaded
 
-            facts = plan.slim(graph_facts(source, file.relative, module, is_package))
+            facts = graph_facts(source, file.relative, module, is_package, plan.keeps)
             if cache is not None:
                 cache.put(key, facts)
         return facts
