@@ -8,6 +8,7 @@ back to libcst (None).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from hypothesis import strategies as st
 
 from import_policy.facts import from_ast as fast
 from import_policy.facts.from_cst import extract as libcst_extract
+from import_policy.facts.model import FileFacts
 
 from fuzz_support import UseItem, cases, render, use_items, use_program
 from corner_cases import TRICKY
@@ -75,6 +77,25 @@ def test_fast_facts_agree_with_libcst(name: str, source: str) -> None:
     data = _as_python_saved_it(source)
     _agree(data)
     _agree(data, module="pkg", is_package=True)
+
+
+def _keeps(facts: FileFacts) -> Callable[[str], bool]:
+    """A reader that keeps the calls of this file's functions and of the `pkg` package."""
+    local = {function.name for function in facts.functions}
+    return lambda callee: callee in local or callee.partition(".")[0] == "pkg"
+
+
+@pytest.mark.parametrize(("name", "source"), _params())
+def test_a_reader_that_keeps_some_calls_gets_the_same_facts_with_those_calls(name: str, source: str) -> None:
+    """The ROCm pass's records are extracted with only the calls it keeps (`RocmPlan.keeps`):
+    everything else as the whole extraction gives it, from CPython's parse or libcst's."""
+    data = _as_python_saved_it(source)
+    whole = fast.extract(data, "pkg/sub/mod.py", "pkg.sub.mod", False)
+    if whole is None:
+        whole = libcst_extract(data, "pkg/sub/mod.py", "pkg.sub.mod", False)
+    lean = fast.graph_facts(data, "pkg/sub/mod.py", "pkg.sub.mod", False, _keeps)
+    assert lean == fast.kept_calls(whole, _keeps)
+    assert all(call.first_string is not None or _keeps(whole)(call.callee) for call in lean.calls)
 
 
 @pytest.mark.parametrize("source", [TRICKY[1], TRICKY[10]])
