@@ -337,6 +337,8 @@ class _Collector(WalkState):
     def joined(self, previous: ast.stmt) -> bool:
         """Whether a `;` follows the statement: the next one is on its logical line."""
         line = previous.end_lineno or previous.lineno
+        if ";" not in self.lines[line - 1]:
+            return False
         end = previous.end_col_offset if previous.end_col_offset is not None else previous.col_offset
         rest = self.lines[line - 1][self.column(line, end) - 1 :]
         return rest.lstrip(" \t\f").startswith(";")
