@@ -6,8 +6,9 @@ from __future__ import annotations
 import ast
 
 
-def read_names(tree: ast.Module) -> frozenset[str]:
-    """Every name the file reads, but where it is only compared with None (`x is None`)."""
+def read_names(tree: ast.AST) -> frozenset[str]:
+    """Every name the tree (a file's, or part of one) reads, but where it is only compared with
+    None (`x is None`)."""
     loads: dict[int, str] = {}
     checked: set[int] = set()
     for node in ast.walk(tree):
