@@ -21,11 +21,12 @@ from pathlib import Path
 
 from import_policy import __version__
 from import_policy.cache.key import cache_key
-from import_policy.cache.seal import FOLDER, read_regular, seal, unseal, write_entry
+from import_policy.cache.seal import FOLDER, read_entry, seal, write_entry
 
-_FORMAT = 1
+_FORMAT = 2
 _PURPOSE = b"ignores"
 LIMIT = 20_000  # verdicts kept: past it, only the last run's are
+_KEY = f"{_FORMAT}/{__version__}"  # an entry another version wrote is a miss
 Verdict = bool | None  # what the rules said: ignored, re-included by a negation, or nothing
 
 
@@ -45,16 +46,14 @@ class Verdicts:
         if self.secret is None:
             return
         try:
-            text = unseal(read_regular(self.file), self.secret, _PURPOSE)
-            data = json.loads(text) if text is not None else None
-            if isinstance(data, dict) and data.get("version") == f"{_FORMAT}\0{__version__}":
-                rules = data["rules"]
-                if isinstance(rules, dict):
-                    self.known = {
-                        digest: {path: said for path, said in paths.items() if said in (True, False, None)}
-                        for digest, paths in rules.items()
-                        if isinstance(digest, str) and isinstance(paths, dict)
-                    }
+            data = read_entry(self.file, self.secret, _PURPOSE, _KEY)
+            rules = data["rules"] if data is not None else None
+            if isinstance(rules, dict):
+                self.known = {
+                    digest: {path: said for path, said in paths.items() if said in (True, False, None)}
+                    for digest, paths in rules.items()
+                    if isinstance(digest, str) and isinstance(paths, dict)
+                }
         except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
             self.known = {}
 
@@ -74,7 +73,7 @@ class Verdicts:
             return
         # Never grows without bound: past the limit only this process's verdicts are kept.
         kept = self.known if sum(len(paths) for paths in self.known.values()) <= LIMIT else self.fresh
-        text = json.dumps({"version": f"{_FORMAT}\0{__version__}", "rules": kept}, separators=(",", ":"))
+        text = json.dumps({"key": _KEY, "rules": kept}, separators=(",", ":"))
         write_entry(self.root / FOLDER, self.file, seal(text, self.secret, _PURPOSE))
         self.fresh = {}
 

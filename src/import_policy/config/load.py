@@ -173,7 +173,7 @@ def load(config: Path | None, cwd: Path, remember: bool = False) -> Loaded:
         return _load(config, cwd)
     found = _entry(config, cwd)
     if found is not None:
-        key, root = found
+        key, root, _ = found
         kept = Built(root).get(key, _digest_of)
         if kept is not None:
             from import_policy.cache.records import decode
@@ -215,25 +215,26 @@ def _load(config: Path | None, cwd: Path) -> Loaded:
     return Loaded(policy, config, tuple(read_))
 
 
-def _entry(config: Path | None, cwd: Path) -> tuple[str, Path] | None:
+def _entry(config: Path | None, cwd: Path) -> tuple[str, Path, Path | None] | None:
     """The key the caches know the policy `load(config, cwd)` builds by, with the root they
-    live under; None when the configuration cannot be found or read (building it says why)."""
+    live under and the configuration file (None: the default preset); None when the
+    configuration cannot be found or read (building it says why)."""
     found = _top(config, cwd)
     if found is None:
         return None
-    top, root, data, _ = found
-    return entry_key(top, digest(data), cwd, root), root
+    top, root, data, config = found
+    return entry_key(top, digest(data), cwd, root), root, config
 
 
 def known(config: Path | None, cwd: Path) -> tuple[Known, Path | None] | None:
     """What the last run recorded of the policy `load(config, cwd)` would build, when not a
     byte of any file it came from has changed since (cache.policy); with the configuration
     file (None: the default preset). None: build it."""
-    found = _top(config, cwd)
+    found = _entry(config, cwd)
     if found is None:
         return None
-    top, root, data, config = found
-    entry = PolicyIndex(root).get(entry_key(top, digest(data), cwd, root), _digest_of)
+    key, root, config = found
+    entry = PolicyIndex(root).get(key, _digest_of)
     return None if entry is None else (entry, config)
 
 

@@ -353,11 +353,12 @@ class _Rules:
 
     def include(self, path: str) -> bool | None:
         """`path` as the rules see it (relative to their folder, `/` after a folder)."""
-        if self.known is None:
-            return _compiled(self.text).check_file(path).include
-        found, said = self.known.get(self.digest, path)
-        if not found:
-            said = _compiled(self.text).check_file(path).include
+        if self.known is not None:
+            found, said = self.known.get(self.digest, path)
+            if found:
+                return said
+        said = _compiled(self.text).check_file(path).include
+        if self.known is not None:
             self.known.put(self.digest, path, said)
         return said
 
