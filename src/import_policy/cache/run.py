@@ -33,6 +33,7 @@ from import_policy.diagnostics import Diagnostic
 from import_policy.discovery.files import SourceFile
 from import_policy.facts import EXTRACTION
 from import_policy.fix.payload import decode, encode
+from import_policy.project.layout import layout_digest
 
 _FORMAT = 3
 _PURPOSE = b"run"
@@ -130,6 +131,9 @@ class RunCache:
             data = read_entry(self.folder / f"{key}.json", self.secret, _PURPOSE, key)
             if data is None:
                 return None
+            roots = [str(folder) for folder in data["roots"]]
+            if layout_digest(self.root, roots) != data["layout"]:
+                return None  # a folder came or went under a root: module names mean something else
             moved: dict[str, Stat] = {}
             if not self._unchanged(files, data["files"], int(data["written"]), moved):
                 return None
@@ -154,9 +158,12 @@ class RunCache:
         data["written"] = time.time_ns()
         self._write(key, data)
 
-    def put(self, key: str, files: Sequence[SourceFile], snapshot: Snapshot, outcome: Outcome) -> None:
+    def put(
+        self, key: str, files: Sequence[SourceFile], snapshot: Snapshot, outcome: Outcome, layout: tuple[list[str], str],
+    ) -> None:
         """Best effort; skipped when a file's stat data moved while the run read it (its bytes
-        may then not be the ones the result came from)."""
+        may then not be the ones the result came from). `layout`: the policy's roots and their
+        `layout_digest` taken before the run."""
         if self.secret is None:
             return
         if any(_stat(f.path) != snapshot[f.relative][0] for f in files):
@@ -166,6 +173,7 @@ class RunCache:
             entry = {
                 "key": key,
                 "written": time.time_ns(),  # the racy-clean rule's second (cache.stat)
+                "roots": layout[0], "layout": layout[1],
                 "files": {path: [list(stat), digest] for path, (stat, digest) in snapshot.items()},
                 "diagnostics": [_encode(d) for d in outcome.diagnostics],
                 "files_checked": outcome.files,

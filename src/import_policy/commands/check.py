@@ -27,6 +27,7 @@ from import_policy.discovery.files import PathError, SourceFile, discover, relat
 from import_policy.fix.payload import applies
 from import_policy.fix.reach import refuse_outside_root
 from import_policy.patterns import PathGlob, PatternError, any_match
+from import_policy.project.layout import layout_digest
 from import_policy.quoting import quote_path
 from import_policy.report.formats import FORMATS, Report
 from import_policy.report import text as text_report
@@ -373,6 +374,7 @@ def run_or_reuse(
     if reused is not None:
         return Checked(Result(reused.diagnostics, reused.files, reused.unreadable), reused.stale)
     snapshot = RunCache.snapshot(files) if runs is not None and run_key is not None else None
+    layout = (list(policy.roots), layout_digest(policy.root, policy.roots)) if snapshot is not None else None
     tracker = caches.tracker
     plan = Plan(
         policy, selection, observe=tracker.observe if tracker else None, cache=caches.facts,
@@ -386,8 +388,10 @@ def run_or_reuse(
             result.diagnostics + unused_suppressions(policy, selection, inputs, caches, jobs), key=Diagnostic.sort_key
         )
     stale = [*notes, *stale_entries(policy, selection, inputs, caches, jobs)]
-    if runs is not None and run_key is not None and snapshot is not None:
-        runs.put(run_key, files, snapshot, Outcome(list(result.diagnostics), result.files, result.unreadable, stale))
+    if runs is not None and run_key is not None and snapshot is not None and layout is not None:
+        runs.put(
+            run_key, files, snapshot, Outcome(list(result.diagnostics), result.files, result.unreadable, stale), layout,
+        )
     return Checked(result, stale)
 
 

@@ -118,6 +118,15 @@ class RocmPlan:
         return f"{GRAPH_MODE}:{hashlib.blake2b(names.encode(), digest_size=8).hexdigest()}"
 
     @property
+    def skip_mode(self) -> str:
+        """The facts cache mode of the empty record of a file `wants_parse` turned down: that
+        verdict depends on the prefilter's tokens (the heavy modules, the `import-time` rules'
+        `forbid`, probes, guards, gateways), so it is keyed by them and a policy that makes the
+        file matter never finds it. A parse's record does not depend on them (`cache_mode`)."""
+        tokens = "\0".join(token.decode("latin-1") for token in self.tokens) if self.tokens is not None else "*"
+        return f"{self.cache_mode}:skip:{hashlib.blake2b(tokens.encode(), digest_size=8).hexdigest()}"
+
+    @property
     def needs_project(self) -> bool:
         return bool(self.rules & {EAGER_HEAVY_IMPORT, HEAVY_IMPORT_REACHABLE, IMPORT_TIME_JIT}) or bool(self.import_time)
 
@@ -273,9 +282,10 @@ def project(
         content = inputs.content(path) if inputs is not None else None
         if content is not None and cache is not None:
             # Unchanged since the log read it (checked this run): its record, without reading it.
-            facts = cache.get(cache.key_of(content, file.relative, module, is_package, plan.cache_mode))
-            if facts is not None:
-                return facts
+            for mode in (plan.skip_mode, plan.cache_mode):
+                facts = cache.get(cache.key_of(content, file.relative, module, is_package, mode))
+                if facts is not None:
+                    return facts
         stat = inputs.stat(path) if inputs is not None else None
         try:
             source = read(file)
@@ -285,12 +295,12 @@ def project(
             return None  # an unreadable file outside the ones passed is not this run's business
         if inputs is not None:
             inputs.file(path, "r", stat, source)
-        key = cache.key(source, file.relative, module, is_package, plan.cache_mode) if cache is not None else ""
         if not plan.wants_parse(python_text(source), file.relative):
             facts = FileFacts(file.relative, module, is_package)
-            if cache is not None:
-                cache.put(key, facts)  # so that a run that knows its bytes need not read it
+            if cache is not None:  # so that a run that knows its bytes need not read it
+                cache.put(cache.key(source, file.relative, module, is_package, plan.skip_mode), facts)
             return facts
+        key = cache.key(source, file.relative, module, is_package, plan.cache_mode) if cache is not None else ""
         # Cached as the pass keeps them (slimmed): what a batch decodes for every reached module.
         facts = cache.get(key) if cache is not None else None
         if facts is None:
