@@ -85,6 +85,7 @@ def run(plan: Plan, files: Sequence[SourceFile], read: Reader = read_file, jobs:
 
 
 def _run(plan: Plan, files: Sequence[SourceFile], read: Reader, jobs: int) -> Result:
+    reading = time.time_ns()  # before any file is read: the ROCm pass's log trusts no stat data after it
     diagnostics: list[Diagnostic] = []
     unreadable: list[tuple[str, str]] = []
     python: dict[str, FileFacts] = {}  # for the project-level ROCm pass
@@ -131,7 +132,7 @@ def _run(plan: Plan, files: Sequence[SourceFile], read: Reader, jobs: int) -> Re
         diagnostics.extend(
             rocm_pass.check(
                 plan.rocm, python, read, plan.cache, named, rocm_pass.graph_stores(plan.cache),
-                plan.exempted if plan.track_allow_in else None,
+                plan.exempted if plan.track_allow_in else None, reading,
             )
         )
     if any(d.fixable for d in diagnostics):

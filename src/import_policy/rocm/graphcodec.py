@@ -30,7 +30,7 @@ class Log:
     """What the derivations read, each observation with its place in the order first read.
 
     files: path -> (place, how, stat or None, digest or None); how is "e" (the engine's facts
-    of it) or "r" (read by the pass); digest None: it could not be read; stat None: changed
+    of it), "r" (read and parsed by the pass) or "s" (read by the pass, its prefilter said skip); digest None: it could not be read; stat None: changed
     too recently to be trusted. folders: folder -> (mtime_ns, ABSENT or None; its
     `.gitignore`'s stat data and digest, or None), each folder on a lookup's way: not
     observations in order but what to watch (a change looks the lookups it decides up again). lookups: module -> (place, file
@@ -132,7 +132,7 @@ def decode_log(data: Json) -> Log:
     log = Log(count)
     for path, item in _dict(data["f"]).items():
         place, how, stat, hashed = _list(item)
-        if how not in ("e", "r"):
+        if how not in ("e", "r", "s"):
             raise ValueError("unknown kind of read")
         log.files[_str(path)] = (_place(place, count), how, _stat(stat), _opt_str(hashed))
     for folder, item in _dict(data["d"]).items():
@@ -164,7 +164,7 @@ class GraphCodec:
     """The index: the inputs log, sites and reach."""
 
     name = "rocm-graph"
-    version = 3  # a file's stat data carries its ctime
+    version = 4  # a file the prefilter turned down is logged as such
 
     def encode(self, stored: Stored) -> Json:
         return {

@@ -53,7 +53,7 @@ from import_policy.rocm.graphcodec import (
 _DECODE_ERRORS = (ValueError, TypeError, KeyError, IndexError)
 # A file changed within this long before it was read may change again within the same
 # mtime tick: its stat data is not trusted, its bytes are hashed next time (as git does).
-_RACY_NS = 2_000_000_000
+RACY_NS = 2_000_000_000
 
 
 digest = content_digest
@@ -90,8 +90,10 @@ class Tree(Protocol):
 class Inputs:
     """The inputs log as the derivations add to it."""
 
-    def __init__(self, root: Path, log: Log | None = None, roots: tuple[str, ...] = (".",)) -> None:
+    def __init__(self, root: Path, log: Log | None = None, roots: tuple[str, ...] = (".",), since: int = 0) -> None:
+        """`since`: when the engine began reading the files whose facts it passes (0: now)."""
         self.root = root
+        self.since = since or time.time_ns()
         self.log = log or Log()
         # Where each root's modules start, as a folder path ("" for the project root).
         self.prefixes = tuple("" if r in (".", "") else r.strip("/") + "/" for r in roots)
@@ -220,7 +222,7 @@ class Inputs:
             source = read_regular(self.root / path)
         except OSError:
             return None, None
-        return (None if before[0] >= time.time_ns() - _RACY_NS else before), digest(source)
+        return (None if before[0] >= time.time_ns() - RACY_NS else before), digest(source)
 
     def cut(self, count: int) -> None:
         log = self.log
@@ -240,17 +242,29 @@ class Inputs:
         """Taken before the file is read: a change after it shows as new stat data."""
         return stat_of(f"{self._root}/{path}")
 
+    def how(self, path: str) -> str | None:
+        """How the log's derivation read a file: "e" (the engine's facts), "r" (read and
+        parsed by the pass), "s" (read, and turned down by the prefilter)."""
+        found = self.log.files.get(path)
+        return found[1] if found is not None else None
+
     def content(self, path: str) -> str | None:
         """The digest of a file's bytes when the log holds it (checked against the tree this run)."""
         found = self.log.files.get(path)
         return found[3] if found is not None else None
 
-    def file(self, path: str, how: str, stat: Stat | None, source: bytes | None) -> None:
+    def file(self, path: str, how: str, stat: Stat | None, hashed: str | None) -> None:
+        """`hashed`: the digest of the bytes the derivation read (None: unreadable); `stat`,
+        taken before them. The engine read its files before this run's pass began (`since`):
+        their stat data stands for the bytes it parsed only if no change since could have
+        moved it, so a file changed after `since` (its ctime says so) is hashed next time."""
         if path in self.log.files:
             return
-        if source is not None and stat is not None and stat[0] >= time.time_ns() - _RACY_NS:
-            stat = None
-        self.log.files[path] = (self._place(), how, stat, None if source is None else digest(source))
+        if hashed is not None and stat is not None:
+            changed = max(stat[0], stat[3]) if how == "e" else stat[0]
+            if changed >= (self.since if how == "e" else time.time_ns()) - RACY_NS:
+                stat = None
+        self.log.files[path] = (self._place(), how, stat, hashed)
 
     def lookup(self, module: str, path: str | None, known: bool) -> None:
         if self.looked_up(module):
@@ -274,7 +288,7 @@ def _folder_mark(mtime: int | None) -> int | None:
     """How a folder is logged: its mtime, ABSENT, or None when changed too recently to trust."""
     if mtime is None:
         return ABSENT
-    return None if mtime >= time.time_ns() - _RACY_NS else mtime
+    return None if mtime >= time.time_ns() - RACY_NS else mtime
 
 
 def _ignore_of(folder: str) -> str:
@@ -345,11 +359,11 @@ class ModuleGraph:
     def __init__(
         self, root: Path, modules: Mapping[str, str], make: MakeProject, stored: Stored | None = None,
         tree: Tree | None = None, load_edges: LoadEdges | None = None, known: Mapping[str, str] | None = None,
-        roots: tuple[str, ...] = (".",),
+        roots: tuple[str, ...] = (".",), since: int = 0,
     ) -> None:
         if stored is None or tree is None:
             stored = Stored()
-        self.inputs = Inputs(root, stored.log, roots)
+        self.inputs = Inputs(root, stored.log, roots, since)
         before = len(self.inputs)
         kept, renewed = self.inputs.check(tree) if tree is not None else (0, False)
         self._raw_sites = {name: item for name, item in stored.sites.items() if item[0] <= kept}

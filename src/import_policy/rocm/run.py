@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import time
 from stat import S_ISDIR
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -44,7 +45,7 @@ from import_policy.rocm import import_time as import_time_kind
 from import_policy.rocm.import_time import ImportTimeRule, rules_of as import_time_rules
 from import_policy.rocm.graph import HeavySite, Project
 from import_policy.rocm.graphcodec import EdgesCodec, GraphCodec, Stat, StoredEdges
-from import_policy.rocm.modulegraph import Inputs, ModuleGraph, digest, listing_digest, stat_of
+from import_policy.rocm.modulegraph import RACY_NS, Inputs, ModuleGraph, digest, listing_digest, stat_of
 from import_policy.cache.store import Store
 from pathlib import Path
 from import_policy.facts.literal_imports import literal_imports
@@ -116,15 +117,6 @@ class RocmPlan:
         project's top-level names, so they are part of the key."""
         names = ",".join(sorted(self.project_names))
         return f"{GRAPH_MODE}:{hashlib.blake2b(names.encode(), digest_size=8).hexdigest()}"
-
-    @property
-    def skip_mode(self) -> str:
-        """The facts cache mode of the empty record of a file `wants_parse` turned down: that
-        verdict depends on the prefilter's tokens (the heavy modules, the `import-time` rules'
-        `forbid`, probes, guards, gateways), so it is keyed by them and a policy that makes the
-        file matter never finds it. A parse's record does not depend on them (`cache_mode`)."""
-        tokens = "\0".join(token.decode("latin-1") for token in self.tokens) if self.tokens is not None else "*"
-        return f"{self.cache_mode}:skip:{hashlib.blake2b(tokens.encode(), digest_size=8).hexdigest()}"
 
     @property
     def needs_project(self) -> bool:
@@ -273,19 +265,26 @@ def project(
         if facts is not None and facts.parsed:
             if inputs is not None and inputs.content(path) is None:
                 stat = inputs.stat(path)
-                try:  # the engine's facts: its bytes read again, only to be hashed
-                    inputs.file(path, "e", stat, read(file))
-                except OSError:
-                    inputs.file(path, "e", stat, None)
+                if facts.content:  # the digest of the bytes the engine parsed
+                    inputs.file(path, "e", stat, facts.content)
+                else:
+                    try:  # facts from elsewhere: their bytes read again, only to be hashed
+                        inputs.file(path, "e", stat, digest(read(file)))
+                    except OSError:
+                        inputs.file(path, "e", stat, None)
             return facts  # the engine parsed it, for a rule or for this pass
         module, is_package = module_name(file.relative, policy.roots)
         content = inputs.content(path) if inputs is not None else None
+        if content is not None and inputs is not None and inputs.how(path) == "s":
+            # The prefilter turned these bytes down under these settings (the store's key holds
+            # its tokens): nothing to read. No record is kept for it, so none can stand for a
+            # parse once a policy change makes the file matter.
+            return FileFacts(file.relative, module, is_package)
         if content is not None and cache is not None:
             # Unchanged since the log read it (checked this run): its record, without reading it.
-            for mode in (plan.skip_mode, plan.cache_mode):
-                facts = cache.get(cache.key_of(content, file.relative, module, is_package, mode))
-                if facts is not None:
-                    return facts
+            facts = cache.get(cache.key_of(content, file.relative, module, is_package, plan.cache_mode))
+            if facts is not None:
+                return facts
         stat = inputs.stat(path) if inputs is not None else None
         try:
             source = read(file)
@@ -293,13 +292,11 @@ def project(
             if inputs is not None:
                 inputs.file(path, "r", stat, None)
             return None  # an unreadable file outside the ones passed is not this run's business
+        wanted = plan.wants_parse(python_text(source), file.relative)
         if inputs is not None:
-            inputs.file(path, "r", stat, source)
-        if not plan.wants_parse(python_text(source), file.relative):
-            facts = FileFacts(file.relative, module, is_package)
-            if cache is not None:  # so that a run that knows its bytes need not read it
-                cache.put(cache.key(source, file.relative, module, is_package, plan.skip_mode), facts)
-            return facts
+            inputs.file(path, "r" if wanted else "s", stat, digest(source))
+        if not wanted:
+            return FileFacts(file.relative, module, is_package)
         key = cache.key(source, file.relative, module, is_package, plan.cache_mode) if cache is not None else ""
         # Cached as the pass keeps them (slimmed): what a batch decodes for every reached module.
         facts = cache.get(key) if cache is not None else None
@@ -331,23 +328,31 @@ def graph_settings(plan: RocmPlan) -> str | None:
 class _Tree:
     """The tree as it is now, for the module graph to check its log against."""
 
-    def __init__(self, plan: RocmPlan, known: Mapping[str, FileFacts], modules: ProjectModules, read: Reader) -> None:
+    def __init__(
+        self, plan: RocmPlan, known: Mapping[str, FileFacts], modules: ProjectModules, read: Reader, since: int,
+    ) -> None:
         self.root = plan.policy.root
+        self.since = since  # when the engine started reading the files passed
         self.known = known
         self.modules = modules
         self.read = read
         self.sources: dict[str, bytes] = {}  # files found changed: their bytes, read once
 
     def file(self, path: str, how: str, stat: Stat | None, hashed: str | None) -> bool | Stat:
-        if how != "g":  # a `.gitignore` is the same whoever reads it
-            facts = self.known.get(path)
-            if ("e" if facts is not None and facts.parsed else "r") != how:
-                return False
+        facts = self.known.get(path) if how != "g" else None  # a `.gitignore` is the same whoever reads it
+        if how != "g" and ("e" if facts is not None and facts.parsed else "r") != ("r" if how == "s" else how):
+            return False
         now = stat_of(f"{self.root}/{path}")
         if hashed is None or now is None:
             return hashed is None and now is None
         if stat is not None and now == stat:
             return True
+        if facts is not None and facts.content:
+            # What the engine parsed this run is what counts, whatever the file holds now; its
+            # new stat data stands for those bytes only if it predates the engine's read.
+            if facts.content != hashed:
+                return False
+            return now if max(now[0], now[3]) < self.since - RACY_NS else True
         try:
             source = self.read(SourceFile(self.root / path, path, "python"))
         except OSError:
@@ -388,7 +393,7 @@ def graph_stores(cache: FactsCache | None) -> GraphStores | None:
 
 def module_graph(
     plan: RocmPlan, known: Mapping[str, FileFacts], read: Reader, cache: Records | None = None,
-    stores: GraphStores | None = None,
+    stores: GraphStores | None = None, since: int = 0,
 ) -> ModuleGraph:
     """The module graph for this run: what `stores` kept of it while its inputs hold, the rest
     derived (through `project`, reading per-file records from `cache`)."""
@@ -397,7 +402,8 @@ def module_graph(
     settings = graph_settings(plan) if stores is not None else None
     stored = stores.index.get(settings, GRAPH_NAME) if stores is not None and settings is not None else None
 
-    tree = _Tree(plan, known, modules, read)
+    since = since or time.time_ns()
+    tree = _Tree(plan, known, modules, read, since)
 
     def make(logged: Mapping[str, str], inputs: Inputs) -> Project:
         return project(plan, known, reread, cache, logged, inputs)
@@ -410,7 +416,7 @@ def module_graph(
     def load_edges() -> StoredEdges | None:
         return stores.edges.get(settings, GRAPH_NAME) if stores is not None and settings is not None else None
 
-    return ModuleGraph(policy.root, modules, make, stored, tree, load_edges, modules.known, policy.roots)
+    return ModuleGraph(policy.root, modules, make, stored, tree, load_edges, modules.known, policy.roots, since)
 
 
 def save_graph(plan: RocmPlan, graph: ModuleGraph, stores: GraphStores | None) -> None:
@@ -430,6 +436,7 @@ def check(
     named: Collection[str] = (),
     stores: GraphStores | None = None,
     exempted: Callable[[Sequence[Diagnostic]], None] | None = None,
+    since: int = 0,
 ) -> list[Diagnostic]:
     """The pass's diagnostics for the files passed (already parsed by the engine); `named`:
     those named on the command line, where a reachability finding whose chain passes
@@ -439,7 +446,8 @@ def check(
     `import-time-jit`, else a probe as `trial-import-probe`, else `eager-heavy-import`.
     A file a graph read and could not parse is a `syntax-error` (`gaps`), checked or not,
     unless the engine parsed it (it has reported it); nothing silences it.
-    `exempted` (stale-allowlist tracking) sees the `import-time` findings an `allow_in` keeps out."""
+    `exempted` (stale-allowlist tracking) sees the `import-time` findings an `allow_in` keeps out.
+    `since`: when the engine began reading the files passed (their facts' bytes)."""
     rocm = plan.rocm
     parsed = {
         path: facts for path, facts in passed.items() if facts.syntax_error is None and not path.endswith(".pyi")
@@ -465,7 +473,7 @@ def check(
     asked: list[gaps.Asked] = []
     if plan.needs_project:
         records: Records | None = cache if cache is not None or not plan.import_time else Memo()
-        graph = module_graph(plan, passed, read, records, stores)
+        graph = module_graph(plan, passed, read, records, stores, since)
         reported: set[tuple[str, int, int]] = set()
         reached: list[hook.Finding] = []
         walked = bool(applies and plan.rules & {HEAVY_IMPORT_REACHABLE, IMPORT_TIME_JIT})  # else nowhere to report
@@ -498,7 +506,7 @@ def check(
         found.extend(hook.reports(reached, where(_reports_in(rocm.applies_to), graph)))
         for declared in plan.import_time:
             rule_asked = rule_plan(plan, declared)
-            answer = module_graph(rule_asked, passed, read, records, stores)
+            answer = module_graph(rule_asked, passed, read, records, stores, since)
             findings = list(import_time_kind.findings(declared, answer))
             found.extend(hook.reports(findings, where(_reports_in(declared.applies_to), answer)))
             if exempted is not None and declared.allow_in:

@@ -1,0 +1,60 @@
+"""What the graph kept between runs depends on, each input changed in a way its stat data or
+a folder's mtime does not show: the warm run must say what `--no-cache` says.
+
+Times are set with `os.utime`, never waited for: a file dated in the past is trusted by its
+stat data (git's racy-clean rule distrusts only what changed in the last two seconds), which
+is the case where a cache that watched too little would replay an old answer.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import Project
+from import_policy.rocm import run as rocm_run
+
+PAST = time.time_ns() - 3600 * 10**9
+POLICY = "version: 1\nrocm_safety:\n  heavy_modules: [torch]\n  entry_modules: [pkg]\n"
+
+
+def age(root: Path, when: int = PAST) -> None:
+    for folder, names, files in os.walk(root):
+        for name in [*files, *names]:
+            os.utime(Path(folder) / name, ns=(when, when), follow_symlinks=False)
+    os.utime(root, ns=(when, when))
+
+
+def same_as_cold(project: Project, *argv: str) -> tuple[int, str, str]:
+    warm = project.run("check", *argv)
+    cold = project.run("check", "--no-cache", *argv)
+    assert warm == cold
+    return warm
+
+
+def test_an_edit_between_the_engines_read_and_the_pass_is_not_logged_as_parsed(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The log holds the digest of the bytes the engine parsed, not of a second read."""
+    project.config(POLICY + "rules:\n  - id: no-json\n    forbid: [json]\n")
+    project.write("pkg/__init__.py", "import pkg.m\n")
+    project.write("pkg/m.py", "import torch\nimport json\n")  # the engine parses it (json)
+    age(project.root)
+    real = rocm_run.check
+
+    def edited_meanwhile(*args: object, **kwargs: object) -> object:
+        path = project.root / "pkg" / "m.py"
+        path.write_text("import json\n", encoding="utf-8")
+        os.utime(path, ns=(PAST, PAST))  # as an editor's save that restores nothing would not, but a copy does
+        monkeypatch.setattr(rocm_run, "check", real)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(rocm_run, "check", edited_meanwhile)
+    code, out, _ = project.run("check", "pkg/m.py")
+    assert "importing `pkg` imports `torch`" in out  # what the engine read
+    assert same_as_cold(project, "pkg/m.py")[0] == 1  # json only: torch is gone
+    assert "torch" not in same_as_cold(project, "pkg/m.py")[1]
