@@ -58,3 +58,37 @@ def test_an_edit_between_the_engines_read_and_the_pass_is_not_logged_as_parsed(
     assert "importing `pkg` imports `torch`" in out  # what the engine read
     assert same_as_cold(project, "pkg/m.py")[0] == 1  # json only: torch is gone
     assert "torch" not in same_as_cold(project, "pkg/m.py")[1]
+
+
+@pytest.mark.parametrize("argv", [(), ("pkg/__init__.py",)], ids=["whole-tree", "hook"])
+def test_a_module_added_with_its_folders_mtime_restored_is_seen(project: Project, argv: tuple[str, ...]) -> None:
+    """`cp -a`, `rsync -a` and `tar` restore a folder's mtime after writing into it."""
+    project.config(POLICY)
+    project.write("pkg/__init__.py", "import pkg.extra\n")
+    age(project.root)
+    assert same_as_cold(project, *argv)[0] == 0
+    project.write("pkg/extra.py", "import torch\n")
+    age(project.root)  # every mtime as it was: only the ctimes and the listing tell
+    assert same_as_cold(project, *argv)[0] == 1
+
+
+def _git(root: Path, *argv: str) -> None:
+    subprocess.run(["git", *argv], cwd=root, check=True, capture_output=True)
+
+
+@pytest.mark.parametrize("argv", [(), ("pkg/__init__.py",)], ids=["whole-tree", "hook"])
+def test_an_ignored_module_git_starts_tracking_is_seen(project: Project, argv: tuple[str, ...]) -> None:
+    """As in git, a `.gitignore` rule never hides a tracked file: `git add -f` makes the
+    ignored module part of the project, with no file or folder of the tree changing."""
+    project.config(POLICY)
+    project.write(".gitignore", "extra.py\n")
+    project.write("pkg/__init__.py", "import pkg.extra\n")
+    project.write("pkg/extra.py", "import torch\n")
+    _git(project.root, "init", "-q")
+    _git(project.root, "add", "pkg/__init__.py")
+    age(project.root)
+    assert same_as_cold(project, *argv)[0] == 0
+    _git(project.root, "add", "-f", "pkg/extra.py")
+    assert same_as_cold(project, *argv)[0] == 1
+    _git(project.root, "rm", "-q", "--cached", "pkg/extra.py")
+    assert same_as_cold(project, *argv)[0] == 0

@@ -22,7 +22,8 @@ Stat = tuple[int, int, int, int]  # mtime_ns, size, inode, ctime_ns
 _SITE_KINDS: tuple[SiteKind, ...] = ("import", "probe", "call", "jit")
 # name -> (how many observations of the log it was derived from, its encoded form)
 Items = dict[str, tuple[int, Json]]
-Folder = tuple["int | None", "Stat | None", "str | None"]
+# (listing digest or ABSENT, the folder's stat data or None), its `.gitignore`'s stat data and digest
+Folder = tuple["tuple[str, Stat | None]", "Stat | None", "str | None"]
 
 
 @dataclass
@@ -31,7 +32,7 @@ class Log:
 
     files: path -> (place, how, stat or None, digest or None); how is "e" (the engine's facts
     of it), "r" (read and parsed by the pass) or "s" (read by the pass, its prefilter said skip); digest None: it could not be read; stat None: changed
-    too recently to be trusted. folders: folder -> (mtime_ns, ABSENT or None; its
+    too recently to be trusted. folders: folder -> ((its listing's digest or ABSENT, its stat data or None); its
     `.gitignore`'s stat data and digest, or None), each folder on a lookup's way: not
     observations in order but what to watch (a change looks the lookups it decides up again). lookups: module -> (place, file
     or None, whether the files passed gave it). listing: (place, digest) when the whole module
@@ -75,10 +76,6 @@ def _int(value: Json) -> int:
     return value
 
 
-def _opt_int(value: Json) -> int | None:
-    return None if value is None else _int(value)
-
-
 def _list(value: Json) -> list[Json]:
     if not isinstance(value, list):
         raise ValueError("expected a list")
@@ -118,7 +115,7 @@ def encode_log(log: Log) -> Json:
         "n": log.count,
         "f": {path: [place, how, None if stat is None else list(stat), hashed]
               for path, (place, how, stat, hashed) in log.files.items()},
-        "d": {folder: [mark, None if stat is None else list(stat), hashed]
+        "d": {folder: [[mark[0], None if mark[1] is None else list(mark[1])], None if stat is None else list(stat), hashed]
               for folder, (mark, stat, hashed) in log.folders.items()},
         "m": log.lookups,
         "p": {module: list(item) for module, item in log.passed.items()},
@@ -137,7 +134,8 @@ def decode_log(data: Json) -> Log:
         log.files[_str(path)] = (_place(place, count), how, _stat(stat), _opt_str(hashed))
     for folder, item in _dict(data["d"]).items():
         mark, stat, hashed = _list(item)
-        log.folders[_str(folder)] = (_opt_int(mark), _stat(stat), _opt_str(hashed))
+        names, seen = _list(mark)
+        log.folders[_str(folder)] = ((_str(names), _stat(seen)), _stat(stat), _opt_str(hashed))
     lookups = _dict(data["m"])
     # Read as they are (thousands of them); only their shape is checked here.
     if not all(type(v) is int or (type(v) is list and len(v) == 2 and type(v[0]) is int) for v in lookups.values()):
@@ -164,7 +162,7 @@ class GraphCodec:
     """The index: the inputs log, sites and reach."""
 
     name = "rocm-graph"
-    version = 4  # a file the prefilter turned down is logged as such
+    version = 5  # a folder is watched by its listing
 
     def encode(self, stored: Stored) -> Json:
         return {

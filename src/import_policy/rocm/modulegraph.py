@@ -74,8 +74,12 @@ class Tree(Protocol):
 
     def file(self, path: str, how: str, stat: Stat | None, hashed: str | None) -> bool | Stat: ...
 
-    def folder(self, folder: str) -> int | None:
-        """The folder's mtime now; None when it is no folder."""
+    def folder(self, folder: str) -> Stat | None:
+        """The folder's stat data now; None when it is no folder."""
+        ...
+
+    def names(self, folder: str) -> str:
+        """The digest of the folder's listing now (`listing_of`); ABSENT when it is no folder."""
         ...
 
     def passed(self) -> Mapping[str, str]:
@@ -152,10 +156,15 @@ class Inputs:
         listing: set[str] = set()
         ignores: set[str] = set()
         for folder, (mark, stat, hashed) in list(self.log.folders.items()):
+            # A folder's stat data moves with every entry added, removed or renamed (its ctime
+            # even where `cp -a`, `rsync -a` or `tar` restores its mtime); where it moved, or
+            # was too recent to trust, its listing is what is compared.
             now = tree.folder(folder)
-            if mark is None or now != (None if mark == ABSENT else mark):
-                listing.add(folder)
-                mark = _folder_mark(now)
+            if mark[1] is None or now != mark[1]:
+                names = tree.names(folder)
+                if names != mark[0]:
+                    listing.add(folder)
+                mark = (names, _trusted(now))
             ignore = _ignore_of(folder)
             if hashed is not None:
                 verdict: bool | Stat = tree.file(ignore, "g", stat, hashed)
@@ -181,7 +190,7 @@ class Inputs:
                 if folder in ignores:
                     return True
                 mark = self.log.folders.get(folder)
-                if mark is None or mark[0] == ABSENT:
+                if mark is None or mark[0][0] == ABSENT:
                     if folder in listing:
                         return True
                     break
@@ -200,18 +209,13 @@ class Inputs:
         known = self._seen.get(relative)
         if known is not None:
             return known
-        try:
-            data = os.stat(f"{self._root}/{relative}" if relative else self._root)
-        except OSError:
-            data = None
-        is_folder = data is not None and stat.S_ISDIR(data.st_mode)
+        path = f"{self._root}/{relative}" if relative else self._root
+        now = folder_stat(path)  # before its listing: a change after it moves it again
+        is_folder = now is not None
         self._seen[relative] = is_folder
-        if relative not in self.log.folders or self.log.folders[relative][0] != _folder_mark(
-            data.st_mtime_ns if data is not None and is_folder else None
-        ):
-            mark = _folder_mark(data.st_mtime_ns if data is not None and is_folder else None)
+        if relative not in self.log.folders:  # else checked against the tree at this run's start
             ignore = self._ignore_state(_ignore_of(relative)) if is_folder else (None, None)
-            self.log.folders[relative] = (mark, *ignore)
+            self.log.folders[relative] = ((listing_of(path), _trusted(now)), *ignore)
         return is_folder
 
     def _ignore_state(self, path: str) -> tuple[Stat | None, str | None]:
@@ -281,14 +285,44 @@ class Inputs:
             self.log.listing = (self._place(), listing_digest(modules))
 
 
-ABSENT = -1  # a folder's mark in the log when it was not there
+ABSENT = ""  # a folder's listing in the log when it was not there
 
 
-def _folder_mark(mtime: int | None) -> int | None:
-    """How a folder is logged: its mtime, ABSENT, or None when changed too recently to trust."""
-    if mtime is None:
+def folder_stat(path: str) -> Stat | None:
+    """A folder's stat data (as `stat_of`); None when it is no folder."""
+    try:
+        data = os.stat(path)
+    except OSError:
+        return None
+    if not stat.S_ISDIR(data.st_mode):
+        return None
+    return (data.st_mtime_ns, data.st_size, data.st_ino, data.st_ctime_ns)
+
+
+def listing_of(path: str) -> str:
+    """What a folder holds, as a digest: each name, and whether it is a folder (a link is
+    what it leads to, as a lookup sees it); ABSENT when it is no folder."""
+    try:
+        with os.scandir(path) as entries:
+            names = sorted(f"{entry.name}/" if _is_dir(entry) else entry.name for entry in entries)
+    except OSError:
         return ABSENT
-    return None if mtime >= time.time_ns() - RACY_NS else mtime
+    return digest("\0".join(names).encode("utf-8", "surrogateescape"))
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
+def _trusted(now: Stat | None) -> Stat | None:
+    """A folder's stat data as the log keeps it: None when changed too recently to stand for
+    its listing (git's racy-clean rule, on the ctime too), so its listing is compared."""
+    if now is None or max(now[0], now[3]) >= time.time_ns() - RACY_NS:
+        return None
+    return now
 
 
 def _ignore_of(folder: str) -> str:

@@ -13,9 +13,7 @@ site and no function that reaches one.
 from __future__ import annotations
 
 import hashlib
-import os
 import time
-from stat import S_ISDIR
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol
@@ -45,7 +43,9 @@ from import_policy.rocm import import_time as import_time_kind
 from import_policy.rocm.import_time import ImportTimeRule, rules_of as import_time_rules
 from import_policy.rocm.graph import HeavySite, Project
 from import_policy.rocm.graphcodec import EdgesCodec, GraphCodec, Stat, StoredEdges
-from import_policy.rocm.modulegraph import RACY_NS, Inputs, ModuleGraph, digest, listing_digest, stat_of
+from import_policy.rocm.modulegraph import (
+    RACY_NS, Inputs, ModuleGraph, digest, folder_stat, listing_digest, listing_of, stat_of,
+)
 from import_policy.cache.store import Store
 from pathlib import Path
 from import_policy.facts.literal_imports import literal_imports
@@ -362,12 +362,11 @@ class _Tree:
             return False
         return now
 
-    def folder(self, folder: str) -> int | None:
-        try:
-            data = os.stat(f"{self.root}/{folder}" if folder else self.root)
-        except OSError:
-            return None
-        return data.st_mtime_ns if S_ISDIR(data.st_mode) else None
+    def folder(self, folder: str) -> Stat | None:
+        return folder_stat(f"{self.root}/{folder}" if folder else str(self.root))
+
+    def names(self, folder: str) -> str:
+        return listing_of(f"{self.root}/{folder}" if folder else str(self.root))
 
     def passed(self) -> Mapping[str, str]:
         return self.modules.known
