@@ -73,6 +73,7 @@ class ProjectModules(Mapping[str, str]):
         self.known = modules_of(known.values())
         self.locator = Locator(policy.root, policy.exclude, remember)
         self.found: dict[str, str | None] = {}
+        self._asked_git: set[str] = set()
         self._all: dict[str, str] | None = None
 
     def __getitem__(self, module: str) -> str:
@@ -83,8 +84,14 @@ class ProjectModules(Mapping[str, str]):
             raise KeyError(module)
         return path
 
+    def asked_git(self, module: str) -> bool:
+        """Whether the module's lookup depended on which files git tracks (a `.gitignore`
+        rule matched a path on its way): its answer changes with git's index alone."""
+        return module in self._asked_git
+
     def _find(self, module: str) -> str | None:
         if module not in self.found:
+            asked = self.locator.ignores.tracked.asked
             inner = module.replace(".", "/")
             candidates = []
             for root in self.policy.roots:
@@ -96,6 +103,8 @@ class ProjectModules(Mapping[str, str]):
             for candidate in sorted(candidates):
                 best = prefer(best, candidate)
             self.found[module] = best
+            if self.locator.ignores.tracked.asked != asked:
+                self._asked_git.add(module)
         return self.found[module]
 
     def _everything(self) -> dict[str, str]:

@@ -44,6 +44,9 @@ class Log:
     lookups: dict[str, Json] = field(default_factory=dict)
     passed: dict[str, tuple[int, str | None]] = field(default_factory=dict)
     listing: tuple[int, str] | None = None
+    # The stat data of git's index (None: too recent to trust) and the lookups whose answer
+    # depended on which files it tracks, when any did.
+    index: tuple[Stat | None, list[str]] | None = None
 
 
 @dataclass
@@ -120,6 +123,7 @@ def encode_log(log: Log) -> Json:
         "m": log.lookups,
         "p": {module: list(item) for module, item in log.passed.items()},
         "a": None if log.listing is None else list(log.listing),
+        "g": None if log.index is None else [None if log.index[0] is None else list(log.index[0]), log.index[1]],
     }
 
 
@@ -147,6 +151,9 @@ def decode_log(data: Json) -> Log:
     if data["a"] is not None:
         place, hashed = _list(data["a"])
         log.listing = (_place(place, count), _str(hashed))
+    if data["g"] is not None:
+        stat, modules = _list(data["g"])
+        log.index = (_stat(stat), [_str(module) for module in _list(modules)])
     return log
 
 
@@ -162,7 +169,7 @@ class GraphCodec:
     """The index: the inputs log, sites and reach."""
 
     name = "rocm-graph"
-    version = 5  # a folder is watched by its listing
+    version = 5  # a folder is watched by its listing; lookups that asked git's index
 
     def encode(self, stored: Stored) -> Json:
         return {

@@ -31,7 +31,9 @@ from typing import Protocol
 
 from import_policy.cache.facts import content_digest
 from import_policy.cache.seal import read_regular
+from import_policy.discovery.tracked import index_stat
 from import_policy.facts.model import SyntaxErrorFact
+from import_policy.project.modules import ProjectModules
 from import_policy.project.graph import Chain, ImportGraph, Link
 from import_policy.rocm.graph import HeavySite, Project, first_reached, with_site
 from import_policy.rocm.graphcodec import (
@@ -88,6 +90,10 @@ class Tree(Protocol):
 
     def lookup(self, module: str, path: str | None) -> bool: ...
 
+    def index(self) -> Stat | None:
+        """The stat data of git's index now (None without one)."""
+        ...
+
     def listing(self, hashed: str) -> bool: ...
 
 
@@ -142,6 +148,15 @@ class Inputs:
         for module, (place, found) in log.passed.items():
             if place < first and not tree.lookup(module, found):
                 first = place
+        if log.index is not None:
+            now = tree.index()
+            if log.index[0] is None or now != log.index[0]:  # which files git tracks may have changed
+                for module in log.index[1]:
+                    raw = log.lookups.get(module)
+                    if raw is not None and lookup_place(raw) < first and not tree.lookup(module, lookup_path(raw)):
+                        first = lookup_place(raw)
+                log.index = (_trusted(now), log.index[1])
+                renewed = True
         for module, path in tree.passed().items():  # found in the tree then, given by a file passed now
             raw = log.lookups.get(module)
             if raw is not None and lookup_place(raw) < first and lookup_path(raw) != path:
@@ -228,12 +243,24 @@ class Inputs:
             return None, None
         return (None if before[0] >= time.time_ns() - RACY_NS else before), digest(source)
 
+    def asked_git(self, module: str, index: Stat | None) -> None:
+        """A lookup whose answer depended on which files git tracks (`index`: the stat data of
+        its index, taken before): looked up again whenever the index changes."""
+        if self.log.index is None:
+            self.log.index = (_trusted(index), [])
+        elif index != self.log.index[0]:
+            self.log.index = (None, self.log.index[1])
+        self.log.index[1].append(module)
+
     def cut(self, count: int) -> None:
         log = self.log
         if count >= log.count:
             return
         log.files = {k: v for k, v in log.files.items() if v[0] < count}
         log.lookups = {k: v for k, v in log.lookups.items() if lookup_place(v) < count}
+        if log.index is not None:
+            kept = [module for module in log.index[1] if module in log.lookups]
+            log.index = (log.index[0], kept) if kept else None
         log.passed = {k: v for k, v in log.passed.items() if v[0] < count}
         if log.listing is not None and log.listing[0] >= count:
             log.listing = None
@@ -286,6 +313,12 @@ class Inputs:
 
 
 ABSENT = ""  # a folder's listing in the log when it was not there
+
+
+def index_of(root: Path) -> Stat | None:
+    """The stat data of git's index for the work tree holding `root` (None without one)."""
+    found = index_stat(root)
+    return None if found is None else (found[0], found[2], found[3], found[1])
 
 
 def folder_stat(path: str) -> Stat | None:
@@ -352,21 +385,27 @@ class Recorder(Mapping[str, str]):
     the configuration: those are logged before the lookup, so a warm run checks a few
     hundred folders instead of looking thousands of modules up again."""
 
-    def __init__(self, modules: Mapping[str, str], known: Mapping[str, str], inputs: Inputs) -> None:
+    def __init__(
+        self, modules: Mapping[str, str], known: Mapping[str, str], inputs: Inputs, index: Stat | None = None,
+    ) -> None:
         self.modules = modules
         self.known = known  # module -> file of the files passed, which the map gives first
         self.inputs = inputs
+        self.index = index  # git's index as it was before any lookup asked which files it tracks
 
     def __getitem__(self, module: str) -> str:
         path: str | None = self.known.get(module)
         from_known = path is not None
         if path is None:
-            if not self.inputs.looked_up(module):
+            first = not self.inputs.looked_up(module)
+            if first:
                 self.inputs.log_way(module)
             try:
                 path = self.modules[module]
             except KeyError:
                 path = None
+            if first and isinstance(self.modules, ProjectModules) and self.modules.asked_git(module):
+                self.inputs.asked_git(module, self.index)
         self.inputs.lookup(module, path, from_known)
         if path is None:
             raise KeyError(module)
@@ -407,7 +446,7 @@ class ModuleGraph:
         self._raw_edges: Items | None = None  # read on first need
         self.cut = kept < before  # what was derived after the cut went with it
         self.changed = renewed or self.cut  # whether anything here differs from what was stored
-        self.modules = Recorder(modules, known or {}, self.inputs)
+        self.modules = Recorder(modules, known or {}, self.inputs, index_of(root))
         self._make = make
         self._project: Project | None = None
         self._edges: dict[str, tuple[int, list[Link]]] = {}

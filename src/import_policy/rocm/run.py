@@ -44,7 +44,7 @@ from import_policy.rocm.import_time import ImportTimeRule, rules_of as import_ti
 from import_policy.rocm.graph import HeavySite, Project
 from import_policy.rocm.graphcodec import EdgesCodec, GraphCodec, Stat, StoredEdges
 from import_policy.rocm.modulegraph import (
-    RACY_NS, Inputs, ModuleGraph, digest, folder_stat, listing_digest, listing_of, stat_of,
+    RACY_NS, Inputs, ModuleGraph, digest, folder_stat, index_of, listing_digest, listing_of, stat_of,
 )
 from import_policy.cache.store import Store
 from pathlib import Path
@@ -376,6 +376,9 @@ class _Tree:
 
     def listing(self, hashed: str) -> bool:
         return listing_digest(self.modules) == hashed
+
+    def index(self) -> Stat | None:
+        return index_of(self.root)
 
 
 class GraphStores:
