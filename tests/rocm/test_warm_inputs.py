@@ -92,3 +92,54 @@ def test_an_ignored_module_git_starts_tracking_is_seen(project: Project, argv: t
     assert same_as_cold(project, *argv)[0] == 1
     _git(project.root, "rm", "-q", "--cached", "pkg/extra.py")
     assert same_as_cold(project, *argv)[0] == 0
+
+
+def _python_finds(root: Path, module: str, roots: list[str]) -> str:
+    """The file Python's path finder gives for `module` with `roots` on sys.path, found
+    without running any of it (a subprocess, so this process's imports stay as they are)."""
+    code = (
+        "import sys\nfrom importlib.machinery import PathFinder\n"
+        "parts = sys.argv[1].split('.')\npath = sys.argv[2:]\n"
+        "for at in range(len(parts)):\n"
+        "    spec = PathFinder.find_spec('.'.join(parts[: at + 1]), path)\n"
+        "    path = list(spec.submodule_search_locations or [])\n"
+        "print(spec.origin)\n"
+    )
+    done = subprocess.run(
+        ["python3", "-c", code, module, *(str(root / r) for r in roots)], capture_output=True, text=True, check=True,
+    )
+    return os.path.relpath(done.stdout.strip(), root).replace(os.sep, "/")
+
+
+@pytest.mark.parametrize(
+    ("files", "roots", "named"),
+    [
+        (  # a package and a module of one name: Python imports the package
+            {"pkg/__init__.py": "import pkg.a\n", "pkg/a/__init__.py": "import torch\n", "pkg/a.py": ""},
+            ["."], ["pkg/__init__.py", "pkg/a.py"],
+        ),
+        (  # the first root that holds the module wins, as on sys.path
+            {"pkg/__init__.py": "import pkg.x\n", "pkg/x.py": "import torch\n", "src/pkg/__init__.py": "",
+             "src/pkg/x.py": ""},
+            [".", "src"], ["pkg/__init__.py", "src/pkg/x.py"],
+        ),
+        (  # ... whichever root is listed first
+            {"src/pkg/__init__.py": "import pkg.x\n", "src/pkg/x.py": "import torch\n", "pkg/__init__.py": "",
+             "pkg/x.py": ""},
+            ["src", "."], ["src/pkg/__init__.py", "pkg/x.py"],
+        ),
+    ],
+    ids=["package-over-module", "first-root", "first-root-src"],
+)
+def test_a_named_decoy_never_decides_what_a_module_is(
+    project: Project, files: dict[str, str], roots: list[str], named: list[str]
+) -> None:
+    project.config(POLICY + f"roots: {roots}\n")
+    for relative, text in files.items():
+        project.write(relative, text)
+    module = "pkg.a" if "pkg/a.py" in files else "pkg.x"
+    imported = _python_finds(project.root, module, roots)
+    assert files[imported] == "import torch\n"  # the fixture is what it says
+    for argv in ([], named, list(reversed(named))):
+        code, out, _ = same_as_cold(project, *argv)
+        assert code == 1 and (f"`torch` ({imported}:1)" in out or f"{imported}:1:8: heavy" in out), (argv, out)

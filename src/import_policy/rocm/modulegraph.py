@@ -394,18 +394,19 @@ class Recorder(Mapping[str, str]):
         self.index = index  # git's index as it was before any lookup asked which files it tracks
 
     def __getitem__(self, module: str) -> str:
-        path: str | None = self.known.get(module)
-        from_known = path is not None
-        if path is None:
-            first = not self.inputs.looked_up(module)
-            if first:
-                self.inputs.log_way(module)
-            try:
-                path = self.modules[module]
-            except KeyError:
-                path = None
-            if first and isinstance(self.modules, ProjectModules) and self.modules.asked_git(module):
-                self.inputs.asked_git(module, self.index)
+        # The tree is asked even for a module a passed file stands for: a package, or a file
+        # under an earlier root, is the one Python imports whatever the run names.
+        first = not self.inputs.looked_up(module)
+        if first:
+            self.inputs.log_way(module)
+        path: str | None
+        try:
+            path = self.modules[module]
+        except KeyError:
+            path = None
+        if first and isinstance(self.modules, ProjectModules) and self.modules.asked_git(module):
+            self.inputs.asked_git(module, self.index)
+        from_known = path is not None and path == self.known.get(module)
         self.inputs.lookup(module, path, from_known)
         if path is None:
             raise KeyError(module)
