@@ -143,3 +143,34 @@ def test_a_named_decoy_never_decides_what_a_module_is(
     for argv in ([], named, list(reversed(named))):
         code, out, _ = same_as_cold(project, *argv)
         assert code == 1 and (f"`torch` ({imported}:1)" in out or f"{imported}:1:8: heavy" in out), (argv, out)
+
+
+@pytest.mark.parametrize("linked", ["file", "folder"])
+def test_a_link_inside_the_root_is_a_module_at_the_links_path(project: Project, linked: str) -> None:
+    """Python imports `pkg.fast` from `pkg/fast.py` whatever it links to: its heavy import is
+    reported there, in a whole-tree run and in a hook run naming the file it leads to."""
+    project.config(POLICY)
+    project.write("pkg/__init__.py", "import pkg.fast\n")
+    if linked == "file":
+        project.write("pkg/heavy_impl.py", "import torch\n")
+        project.write("pkg/light.py", "")
+        link, heavy, light = project.root / "pkg" / "fast.py", "heavy_impl.py", "light.py"
+        site, real = "pkg/fast.py", "pkg/heavy_impl.py"
+    else:
+        project.write("pkg/impl/__init__.py", "import torch\n")
+        project.write("pkg/light/__init__.py", "")
+        link, heavy, light = project.root / "pkg" / "fast", "impl", "light"
+        site, real = "pkg/fast/__init__.py", "pkg/impl/__init__.py"
+    link.symlink_to(heavy)
+    age(project.root)
+    assert _python_finds(project.root, "pkg.fast", ["."]) == site
+    for argv in ([], [real], ["pkg/__init__.py", real]):
+        code, out, _ = same_as_cold(project, *argv)
+        assert (code, out.splitlines()[0].split(" ")[:2]) == (1, [f"{site}:1:8:", "heavy-import-reachable"]), argv
+    assert same_as_cold(project, "pkg/__init__.py")[1].startswith("pkg/__init__.py:1:1: heavy-import-reachable")
+    # The link is what changes, no file nor folder mtime: the module is another file now.
+    link.unlink()
+    link.symlink_to(light)
+    age(project.root)
+    assert same_as_cold(project)[0] == 0
+    assert same_as_cold(project, "pkg/__init__.py")[0] == 0

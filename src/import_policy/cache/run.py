@@ -74,8 +74,11 @@ class RunCache:
         self.secret = cache_key(root)
 
     @staticmethod
-    def key(policy: str, selection: object, files: Sequence[SourceFile]) -> str | None:
-        """`policy`: `policy_digest` of the policy in force."""
+    def key(
+        policy: str, selection: object, files: Sequence[SourceFile], links: Sequence[tuple[str, str]] = (),
+    ) -> str | None:
+        """`policy`: `policy_digest` of the policy in force; `links`: each link inside the root
+        the walk met, and where it leads (a module at a link's path is the file it leads to)."""
         described = repr(selection)
         if " at 0x" in described:
             return None  # something without a stable repr: never risk a false hit
@@ -84,6 +87,7 @@ class RunCache:
         digest.update(described.encode())
         for file in files:
             digest.update(f"\0{file.relative}\0{file.language}".encode())
+        digest.update(f"\0links{list(links)}".encode())
         return digest.hexdigest()
 
     @staticmethod

@@ -54,6 +54,7 @@ class Inputs:
     read: Reader
     stdin: bytes | None
     unreadable: list[tuple[str, str]] = field(default_factory=list)  # folders the walk could not read
+    links: list[tuple[str, str]] = field(default_factory=list)  # links inside the root, where each leads
 
 
 @dataclass(frozen=True)
@@ -98,8 +99,9 @@ def answer_warm(args: argparse.Namespace, cwd: Path) -> int | None:
         return None
     skipped: list[tuple[str, str]] = []
     unreadable: list[tuple[str, str]] = []
+    links: list[tuple[str, str]] = []
     try:
-        files = discover(paths, root, exclude, remember=True, skipped=skipped, unreadable=unreadable)
+        files = discover(paths, root, exclude, remember=True, skipped=skipped, unreadable=unreadable, links=links)
     except PathError:
         return None
     if unreadable:
@@ -107,7 +109,7 @@ def answer_warm(args: argparse.Namespace, cwd: Path) -> int | None:
     named = {*(args.select or ()), *(args.extend_select or ()), *(args.ignore or ())}
     if not named <= set(entry.ids) or SYNTAX_ERROR in (args.ignore or ()):
         return None  # the usual way expands prefixes, says which is unknown, warns of what cannot be ignored
-    run_key = RunCache.key(entry.policy, selection_key(args), files)
+    run_key = RunCache.key(entry.policy, selection_key(args), files, links)
     outcome = RunCache(root).get(run_key, files) if run_key is not None else None
     if outcome is None:
         return None
@@ -272,9 +274,11 @@ def read_inputs(policy: Policy, args: argparse.Namespace) -> Inputs:
     if args.stdin_filename is None:
         skipped: list[tuple[str, str]] = []
         unreadable: list[tuple[str, str]] = []
+        links: list[tuple[str, str]] = []
         try:
             files = discover(
                 paths, policy.root, policy.exclude, remember=not args.no_cache, skipped=skipped, unreadable=unreadable,
+                links=links,
             )
         except PathError as error:
             raise UsageError(str(error)) from None
@@ -284,7 +288,7 @@ def read_inputs(policy: Policy, args: argparse.Namespace) -> Inputs:
             warn_excluded(policy, args.paths)
         from import_policy.pipeline.extract import read_file
 
-        return Inputs(paths, files, read_file, None, unreadable)
+        return Inputs(paths, files, read_file, None, unreadable, links)
     from import_policy.commands.check_stdin import read_stdin, stdin_file
 
     if [str(p) for p in args.paths] not in ([], ["-"]):
@@ -342,7 +346,7 @@ def cache_policy(policy: Policy, selection: Selection, inputs: Inputs, args: arg
     fixing = args.fix or args.fix_only or args.diff
     runs = RunCache(policy.root) if facts is not None and tracker is not None and not fixing else None
     digest = policy_digest(policy) if runs is not None else None
-    run_key = RunCache.key(digest, selection_key(args), inputs.files) if digest is not None else None
+    run_key = RunCache.key(digest, selection_key(args), inputs.files, inputs.links) if digest is not None else None
     return Caches(facts, runs, run_key, tracker, digest)
 
 

@@ -88,6 +88,7 @@ def discover(
     remember: bool = False,
     skipped: Skipped | None = None,
     unreadable: Skipped | None = None,
+    links: list[tuple[str, str]] | None = None,
 ) -> list[SourceFile]:
     """Every file to check, each once per real path (by the path that involves no link
     when there is one), sorted by path. `remember`: keep what each folder held in the
@@ -96,7 +97,9 @@ def discover(
     over and added to `skipped`, and so is a named folder inside the root that is such a
     link. A named file is checked as named (`--fix` keeps its own guard against writing
     outside the root), and so is a folder named by a path outside the root. A folder the
-    walk cannot read goes to `unreadable` (its path, why): the run names it and fails."""
+    walk cannot read goes to `unreadable` (its path, why): the run names it and fails.
+    `links` gets each link inside the root the walks met (its path, where it leads, both
+    relative to the root): what the files are as modules depends on them too."""
     paths = list(paths)
     # Named files are not walked: a pre-commit batch does not read the walk cache at all.
     walks = remember and any(os.path.isdir(given) for given in paths)
@@ -141,6 +144,8 @@ def discover(
         cache.save()
     if unreadable is not None:
         unreadable.extend(walker.unreadable)
+    if links is not None:
+        links.extend(sorted(set(walker.links)))
     return sorted((file for file, _ in found.values()), key=lambda f: f.relative)
 
 
@@ -167,6 +172,7 @@ class _Walker:
         self.cache = cache
         self.skipped = skipped
         self.unreadable: Skipped = []
+        self.links: list[tuple[str, str]] = []  # (path, where it leads) of each link followed
         self.ignores = _GitIgnores(root)
 
     def inside(self, real: str) -> bool:
@@ -287,6 +293,7 @@ class _Walker:
             self.skipped.append((relative, OUTSIDE_LINK))
             return
         canonical = real == self.expected(relative)
+        self.links.append((relative, os.path.relpath(real, self.real_root)))
         if is_dir:
             subfolders.append((Path(path), relative, dirty, real, canonical))
         elif stat.S_ISREG(mode) and language is not None:

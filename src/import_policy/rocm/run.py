@@ -38,7 +38,7 @@ from import_policy.facts.comments import suppressions
 from import_policy.facts.model import FileFacts, Suppressions
 from import_policy.facts.walkstate import DYNAMIC_IMPORTERS
 from import_policy.project.graph import Chain
-from import_policy.rocm import gaps, hook
+from import_policy.rocm import gaps, hook, links
 from import_policy.rocm import import_time as import_time_kind
 from import_policy.rocm.import_time import ImportTimeRule, rules_of as import_time_rules
 from import_policy.rocm.graph import HeavySite, Project
@@ -449,7 +449,9 @@ def check(
     A file a graph read and could not parse is a `syntax-error` (`gaps`), checked or not,
     unless the engine parsed it (it has reported it); nothing silences it.
     `exempted` (stale-allowlist tracking) sees the `import-time` findings an `allow_in` keeps out.
-    `since`: when the engine began reading the files passed (their facts' bytes)."""
+    `since`: when the engine began reading the files passed (their facts' bytes).
+    A module reached through a link inside the root is reported at the link's path, where
+    Python imports it, as the file it leads to would be (`links`)."""
     rocm = plan.rocm
     parsed = {
         path: facts for path, facts in passed.items() if facts.syntax_error is None and not path.endswith(".pyi")
@@ -476,6 +478,7 @@ def check(
     if plan.needs_project:
         records: Records | None = cache if cache is not None or not plan.import_time else Memo()
         graph = module_graph(plan, passed, read, records, stores, since)
+        resolved = links.Resolved(plan.policy.root, parsed)
         reported: set[tuple[str, int, int]] = set()
         reached: list[hook.Finding] = []
         walked = bool(applies and plan.rules & {HEAVY_IMPORT_REACHABLE, IMPORT_TIME_JIT})  # else nowhere to report
@@ -500,8 +503,9 @@ def check(
             return lines[path]
 
         def where(reports_in: Callable[[str], bool], graph: ModuleGraph) -> hook.Where:
+            checked = links.Standing({path for path in parsed if reports_in(path)}, resolved)
             return hook.Where(
-                named=named, checked={path for path in parsed if reports_in(path)}, reports_in=reports_in,
+                named=links.Standing(named, resolved), checked=checked, reports_in=reports_in,
                 facts=lambda path: graph.project.facts(path), lines=lines_of, quiet=comments,
             )
 
@@ -519,7 +523,11 @@ def check(
             save_graph(rule_asked, answer, stores)
             asked.append((answer, declared.entry))
         if EAGER_HEAVY_IMPORT in plan.rules:
-            for path in applies:
+            linked = [
+                path for path in graph.inputs.log.files
+                if rocm.applies_to(path) and (target := resolved.target(path)) is not None and target in applies
+            ]
+            for path in (*applies, *linked):
                 for site in graph.sites(path):
                     if site.kind == "jit" or site.key in reported:
                         continue
