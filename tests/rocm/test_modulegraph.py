@@ -177,15 +177,22 @@ def test_a_damaged_or_forged_entry_is_a_miss(tree: Path, damage: str) -> None:
 
 
 def test_links_from_another_generation_are_not_used(tree: Path) -> None:
-    # An index written by one run is never read with the links another run wrote.
+    # An index is never read with the links another run wrote. The first run's index comes
+    # back over a tree whose `pkg/a.py` is as it was then, and the file read last changed:
+    # its entry's reach is derived again from links, which must not be the second run's
+    # (where `pkg.a` imported `pkg.d`, not `pkg.b`).
     first = Run(tree)
     index = first.stores.index.get(_settings(tree), "graph")
     assert index is not None
-    edit(tree, "pkg/d.py", "import torch\n")
-    Run(tree)  # writes links and index of a new generation
+    edit(tree, "pkg/a.py", "import pkg.d\nimport pkg.d\n")
+    second = Run(tree)  # writes links and index of a new generation
+    second_index = second.stores.index.get(_settings(tree), "graph")
+    assert second_index is not None and second_index.generation != index.generation
+    edit(tree, "pkg/a.py", FILES["pkg/a.py"], PAST + 3 * 10**9)  # the first run's bytes again
+    edit(tree, "pkg/b.py", "import torch  # edited\n", PAST + 3 * 10**9)
     first.stores.index.put(_settings(tree), "graph", index)  # the old index comes back
     run = Run(tree)
-    assert run.found == cold(tree)
+    assert run.found == cold(tree) == [("pkg/b.py", "torch", "pkg -> pkg.a -> pkg.b -> torch")]
 
 
 def _settings(root: Path) -> str:
