@@ -25,9 +25,12 @@ from conftest import Project
 PAST = time.time_ns() - 3600 * 10**9
 
 MODULES = ("pkg/__init__.py", "pkg/a.py", "pkg/b.py", "pkg/c.py", "pkg/a/__init__.py", "pkg/b/__init__.py",
-           "src/pkg/__init__.py", "src/pkg/c.py", "pkg/impl.py")
+           "src/pkg/__init__.py", "src/pkg/c.py", "pkg/impl.py", "pkg/d.py")
 TEXTS = ("", "import torch\n", "import numpy\n", "import pkg.a\n", "from pkg import b\n", "import pkg.c\nimport pkg.b\n",
-         "from . import c\n", "import pkg.impl\n", "try:\n    import pkg.a\nexcept ImportError:\n    pass\n")
+         "from . import c\n", "import pkg.impl\n", "try:\n    import pkg.a\nexcept ImportError:\n    pass\n",
+         # a package walk: an edge to every module of `pkg`, whichever appear
+         "import importlib, pkgutil\nimport pkg\nfor _, name, _ in pkgutil.iter_modules(pkg.__path__):\n"
+         "    importlib.import_module(f'pkg.{name}')\n")
 LINKS = (("pkg/c.py", "impl.py"), ("pkg/c.py", "a.py"), ("pkg/b", "a"), ("pkg/b.py", "impl.py"))
 IGNORES = ("", "c.py\n", "pkg/b.py\n", "b/\n", "impl.py\n")
 POLICIES = (
