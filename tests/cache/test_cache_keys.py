@@ -238,3 +238,46 @@ def test_a_cache_written_by_another_interpreter_is_not_read(project: Project, mo
 
     monkeypatch.setattr(facts_cache.FactsCache, "get", counted)
     assert project.run("check") == first
+
+
+def test_the_graph_store_key_changes_with_the_codec(tmp_path: Path) -> None:
+    from import_policy.cache import store
+    from import_policy.rocm.graphcodec import GraphCodec
+
+    codec = GraphCodec()
+    before = store.Store(tmp_path, codec).key("settings", "graph")
+    codec.version = GraphCodec.version + 1  # a codec that reads another shape
+    assert store.Store(tmp_path, codec).key("settings", "graph") != before
+
+
+def test_an_entry_moved_under_another_key_is_a_miss(tmp_path: Path) -> None:
+    """Sealed under the user's own key and verifying, but written for another key (another
+    file's bytes, another setting): a copy of it under the other key's name is never read."""
+    from import_policy.cache import store
+    from import_policy.facts.model import FileFacts
+    from import_policy.rocm.graphcodec import GraphCodec, Stored
+
+    facts = facts_cache.FactsCache(tmp_path)
+    one, other = facts.key(b"a", "a.py", "a", False, "facts"), facts.key(b"b", "b.py", "b", False, "facts")
+    facts.put(one, FileFacts("a.py", "a", False))
+    assert facts.get(one) is not None
+    facts._entry(other).parent.mkdir(parents=True, exist_ok=True)
+    facts._entry(other).write_bytes(facts._entry(one).read_bytes())
+    assert facts.get(other) is None
+
+    graphs = store.Store(tmp_path, GraphCodec())
+    graphs.put("settings-one", "graph", Stored(generation="g"))
+    assert graphs.get("settings-one", "graph") is not None
+    moved = graphs._entry(graphs.key("settings-two", "graph"))
+    moved.write_bytes(graphs._entry(graphs.key("settings-one", "graph")).read_bytes())
+    assert graphs.get("settings-two", "graph") is None
+
+
+def test_stat_data_holds_the_inode() -> None:
+    """A file replaced by another (a checkout, `mv`) is another inode: with the same size and
+    times it is still another file."""
+    from import_policy.cache.stat import stat_of
+
+    here = Path(__file__)
+    now = os.stat(here)
+    assert stat_of(here) == (now.st_mtime_ns, now.st_ctime_ns, now.st_size, now.st_ino)
