@@ -101,6 +101,8 @@ def test_every_name_after_the_head_must_be_spelled() -> None:
         b"# coding: utf-7\nimport +AHA-ickle\n",
         b"# coding: iso2022_jp\nimp\x1b(Bort pickle\n",
         b"# coding: hz\nimp~\nort pickle\n",
+        b"#coding:\tutf-7\nimport +AHA-ickle\n",  # a tab after `coding:` (PEP 263's pattern allows it)
+        b"# vim: set fileencoding=\tutf-7 :\nimport +AHA-ickle\n",
         b"import importlib\nimportlib.import_module(('pickle'))\n",
         b"import importlib\nimportlib.import_module('''pickle''')\n",
         b"import importlib\nimportlib.import_module(  # c\n 'pickle')\n",
@@ -110,6 +112,12 @@ def test_every_name_after_the_head_must_be_spelled() -> None:
     ],
 )
 def test_spellings_python_runs_are_kept(source: bytes) -> None:
+    if source.startswith(b"#"):  # the file is in the codec its cookie names, as Python reads it
+        import io
+        import tokenize
+
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
+        assert "pickle" in source.decode(encoding)
     assert HEADS.wants(python_text(source))
 
 
