@@ -60,6 +60,17 @@ def test_a_file_inside_a_forbidden_package_is_kept() -> None:
     assert HEADS.wants(b"from . import x\n", module="pickle.sub")
 
 
+def test_a_file_inside_a_forbidden_package_of_several_segments_is_kept() -> None:
+    # `from . import x` in `a.engine.sub` imports `a.engine.x`: no segment of the forbidden
+    # name is spelled in the file; they come from its own module path.
+    import importlib.util
+
+    assert importlib.util.resolve_name(".x", "a.engine") == "a.engine.x"
+    assert prefilter("a.engine").wants(b"from . import x\n", module="a.engine.sub")
+    assert prefilter("a.engine").wants(b"from .. import x\n", module="a.engine.deep.sub")
+    assert not prefilter("a.engine").wants(b"from . import x\n", module="a.other.sub")
+
+
 def test_the_forbidden_name_must_be_spelled() -> None:
     names = prefilter("transformers.**.PretrainedConfig", "torch.cuda.synchronize")
     assert names.wants(b"from transformers import AutoConfig, PretrainedConfig\n")
