@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -77,7 +77,7 @@ def answer_warm(args: argparse.Namespace, cwd: Path) -> int | None:
     index (cache.policy) knows, from the bytes of every configuration file, the root, the
     `exclude` globs and the policy digest the last run was keyed by. None: no such answer
     (something differs, or the flags need the policy), so `check` runs the usual way."""
-    from import_policy.config.load import DEFAULT_PRESET, known
+    from import_policy.config.load import known, no_config_note
 
     refuse_conflicts(args)
     needs_policy = args.fix or args.fix_only or args.diff or args.baseline is not None or args.write_baseline is not None
@@ -103,6 +103,8 @@ def answer_warm(args: argparse.Namespace, cwd: Path) -> int | None:
         return None
     if unreadable:
         return None  # the usual way names them
+    if args.config is None and _nested_project(files, cwd):
+        return None  # a project nested in this one judges its own files: the usual way splits them
     named = {*(args.select or ()), *(args.extend_select or ()), *(args.ignore or ())}
     if not named <= set(entry.ids) or SYNTAX_ERROR in (args.ignore or ()):
         return None  # the usual way expands prefixes, says which is unknown, warns of what cannot be ignored
@@ -111,7 +113,7 @@ def answer_warm(args: argparse.Namespace, cwd: Path) -> int | None:
     if outcome is None:
         return None
     if config is None and not args.quiet:
-        print(f"import-policy: no configuration found; using the built-in {DEFAULT_PRESET} preset", file=sys.stderr)
+        print(f"import-policy: {no_config_note(cwd, cwd)}", file=sys.stderr)
     for path, why in skipped:
         print(f"import-policy: skipped {quote_path(path)}: {why}", file=sys.stderr)
     inputs = Inputs(paths, files, lambda file: file.path.read_bytes(), None)
@@ -119,7 +121,51 @@ def answer_warm(args: argparse.Namespace, cwd: Path) -> int | None:
     return report(args, root, None, inputs, Finished(outcome.files, outcome.unreadable, outcome.stale), kept, None, None, {})
 
 
-def check(loaded: Loaded, args: argparse.Namespace) -> int:
+def _nested_project(files: Sequence[SourceFile], cwd: Path) -> bool:
+    """Whether a walked file is judged by another configuration than the current folder's."""
+    from import_policy.config.nearest import Nearest, same
+
+    nearest = Nearest(cwd)
+    here = nearest.of_folder(cwd)
+    folders = {os.path.dirname(file.path) for file in files}
+    return any(not same(nearest.of_folder(folder), here) for folder in folders)
+
+
+def check(loaded: Loaded, args: argparse.Namespace, split: Split | None = None) -> int:
+    """One project's check and its report. `split`: hands back the walked files this
+    project's configuration judges (the others belong to a project nested in it)."""
+    gathered = gather(loaded, args, split)
+    if isinstance(gathered, int):
+        return gathered
+    kept, wrote = apply_baseline(
+        gathered.result.diagnostics, args, gathered.policy, gathered.inputs.files, gathered.selection, gathered.overrides,
+    )
+    return report(
+        args, gathered.policy.root, gathered.policy, gathered.inputs, gathered.finished, kept, gathered.fixing, wrote,
+        gathered.overrides,
+    )
+
+
+# Walked files -> those the project's own configuration judges.
+Split = Callable[[list[SourceFile]], list[SourceFile]]
+
+
+@dataclass
+class Gathered:
+    """A project's part of a run, before baselines and the report."""
+
+    policy: Policy
+    selection: Selection
+    inputs: Inputs
+    result: Result
+    finished: Finished
+    fixing: FixRun | None
+    overrides: dict[str, bytes]
+
+
+def gather(loaded: Loaded, args: argparse.Namespace, split: Split | None = None) -> Gathered | int:
+    """A project's files checked (and fixed, with `--fix`); an exit code when the step
+    already wrote its whole output (`--diff`, `--fix` on stdin)."""
     from import_policy.config.tree import against_tree
     from import_policy.pipeline.parallel import default_jobs
 
@@ -131,6 +177,8 @@ def check(loaded: Loaded, args: argparse.Namespace) -> int:
     policy = loaded.policy
     selection = selection_of(loaded, args)
     inputs = read_inputs(policy, args)
+    if split is not None and inputs.stdin is None:
+        inputs = replace(inputs, files=split(inputs.files))
     unused = wants_unused_suppression(selection, args)
     caches = cache_policy(policy, selection, inputs, args, unused)
     if caches.run_key is not None and caches.policy_digest is not None:
@@ -151,10 +199,9 @@ def check(loaded: Loaded, args: argparse.Namespace) -> int:
             return diff(checked.result, inputs, args.unsafe_fixes, policy.root, quiet=args.quiet)
         fixing = fix(checked, inputs, policy, selection, args.unsafe_fixes)
     overrides = {file.relative: inputs.stdin for file in inputs.files if inputs.stdin is not None}
-    kept, wrote = apply_baseline(checked.result.diagnostics, args, policy, inputs.files, selection, overrides)
     result = checked.result
     finished = Finished(result.files, [*inputs.unreadable, *result.unreadable], checked.stale)
-    return report(args, policy.root, policy, inputs, finished, kept, fixing, wrote, overrides)
+    return Gathered(policy, selection, inputs, result, finished, fixing, overrides)
 
 
 @dataclass(frozen=True)
@@ -164,6 +211,9 @@ class Finished:
     files: int
     unreadable: list[tuple[str, str]]
     stale: list[str]  # the stale-entry lines for stderr
+    # The findings' paths are already relative to the current folder, each judged under its
+    # own project root (a run over several projects).
+    rebased: bool = False
 
 
 def report(
@@ -175,7 +225,7 @@ def report(
     cwd = Path.cwd()
     if args.fix_only:
         kept = []  # ruff's --fix-only: what remains is neither reported nor a failure
-    if inputs.stdin is None:
+    if inputs.stdin is None and not checked.rebased:
         kept = refuse_outside_root(kept, root)
     # `fixable` means: a fix that would apply with the flags given; the others are "hidden" (ruff).
     hidden = sum(d.fixable and not applies(d, args.unsafe_fixes) for d in kept)
