@@ -35,6 +35,7 @@ from import_policy.report import text as text_report
 # builds no policy, runs no engine and reads no file but the configuration's.
 if TYPE_CHECKING:
     from import_policy.adoption.stale import ExceptTracker
+    from import_policy.discovery.overlay import Overlay
     from import_policy.cache.facts import FactsCache
     from import_policy.fix.run import FixRun
     from import_policy.pipeline.engine import Result
@@ -53,6 +54,7 @@ class Inputs:
     read: Reader
     stdin: bytes | None
     unreadable: list[tuple[str, str]] = field(default_factory=list)  # folders the walk could not read
+    overlay: Overlay | None = None  # buffers standing for their files (stdin's)
 
 
 @dataclass(frozen=True)
@@ -338,9 +340,17 @@ def read_inputs(policy: Policy, args: argparse.Namespace) -> Inputs:
 
     if [str(p) for p in args.paths] not in ([], ["-"]):
         raise UsageError("--stdin-filename reads the source from stdin: give '-' or no PATH")
+    from import_policy.discovery.overlay import Overlay
+
     source = read_stdin(sys.stdin.buffer)
     stdin_source = stdin_file(policy, args.stdin_filename)
-    return Inputs(paths, [stdin_source] if stdin_source is not None else [], _constant(source), source)
+    if stdin_source is None:
+        return Inputs(paths, [], _constant(source), source)
+    # The buffer stands for its file, and only for it, wherever the run reads that file.
+    # Keyed by the path given and by the one under the project root the pass builds (they
+    # differ where the current folder is reached through a link).
+    overlay = Overlay({stdin_source.path: source, policy.root / stdin_source.relative: source})
+    return Inputs(paths, [stdin_source], overlay.reader(), source, overlay=overlay)
 
 
 def warn_excluded(policy: Policy, named: Sequence[Path]) -> None:
@@ -430,7 +440,7 @@ def run_or_reuse(
         # Stale `allow_in` entries are told from this run too: no second one.
         track_allow_in=tracker is not None, exempted=tracker.exempted if tracker else None,
     )
-    result = run(plan, files, inputs.read, jobs=jobs)
+    result = run(plan, files, inputs.read, jobs=jobs, overlay=inputs.overlay)
     if unused:
         result.diagnostics[:] = sorted(
             result.diagnostics + unused_suppressions(policy, selection, inputs, caches, jobs), key=Diagnostic.sort_key
