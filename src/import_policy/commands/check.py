@@ -584,7 +584,7 @@ def apply_baseline(
     try:
         kept = use_baseline(
             diagnostics, write_to=args.write_baseline, read_from=args.baseline,
-            source_of=source_reader(policy.root, overrides), files=files, selection=selection,
+            source_of=source_reader(policy.root, overrides), files=files, selection=selection, root=policy.root,
             wrote=wrote.append, **({"warn": lambda _line: None} if args.quiet else {}),
         )
     except AdoptionError as error:
