@@ -99,13 +99,14 @@ def answer_warm(args: argparse.Namespace, cwd: Path) -> int | None:
         return None
     skipped: list[tuple[str, str]] = []
     unreadable: list[tuple[str, str]] = []
+    markers: set[str] = set()
     try:
-        files = discover(paths, root, exclude, remember=True, skipped=skipped, unreadable=unreadable)
+        files = discover(paths, root, exclude, remember=True, skipped=skipped, unreadable=unreadable, markers=markers)
     except PathError:
         return None
     if unreadable:
         return None  # the usual way names them
-    if args.config is None and _nested_project(files, cwd):
+    if args.config is None and _nested_project(root, markers, cwd):
         return None  # a project nested in this one judges its own files: the usual way splits them
     named = {*(args.select or ()), *(args.extend_select or ()), *(args.ignore or ())}
     if not named <= set(entry.ids) or SYNTAX_ERROR in (args.ignore or ()):
@@ -123,14 +124,16 @@ def answer_warm(args: argparse.Namespace, cwd: Path) -> int | None:
     return report(args, root, None, inputs, Finished(outcome.files, outcome.unreadable, outcome.stale), kept, None, None, {})
 
 
-def _nested_project(files: Sequence[SourceFile], cwd: Path) -> bool:
-    """Whether a walked file is judged by another configuration than the current folder's."""
-    from import_policy.config.nearest import Nearest, same
+def _nested_project(root: Path, markers: set[str], cwd: Path) -> bool:
+    """Whether a folder the walk of `root` met below it holds a configuration of its own
+    (`markers`: the walked folders holding a file that may be one)."""
+    from import_policy.config.load import ConfigErrors, config_in
 
-    nearest = Nearest(cwd)
-    here = nearest.of_folder(cwd)
-    folders = {os.path.dirname(file.path) for file in files}
-    return any(not same(nearest.of_folder(folder), here) for folder in folders)
+    try:
+        return any(config_in(root / folder, cwd) is not None for folder in markers if folder != ".")
+    except ConfigErrors:
+        return True  # the usual way reports it
+
 
 
 def check(loaded: Loaded, args: argparse.Namespace, split: Split | None = None) -> int:

@@ -75,10 +75,10 @@ def _splitter(group: Group, nearest: Nearest, nested: list[Group]) -> Split:
         kept: list[SourceFile] = []
         folders: dict[str, bool] = {}
         for file in files:
-            folder = os.path.dirname(file.path)
+            folder = file.relative.rpartition("/")[0]  # one path computed per folder, not per file
             ours = folders.get(folder)
             if ours is None:
-                found = nearest.of_folder(folder)
+                found = nearest.of_folder(os.path.dirname(file.path))
                 ours = folders[folder] = same(found, group.found)
                 if not ours and found is not None and not any(same(found, other.found) for other in nested):
                     nested.append(Group(found, found[1], [found[1]]))

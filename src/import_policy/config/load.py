@@ -105,15 +105,16 @@ def find_config(start: Path, cwd: Path | None = None) -> tuple[Path, Path] | Non
     return None
 
 
-def config_in(folder: Path, cwd: Path) -> Path | None:
-    """The configuration `folder` itself holds, if any (the search's one step)."""
+def config_in(folder: Path | str, cwd: Path) -> Path | None:
+    """The configuration `folder` itself holds, if any (the search's one step). Strings and
+    `os.path`: a walk asks this of every folder it meets."""
     for name in CONFIG_NAMES:
-        candidate = folder / name
-        if candidate.is_file():
-            return candidate
-    pyproject = folder / "pyproject.toml"
-    if pyproject.is_file():
-        return _named_in_pyproject(pyproject, cwd)
+        candidate = os.path.join(folder, name)
+        if os.path.isfile(candidate):
+            return Path(candidate)
+    pyproject = os.path.join(folder, "pyproject.toml")
+    if os.path.isfile(pyproject):
+        return _named_in_pyproject(Path(pyproject), cwd)
     return None
 
 
@@ -141,6 +142,12 @@ def _named_in_pyproject(pyproject: Path, cwd: Path) -> Path | None:
     """The file `[tool.import-policy] config` names; None for a pyproject.toml without the table."""
     import sys
 
+    try:
+        data = pyproject.read_bytes()
+    except OSError:
+        return None
+    if b"import-policy" not in data:
+        return None  # no `[tool.import-policy]` table can be spelled without it: no TOML parse
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # pragma: no cover
@@ -148,8 +155,8 @@ def _named_in_pyproject(pyproject: Path, cwd: Path) -> Path | None:
 
     shown = _shown(pyproject, cwd)
     try:
-        text = pyproject.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        text = _text(data)
+    except UnicodeDecodeError:
         return None
     try:
         data = tomllib.loads(text)

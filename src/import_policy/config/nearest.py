@@ -37,7 +37,7 @@ class Nearest:
                 found = self._folders[current]
                 break
             seen.append(current)
-            held = config_in(Path(current), self.cwd)
+            held = config_in(current, self.cwd)
             if held is not None:
                 found = (held, Path(current))
                 break
@@ -56,6 +56,8 @@ class Nearest:
 
 def same(a: Found, b: Found) -> bool:
     """Whether two searches found the same configuration (the preset is one)."""
+    if a is b:
+        return True  # one search's answer, shared by every folder it passed
     if a is None or b is None:
-        return a is b
-    return os.path.realpath(a[0]) == os.path.realpath(b[0]) and os.path.realpath(a[1]) == os.path.realpath(b[1])
+        return False
+    return a[0] == b[0] and a[1] == b[1]
