@@ -148,3 +148,19 @@ def test_a_project_added_below_is_seen_by_the_next_cached_run(project: Project) 
     assert project.lines() == ["packages/alpha/alpha/__init__.py:2:8: no-marshal no marshal"]
     project.write("packages/alpha/import-policy.yaml", NO_PICKLE)
     assert project.lines() == ["packages/alpha/alpha/__init__.py:1:8: no-pickle no pickle"]
+
+
+NO_RE = "version: 1\nrules:\n  - id: no-re\n    message: use regex\n    forbid: [re]\n    fix: {replace_module: regex}\n"
+
+
+def test_fix_and_diff_span_every_project(project: Project) -> None:
+    project.write("alpha/import-policy.yaml", NO_RE)
+    project.write("alpha/a.py", "import re\n")
+    project.write("beta/import-policy.yaml", NO_RE)
+    project.write("beta/b.py", "import re\n")
+    code, out, _ = project.run("check", "--no-cache", "--diff")
+    assert code == 1
+    assert "+++ b/alpha/a.py" in out and "+++ b/beta/b.py" in out
+    code, out, _ = project.run("check", "--no-cache", "--fix")
+    assert (code, out) == (0, "Found 2 violations (2 fixed, 0 remaining).\n")
+    assert (project.root / "alpha/a.py").read_text() == (project.root / "beta/b.py").read_text() == "import regex as re\n"

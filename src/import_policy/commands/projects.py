@@ -106,6 +106,7 @@ def _gather_all(args: argparse.Namespace, cwd: Path, queue: list[Group], nearest
 
     done: list[Gathered] = []
     seen: list[Group] = []
+    codes: list[int] = []  # `--diff`: each project's part is written as it is found
     while queue:
         group = queue.pop(0)
         if any(same(group.found, other.found) for other in seen):
@@ -113,11 +114,12 @@ def _gather_all(args: argparse.Namespace, cwd: Path, queue: list[Group], nearest
         seen.append(group)
         nested: list[Group] = []
         gathered = gather(_load(args, cwd, group.start), _with_paths(args, group.paths), _splitter(group, nearest, nested))
-        if isinstance(gathered, int):
-            return gathered  # `--diff` wrote its output
-        done.append(gathered)
         queue.extend(nested)
-    return done
+        if isinstance(gathered, int):
+            codes.append(gathered)
+        else:
+            done.append(gathered)
+    return max(codes) if codes else done
 
 
 def _report_one(args: argparse.Namespace, g: Gathered) -> int:
