@@ -39,10 +39,11 @@ def check_projects(args: argparse.Namespace, cwd: Path) -> int:
 
     if args.config is not None:
         return check(_load(args, cwd, cwd), args)
-    if args.stdin_filename is not None:
-        # The buffer is judged where its file is: by that folder's configuration.
-        return check(_load(args, cwd, Path(os.path.dirname(os.path.abspath(args.stdin_filename)))), args)
     nearest = Nearest(cwd)
+    if args.stdin_filename is not None:
+        # The buffer is judged where its file is: by the configuration nearest to that path.
+        (group,) = _groups([args.stdin_filename], nearest)
+        return check(_load(args, cwd, group.start), args)
     done = _gather_all(args, cwd, _groups(args.paths or [Path(".")], nearest), nearest)
     if isinstance(done, int):
         return done
