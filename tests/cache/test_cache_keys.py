@@ -171,7 +171,7 @@ def test_the_run_key_changes_with_each_field(tmp_path: Path, monkeypatch: pytest
 
 def test_the_graph_store_key_changes_with_the_extraction(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from import_policy.cache import store
-    from import_policy.rocm.graphcodec import GraphCodec
+    from import_policy.graph.codec import GraphCodec
 
     stored = store.Store(tmp_path, GraphCodec())
     before = stored.key("settings", "graph")
@@ -242,7 +242,7 @@ def test_a_cache_written_by_another_interpreter_is_not_read(project: Project, mo
 
 def test_the_graph_store_key_changes_with_the_codec(tmp_path: Path) -> None:
     from import_policy.cache import store
-    from import_policy.rocm.graphcodec import GraphCodec
+    from import_policy.graph.codec import GraphCodec
 
     codec = GraphCodec()
     before = store.Store(tmp_path, codec).key("settings", "graph")
@@ -255,7 +255,7 @@ def test_an_entry_moved_under_another_key_is_a_miss(tmp_path: Path) -> None:
     file's bytes, another setting): a copy of it under the other key's name is never read."""
     from import_policy.cache import store
     from import_policy.facts.model import FileFacts
-    from import_policy.rocm.graphcodec import GraphCodec, Stored
+    from import_policy.graph.codec import GraphCodec, Stored
 
     facts = facts_cache.FactsCache(tmp_path)
     one, other = facts.key(b"a", "a.py", "a", False, "facts"), facts.key(b"b", "b.py", "b", False, "facts")

@@ -31,19 +31,21 @@ from import_policy.rocm.predicates import (
 from import_policy.config.model import Origin, Policy, RocmSafety, RuleBase
 from import_policy.diagnostics import Diagnostic
 from import_policy.discovery.files import SourceFile
+from import_policy.discovery.overlay import Overlay
 from import_policy.project.layout import top_level_names
 from import_policy.project.modules import ProjectModules, module_name
 from import_policy.facts.kept import kept_calls
 from import_policy.facts.comments import suppressions
 from import_policy.facts.model import FileFacts, Suppressions
 from import_policy.facts.walkstate import DYNAMIC_IMPORTERS
-from import_policy.project.graph import Chain
-from import_policy.rocm import gaps, hook, links
-from import_policy.rocm import import_time as import_time_kind
-from import_policy.rocm.import_time import ImportTimeRule, rules_of as import_time_rules
-from import_policy.rocm.graph import HeavySite, Project
-from import_policy.rocm.graphcodec import EdgesCodec, GraphCodec, Stat, StoredEdges
-from import_policy.rocm.modulegraph import (
+from import_policy.graph.chains import Chain
+from import_policy.graph import hook
+from import_policy.rocm import gaps, links
+from import_policy.kinds import import_time as import_time_kind
+from import_policy.kinds.import_time import ImportTimeRule, rules_of as import_time_rules
+from import_policy.graph.reach import HeavySite, Project
+from import_policy.graph.codec import EdgesCodec, GraphCodec, Stat, StoredEdges
+from import_policy.graph.store import (
     RACY_NS, Inputs, ModuleGraph, digest, folder_stat, index_of, listing_digest, listing_of, stat_of,
 )
 from import_policy.cache.store import Store
@@ -330,7 +332,9 @@ class _Tree:
 
     def __init__(
         self, plan: RocmPlan, known: Mapping[str, FileFacts], modules: ProjectModules, read: Reader, since: int,
+        overlay: Overlay | None = None,
     ) -> None:
+        self.overlay = overlay
         self.root = plan.policy.root
         self.since = since  # when the engine started reading the files passed
         self.known = known
@@ -341,6 +345,12 @@ class _Tree:
     def file(self, path: str, how: str, stat: Stat | None, hashed: str | None) -> bool | Stat:
         facts = self.known.get(path) if how != "g" else None  # a `.gitignore` is the same whoever reads it
         if how != "g" and ("e" if facts is not None and facts.parsed else "r") != ("r" if how == "s" else how):
+            return False
+        held = self.overlay.bytes_of(self.root / path) if self.overlay else None
+        if held is not None:  # a buffer: its bytes decide, whatever the file on disk is
+            if hashed is not None and digest(held) == hashed:
+                return True
+            self.sources[path] = held
             return False
         now = stat_of(f"{self.root}/{path}")
         if hashed is None or now is None:
@@ -395,7 +405,7 @@ def graph_stores(cache: FactsCache | None) -> GraphStores | None:
 
 def module_graph(
     plan: RocmPlan, known: Mapping[str, FileFacts], read: Reader, cache: Records | None = None,
-    stores: GraphStores | None = None, since: int = 0,
+    stores: GraphStores | None = None, overlay: Overlay | None = None, since: int = 0,
 ) -> ModuleGraph:
     """The module graph for this run: what `stores` kept of it while its inputs hold, the rest
     derived (through `project`, reading per-file records from `cache`)."""
@@ -405,7 +415,7 @@ def module_graph(
     stored = stores.index.get(settings, GRAPH_NAME) if stores is not None and settings is not None else None
 
     since = since or time.time_ns()
-    tree = _Tree(plan, known, modules, read, since)
+    tree = _Tree(plan, known, modules, read, since, overlay)
 
     def make(logged: Mapping[str, str], inputs: Inputs) -> Project:
         return project(plan, known, reread, cache, logged, inputs)
@@ -438,7 +448,7 @@ def check(
     named: Collection[str] = (),
     stores: GraphStores | None = None,
     exempted: Callable[[Sequence[Diagnostic]], None] | None = None,
-    since: int = 0,
+    overlay: Overlay | None = None, since: int = 0,
 ) -> list[Diagnostic]:
     """The pass's diagnostics for the files passed (already parsed by the engine); `named`:
     those named on the command line, where a reachability finding whose chain passes
@@ -449,6 +459,8 @@ def check(
     A file a graph read and could not parse is a `syntax-error` (`gaps`), checked or not,
     unless the engine parsed it (it has reported it); nothing silences it.
     `exempted` (stale-allowlist tracking) sees the `import-time` findings an `allow_in` keeps out.
+    `overlay`: buffers that stand for their files (`read` reads through it); a kept graph
+    compares them by their bytes, never by the stat data of the file on disk.
     `since`: when the engine began reading the files passed (their facts' bytes).
     A module reached through a link inside the root is reported at the link's path, where
     Python imports it, as the file it leads to would be (`links`)."""
@@ -477,7 +489,7 @@ def check(
     asked: list[gaps.Asked] = []
     if plan.needs_project:
         records: Records | None = cache if cache is not None or not plan.import_time else Memo()
-        graph = module_graph(plan, passed, read, records, stores, since)
+        graph = module_graph(plan, passed, read, records, stores, overlay, since)
         resolved = links.Resolved(plan.policy.root, parsed)
         reported: set[tuple[str, int, int]] = set()
         reached: list[hook.Finding] = []
@@ -512,7 +524,7 @@ def check(
         found.extend(hook.reports(reached, where(_reports_in(rocm.applies_to), graph)))
         for declared in plan.import_time:
             rule_asked = rule_plan(plan, declared)
-            answer = module_graph(rule_asked, passed, read, records, stores, since)
+            answer = module_graph(rule_asked, passed, read, records, stores, overlay, since)
             findings = list(import_time_kind.findings(declared, answer))
             found.extend(hook.reports(findings, where(_reports_in(declared.applies_to), answer)))
             if exempted is not None and declared.allow_in:

@@ -19,7 +19,7 @@ from import_policy.cache.seal import FOLDER
 from import_policy.config.load import load
 from import_policy.discovery.files import SourceFile
 from import_policy.pipeline.extract import read_file
-from import_policy.rocm.modulegraph import ModuleGraph
+from import_policy.graph.store import ModuleGraph
 from import_policy.rocm.run import GraphStores, RocmPlan, make_plan, module_graph, save_graph
 
 POLICY = """\
@@ -274,7 +274,8 @@ def test_a_same_size_edit_that_keeps_the_mtime_is_seen_through_the_ctime(tree: P
 def test_a_file_changed_within_its_stat_tick_is_not_trusted(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # On a file system with whole-second timestamps, an edit in the second the log read the
     # file (same size) leaves its stat data as it was: git's racy-clean rule hashes it.
-    from import_policy.rocm import modulegraph, run as rocm_run
+    from import_policy.graph import store as modulegraph
+    from import_policy.rocm import run as rocm_run
 
     real = modulegraph.stat_of
 

@@ -34,9 +34,9 @@ from import_policy.cache.seal import read_regular
 from import_policy.discovery.tracked import index_stat
 from import_policy.facts.model import SyntaxErrorFact
 from import_policy.project.modules import ProjectModules
-from import_policy.project.graph import Chain, ImportGraph, Link
-from import_policy.rocm.graph import HeavySite, Project, first_reached, with_site
-from import_policy.rocm.graphcodec import (
+from import_policy.graph.chains import Chain, ImportGraph, Link
+from import_policy.graph.reach import HeavySite, Project, first_reached, with_site
+from import_policy.graph.codec import (
     Items,
     Log,
     Stat,
