@@ -32,7 +32,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from import_policy.diagnostics import Diagnostic, FixPayload
 from import_policy.facts.identifiers import normal
-from import_policy.fix.imports import Out, Refused, rewrite_from, rewrite_import
+from import_policy.fix.imports import Edits, Out, Refused, rewrite_from, rewrite_import
 from import_policy.fix.payload import AliasEdit, ImportFix, InlineProbeFix, ProbeFix, applies
 from import_policy.fix.splice import Statement, compiles, first_newline, isolate, splice
 from import_policy.rocm.inline_probe_fix import plan_inline_probe, with_importlib_util
@@ -219,7 +219,7 @@ class _Job:
                 self.at.setdefault(key, []).append((node, None))
             self.probes.note(node, where.start.line)
         # statement -> written name -> edit; statement -> probe import updates; callee renames
-        self.edits: dict[cst.CSTNode, dict[str, AliasEdit]] = {}
+        self.edits: dict[cst.CSTNode, Edits] = {}
         self.probe_imports: dict[cst.ImportFrom, list[ProbeImport]] = {}
         self.renames: dict[cst.Name, str] = {}
         self.replaced: dict[cst.CSTNode, cst.CSTNode] = {}  # whole statements (an inline probe's `try:`)
@@ -275,23 +275,24 @@ def _written(node: cst.CSTNode) -> list[str]:
     return [normal(get_full_name_for_node(a.name) or "") for a in names if isinstance(a, cst.ImportAlias)]
 
 
-def _follow_renames(before: cst.ImportFrom, after: cst.CSTNode, edits: dict[str, AliasEdit]) -> dict[str, AliasEdit]:
+def _follow_renames(before: cst.ImportFrom, after: cst.CSTNode, edits: Edits) -> Edits:
     """The edits of a statement whose names the probe fix renamed or added to: a renamed name
     keeps its edit under its new spelling, and when every name of the statement moved to one
     module (a module or relative-import fix), the names the probe fix added move with them."""
     old, new = _written(before), _written(after)
     out = dict(edits)
     for was, now in zip(old, new):
-        if was != now and was in out:
-            edit = out.pop(was)
+        for key in [key for key in out if key[0] == was] if was != now else ():
+            edit = out.pop(key)
             bound = now if edit.bound == was else edit.bound
-            out[now] = AliasEdit(now, edit.aliased, bound, edit.target, edit.gateway)
+            out[(now, bound)] = AliasEdit(now, edit.aliased, bound, edit.target, edit.gateway)
     targets = {(e.target, e.gateway) for e in out.values()}
-    if len(targets) == 1 and all(name in out for name in old if name in new):
+    written = {name for name, _ in out}
+    if len(targets) == 1 and all(name in written for name in old if name in new):
         target, gateway = next(iter(targets))
         if gateway is None:
             for added in new[len(old):]:
-                out.setdefault(added, AliasEdit(added, False, added, target))
+                out.setdefault((added, added), AliasEdit(added, False, added, target))
     return out
 
 
@@ -316,8 +317,9 @@ def _plan_import(job: _Job, d: Diagnostic, payload: FixPayload) -> None:
         if edit.written not in written:
             raise Refused(f"`{edit.written}` is not in the statement the finding points at")
     for edit in fix.edits:
-        # A second rule on the same name: the first edit stands, the name is fixed once.
-        edits.setdefault(edit.written, edit)
+        # A second rule on the same name: the first edit stands, the name is fixed once. Keyed
+        # by the name bound too: `import m as a, m as b` is two names, each keeps its alias.
+        edits.setdefault((edit.written, edit.bound), edit)
 
 
 P = TypeVar("P")
@@ -405,54 +407,117 @@ def _pairs(node: cst.ImportFrom) -> list[tuple[str, str]]:
 
 
 def _plan_block(lines: Sequence[cst.CSTNode], job: _Job, out: dict[cst.CSTNode, Rewriter]) -> None:
-    """Plan the rewritten lines of one block, merging gateway imports into the first one per gateway."""
+    """Plan the rewritten lines of one block, folding gateway imports into the first one per
+    gateway where that moves no binding across code that binds or reads the name."""
     gateways = {e.gateway for edits in job.edits.values() for e in edits.values() if e.gateway}
     targets: dict[str, Out] = {}
+    seen = _Seen()
     extended: list[tuple[cst.CSTNode, Out]] = []
     for line in lines:
         if not isinstance(line, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            seen.note_code(line)
             continue
         if not any(job.touched(small) for small in line.body):
             existing = _existing_gateway(line)
             if existing is not None and existing[0] in gateways and existing[0] not in targets:
                 target = Out(gateway=existing[0], base=existing[1], pairs=_pairs(existing[1]))
                 targets[existing[0]] = target
+                seen.note({bound for _, bound in target.pairs})
+                seen.start(existing[0])
                 extended.append((line, target))
+            else:
+                seen.note_code(line)
             continue
         per_small: list[list[Out]] = []
         for small in line.body:
             outs = job.outputs(small) if job.touched(small) else [Out(unchanged=True)]
             per_small.append(outs)
-        if not isinstance(line, cst.SimpleStatementSuite):
-            _merge(per_small, targets, whole_line=_clean(line))
+        if isinstance(line, cst.SimpleStatementSuite):
+            seen.note_code(line)
+        else:
+            _merge(per_small, line.body, targets, seen, whole_line=_clean(line))
         out[line] = _line_rewriter(per_small)
     for line, target in extended:
         if target.extra:
             out[line] = _line_rewriter([[target]])
 
 
-def _merge(per_small: list[list[Out]], targets: dict[str, Out], whole_line: bool) -> None:
+# Calls through which code may read or bind any module name: no binding is moved across them.
+_ANY_NAME = frozenset({"globals", "locals", "vars", "exec", "eval", "__dict__", "setattr", "delattr"})
+
+
+class _Seen:
+    """Per gateway, the names spelled since its first import in the block (a name a later
+    import binds is folded into that first import only when it is not among them)."""
+
+    def __init__(self) -> None:
+        self.since: dict[str, set[str]] = {}
+        self.any: set[str] = set()  # gateways past code that may touch any name
+
+    def start(self, gateway: str) -> None:
+        self.since[gateway] = set()
+
+    def note(self, names: set[str], skip: str | None = None) -> None:
+        for gateway, spelled in self.since.items():
+            if gateway != skip:
+                spelled |= names
+                if names & _ANY_NAME:
+                    self.any.add(gateway)
+
+    def note_code(self, node: cst.CSTNode) -> None:
+        if self.since:
+            self.note(_spelled(node))
+
+    def clear(self, gateway: str, names: set[str]) -> bool:
+        return gateway not in self.any and not names & self.since.get(gateway, set())
+
+
+def _spelled(node: cst.CSTNode) -> set[str]:
+    """Every name the code spells (as Python binds it): all it may bind or read, and more."""
+    found: set[str] = set()
+
+    class Names(cst.CSTVisitor):
+        def visit_Name(self, name: cst.Name) -> None:
+            found.add(normal(name.value))
+
+    node.visit(Names())
+    return found
+
+
+def _merge(
+    per_small: list[list[Out]], smalls: Sequence[cst.BaseSmallStatement], targets: dict[str, Out], seen: _Seen,
+    whole_line: bool,
+) -> None:
     """Fold gateway imports into the block's first import from the same gateway.
 
     A statement is folded away only when that loses nothing: it was built here
     (no comment of its own), or the whole line is a plain one-statement line; and
-    the line keeps a statement unless it may vanish whole.
+    the line keeps a statement unless it may vanish whole. And only when no code
+    between binds or reads a name it binds: then every name is bound to the same
+    object at every point where it is read (else it is rewritten where it stands).
     """
     left = sum(len(outs) for outs in per_small)
-    for outs in per_small:
+    for index, outs in enumerate(per_small):
         for out in list(outs):
             if out.gateway is None:
+                seen.note_code(smalls[index] if out.unchanged or out.node is None else out.node)
                 continue
+            bound = {name for _, name in out.pairs}
             target = targets.get(out.gateway)
             if target is None:
                 targets[out.gateway] = out
+                seen.note(bound)
+                seen.start(out.gateway)
                 continue
-            if not (whole_line and left == 1) and (out.base is not None or left == 1):
+            foldable = (whole_line and left == 1) or (out.base is None and left != 1)
+            if not foldable or not seen.clear(out.gateway, bound):
+                seen.note(bound)
                 continue
             known = set(target.bound_pairs())
             target.extra.extend(p for p in out.pairs if p not in known)
             outs.remove(out)
             left -= 1
+            seen.note(bound, skip=out.gateway)
 
 
 def _line_rewriter(per_small: list[list[Out]]) -> Rewriter:
