@@ -21,8 +21,7 @@ How it stays safe:
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TypeVar, Union
 
@@ -34,7 +33,8 @@ from import_policy.diagnostics import Diagnostic, FixPayload
 from import_policy.facts.identifiers import normal
 from import_policy.fix.imports import Edits, Out, Refused, rewrite_from, rewrite_import
 from import_policy.fix.payload import AliasEdit, ImportFix, InlineProbeFix, ProbeFix, applies
-from import_policy.fix.splice import Statement, compiles, first_newline, isolate, splice
+from import_policy.fix.patch import Edit, edits_between
+from import_policy.fix.splice import NEWLINE, Statement, compiles, first_newline, isolate, splice
 from import_policy.rocm.inline_probe_fix import plan_inline_probe, with_importlib_util
 from import_policy.rocm.probe_fix import ProbeImport, ProbeIndex, plan_probe, update_import
 
@@ -48,6 +48,8 @@ class FileFix:
     new: bytes
     applied: list[Diagnostic] = field(default_factory=list)
     failed: list[tuple[Diagnostic, str]] = field(default_factory=list)
+    # Where the fix changed the file: byte ranges of the old bytes and what replaces each (`--diff`).
+    edits: list[Edit] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
@@ -76,13 +78,14 @@ def _fix_file(source: bytes, wanted: Sequence[Diagnostic]) -> FileFix:
             job.failed.append((d, str(why)))
     if not job.applied:
         return FileFix(source, failed=job.failed)
+    rewriters = job.rewriters()
     try:
-        new = tree.visit(_Apply(job.rewriters())).bytes
+        new = tree.visit(_Apply(rewriters)).bytes
         cst.parse_module(new)
     except Exception as error:
         reason = f"the fixed file would not parse ({str(error).splitlines()[0] if str(error) else type(error).__name__}); left alone"
         return FileFix(source, failed=job.failed + [(d, reason) for d in job.applied])
-    return FileFix(new, job.applied, job.failed)
+    return FileFix(new, job.applied, job.failed, edits_between(source, new, job.lines_of(rewriters)))
 
 
 def _fix_statements(source: bytes, wanted: Sequence[Diagnostic]) -> FileFix | None:
@@ -111,7 +114,7 @@ def _fix_statements(source: bytes, wanted: Sequence[Diagnostic]) -> FileFix | No
     fixed = splice(source, replacements)
     if not compiles(fixed):
         return None  # the whole-file path says why, in the words it always used
-    return FileFix(fixed, applied, failed)
+    return FileFix(fixed, applied, failed, [(statement.start, statement.end, new) for statement, new in replacements])
 
 
 def _claims(wanted: Sequence[Diagnostic]) -> dict[str, list[Diagnostic]] | None:
@@ -196,6 +199,7 @@ class _Job:
         self.failed: list[tuple[Diagnostic, str]] = []
         wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
         positions = wrapper.resolve(PositionProvider)
+        self.positions = positions
         # (line, 1-based column) of a node's start -> the nodes a finding there may mean
         self.at: dict[tuple[int, int], list[tuple[cst.CSTNode, cst.CSTNode | None]]] = {}
         self.probes = ProbeIndex()
@@ -250,6 +254,23 @@ class _Job:
         for lines in _blocks(self.tree):
             _plan_block(lines, self, out)
         return out
+
+    def lines_of(self, rewriters: Mapping[cst.CSTNode, Rewriter]) -> list[tuple[int, int]] | None:
+        """The byte ranges of the source (whole lines, as the parser counts them) that the
+        rewriters may change; None when one of them rewrites the module itself."""
+        if self.tree in rewriters:
+            return None
+        spans = [(where.start.line, where.end.line) for node in rewriters if (where := self.positions.get(node))]
+        if not spans:
+            return None
+        last = max(end for _, end in spans)
+        starts = [0]
+        for found in NEWLINE.finditer(self.source):
+            starts.append(found.end())
+            if len(starts) > last:
+                break
+        starts.append(len(self.source))
+        return [(starts[first - 1], starts[min(end, len(starts) - 1)]) for first, end in spans]
 
     def touched(self, small: cst.BaseSmallStatement) -> bool:
         return small in self.edits or small in self.probe_imports
