@@ -67,6 +67,17 @@ def test_a_later_import_with_nothing_between_still_folds(tmp_path: Path, monkeyp
     assert out["app/m.py"] == "from pk.gw import triton, tl\nimport os\n"
 
 
+def test_a_star_import_between_binds_any_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    source = "import triton\nfrom os.path import *\nimport triton.language as join\n"
+    out = same_bindings(tmp_path, {"app/m.py": source}, monkeypatch)
+    assert out["app/m.py"] == "from pk.gw import triton\nfrom os.path import *\nfrom pk.gw import tl as join\n"
+
+
+def test_a_name_folded_twice_keeps_its_last_binding(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    source = "import triton\nfrom triton import language as triton\nimport triton\n"
+    same_bindings(tmp_path, {"app/m.py": source}, monkeypatch)
+
+
 # --- every alias the original bound ----------------------------------------------------------
 
 

@@ -31,7 +31,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from import_policy.diagnostics import Diagnostic, FixPayload
 from import_policy.facts.identifiers import normal
-from import_policy.fix.imports import Edits, Out, Refused, rewrite_from, rewrite_import
+from import_policy.fix.imports import Edits, Out, Refused, bound_by, rewrite_from, rewrite_import
 from import_policy.fix.payload import AliasEdit, ImportFix, InlineProbeFix, ProbeFix, applies
 from import_policy.fix.patch import Edit, edits_between
 from import_policy.fix.splice import NEWLINE, Statement, compiles, first_newline, isolate, splice
@@ -78,8 +78,8 @@ def _fix_file(source: bytes, wanted: Sequence[Diagnostic]) -> FileFix:
             job.failed.append((d, str(why)))
     if not job.applied:
         return FileFix(source, failed=job.failed)
-    rewriters = job.rewriters()
     try:
+        rewriters = job.rewriters()
         new = tree.visit(_Apply(rewriters)).bytes
         cst.parse_module(new)
     except Exception as error:
@@ -100,13 +100,24 @@ def _fix_statements(source: bytes, wanted: Sequence[Diagnostic]) -> FileFix | No
     replacements: list[tuple[Statement, bytes]] = []
     applied: list[Diagnostic] = []
     failed: list[tuple[Diagnostic, str]] = []
+    # A statement's fix depends only on its text, indentation and its findings in its own
+    # coordinates: a file that repeats a statement (generated code) has it rewritten once.
+    done_before: dict[object, tuple[bytes, list[int], list[tuple[int, str]]] | None] = {}
     for statement, findings in found.values():
-        rewritten = _fix_statement(statement, findings, newline)
-        if rewritten is None:
+        key = (statement.text, statement.indent, tuple(_in_statement(statement, d) + (d.rule, d.fix) for d in findings))
+        if key not in done_before:
+            rewritten = _fix_statement(statement, findings, newline)
+            done_before[key] = None if rewritten is None else (
+                rewritten[0],
+                [i for i, d in enumerate(findings) if any(d is a for a in rewritten[1])],
+                [(i, why) for i, d in enumerate(findings) for f, why in rewritten[2] if f is d],
+            )
+        remembered = done_before[key]
+        if remembered is None:
             return None
-        new, done, refused = rewritten
-        applied += done
-        failed += refused
+        new, done, refused = remembered
+        applied += [findings[i] for i in done]
+        failed += [(findings[i], why) for i, why in refused]
         if done:
             replacements.append((statement, new))
     if not replacements:
@@ -152,6 +163,13 @@ def _alone(
     return True
 
 
+def _in_statement(statement: Statement, d: Diagnostic) -> tuple[int, int]:
+    """The finding's place in the statement's own coordinates: line 1 is its first line,
+    without the indentation."""
+    shift = len(statement.indent) if d.line == statement.first_line else 0
+    return d.line - statement.first_line + 1, d.column - shift
+
+
 def _fix_statement(
     statement: Statement, findings: Sequence[Diagnostic], newline: str
 ) -> tuple[bytes, list[Diagnostic], list[tuple[Diagnostic, str]]] | None:
@@ -165,10 +183,9 @@ def _fix_statement(
         return None
     job = _Job(tree, statement.text)
     for d in findings:
-        # The statement's own coordinates: line 1 is its first line, without the indentation.
-        shift = len(statement.indent) if d.line == statement.first_line else 0
+        line, column = _in_statement(statement, d)
         try:
-            job.add(replace(d, line=d.line - statement.first_line + 1, column=d.column - shift))
+            job.add(replace(d, line=line, column=column))
         except Refused as why:
             job.failed.append((d, str(why)))
     # The job holds the moved findings; report the caller's own.
@@ -323,10 +340,19 @@ def _follow_renames(before: cst.ImportFrom, after: cst.CSTNode, edits: Edits) ->
 def _plan_import(job: _Job, d: Diagnostic, payload: FixPayload) -> None:
     fix = _expect(payload, ImportFix)
     wanted = cst.Import if fix.kind == "import" else cst.ImportFrom
-    statements = [node for node, _ in job.candidates(d) if isinstance(node, wanted)]
-    if not statements:
+    found = [(node, item) for node, item in job.candidates(d) if isinstance(node, wanted)]
+    if not found:
         raise Refused("the import was not found where the finding points")
-    statement = statements[0]
+    statement, item = found[0]
+    if isinstance(item, cst.ImportAlias) and fix.kind == "import":
+        # `import a.b as a` binds the module `a.b` where `import a.b` binds `a`: the finding
+        # cannot tell them apart, the node can (and the name it binds must be the edit's).
+        name = normal(get_full_name_for_node(item.name) or "")
+        for edit in fix.edits:
+            if edit.written == name and (
+                bound_by(item, name, False) != edit.bound or ("." in name and (item.asname is not None) != edit.aliased)
+            ):
+                raise Refused(f"`import {name}` does not bind what the finding expected")
     # The facts name what Python binds: `import ｒe` is `re` (facts.identifiers).
     written = {
         normal(get_full_name_for_node(item.name) or "")
@@ -463,8 +489,9 @@ def _plan_block(lines: Sequence[cst.CSTNode], job: _Job, out: dict[cst.CSTNode, 
             out[line] = _line_rewriter([[target]])
 
 
-# Calls through which code may read or bind any module name: no binding is moved across them.
-_ANY_NAME = frozenset({"globals", "locals", "vars", "exec", "eval", "__dict__", "setattr", "delattr"})
+# Code that may read or bind any module name (a star import, spelled "*" here; calls that
+# reach the namespace): no binding is moved across it.
+_ANY_NAME = frozenset({"*", "globals", "locals", "vars", "exec", "eval", "__dict__", "setattr", "delattr"})
 
 
 class _Seen:
@@ -501,6 +528,9 @@ def _spelled(node: cst.CSTNode) -> set[str]:
         def visit_Name(self, name: cst.Name) -> None:
             found.add(normal(name.value))
 
+        def visit_ImportStar(self, star: cst.ImportStar) -> None:
+            found.add("*")
+
     node.visit(Names())
     return found
 
@@ -534,8 +564,12 @@ def _merge(
             if not foldable or not seen.clear(out.gateway, bound):
                 seen.note(bound)
                 continue
-            known = set(target.bound_pairs())
-            target.extra.extend(p for p in out.pairs if p not in known)
+            for pair in out.pairs:
+                # Appended, the pair binds its name last; left out only where the name's last
+                # binding there is this very pair (`import triton` twice).
+                last = next((p for p in reversed(target.bound_pairs()) if p[1] == pair[1]), None)
+                if last != pair:
+                    target.extra.append(pair)
             outs.remove(out)
             left -= 1
             seen.note(bound, skip=out.gateway)
