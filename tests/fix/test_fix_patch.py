@@ -83,7 +83,7 @@ def files_and_edits(draw: st.DrawFn) -> tuple[bytes, list[tuple[int, int, bytes]
 
 
 @needs_git
-@settings(max_examples=15)
+@settings(max_examples=25)
 @given(files_and_edits())
 def test_any_edits_make_a_diff_git_applies(tmp_path_factory: pytest.TempPathFactory, case: tuple[bytes, list[tuple[int, int, bytes]]]) -> None:
     old, edits = case
@@ -109,3 +109,23 @@ def test_edits_between_rebuild_the_new_bytes(case: tuple[bytes, list[tuple[int, 
     for start, end, text in reversed(found):
         rebuilt[start:end] = text
     assert bytes(rebuilt) == bytes(new)
+
+
+@needs_git
+@pytest.mark.parametrize(
+    ("old", "edits"),
+    [
+        (b"a\nb\nc\n", [(0, 2, b"x")]),  # the new text joins the next line
+        (b"a\nb\nc\n", [(0, 2, b"x"), (2, 4, b"y\n")]),
+        (b"a\n\nb\n\nc\n", [(0, 2, b"a\n\nb2\n\nc2")]),  # blank lines inside the new text
+        (b"a\nb", [(2, 3, b"c")]),  # the last line without its newline
+        (b"a\r\nb\r\n", [(0, 3, b"x\r\ny\r\n")]),
+        (b"a\rb\rc\r", [(2, 4, b"x\r")]),  # CR-only: one line to the patch tools
+        (b"", [(0, 0, b"new\n")]),
+    ],
+)
+def test_edits_that_do_not_end_a_line(tmp_path: Path, old: bytes, edits: list[tuple[int, int, bytes]]) -> None:
+    new = bytearray(old)
+    for start, end, text in reversed(edits):
+        new[start:end] = text
+    assert git_apply(tmp_path / "apply", "f.py", old, unified_diff("f.py", old, edits)) == bytes(new)

@@ -68,7 +68,10 @@ def _from_hints(old: bytes, new: bytes, hints: Sequence[tuple[int, int]]) -> lis
             if resume < at_new or not new.endswith(clean):
                 return None
         else:
+            # The clean stretch starts a line (hints are whole lines): so must its match.
             resume = new.find(clean, at_new) if clean else at_new
+            while resume > at_new and new[resume - 1:resume] not in (b"\n", b"\r"):
+                resume = new.find(clean, resume + 1)
             if resume < 0:
                 return None
         edits.append((start, end, new[at_new:resume]))
@@ -107,21 +110,47 @@ _Change = tuple[int, int, bytes]
 
 
 def _line_changes(old: bytes, edits: Sequence[Edit]) -> Iterator[_Change]:
-    """The edits widened to whole lines (split on `\\n`), those that share a line merged."""
-    start = end = edited = -1  # the current change's lines, and where its last edit ended
-    pieces: list[bytes] = []
-    for edit_start, edit_end, text in sorted(edits, key=lambda edit: edit[0]):
-        line_start = old.rfind(b"\n", 0, edit_start) + 1
-        line_end = _line_end(old, edit_end)
-        if pieces and line_start < end:
-            pieces += [old[edited:edit_start], text]
-            end, edited = max(end, line_end), edit_end
-            continue
-        if pieces:
-            yield start, end, b"".join(pieces) + old[edited:end]
-        start, end, edited, pieces = line_start, line_end, edit_end, [old[line_start:edit_start], text]
-    if pieces:
-        yield start, end, b"".join(pieces) + old[edited:end]
+    """The edits widened to whole lines (split on `\\n`), those that share a line merged. A
+    change whose new text does not end a line takes in the lines after it until it does, so
+    every line a hunk shows is whole (only the file's last line may lack its `\\n`)."""
+    pending = sorted(edits, key=lambda edit: edit[0])
+    index = 0
+    while index < len(pending):
+        edit_start, edit_end, text = pending[index]
+        start = old.rfind(b"\n", 0, edit_start) + 1
+        end = _line_end(old, edit_end)
+        pieces = [old[start:edit_start], text]
+        edited = edit_end
+        index += 1
+        while True:
+            if index < len(pending) and pending[index][0] < end:
+                next_start, next_end, next_text = pending[index]
+                pieces += [old[edited:next_start], next_text]
+                edited = next_end
+                end = max(end, _line_end(old, next_end))
+                index += 1
+                continue
+            new = b"".join(pieces) + old[edited:end]
+            if end < len(old) and new and not new.endswith(b"\n"):
+                end = _line_end(old, end + 1)  # the next line joins the change
+                continue
+            break
+        yield _trimmed(old, start, end, new)
+
+
+def _trimmed(old: bytes, start: int, end: int, new: bytes) -> _Change:
+    """The change without the whole lines it leaves as they were at its start and end (a
+    statement rewritten whole keeps its unchanged lines as context)."""
+    before, after = _lines(old[start:end]), _lines(new)
+    head = 0
+    while head < min(len(before), len(after)) and before[head] == after[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(before), len(after)) - head and before[-1 - tail] == after[-1 - tail]:
+        tail += 1
+    cut_start = sum(map(len, before[:head]))
+    cut_end = sum(map(len, before[len(before) - tail:]))
+    return start + cut_start, end - cut_end, b"".join(after[head:len(after) - tail])
 
 
 def _line_end(old: bytes, end: int) -> int:
