@@ -236,3 +236,26 @@ def test_the_closure_is_kept_between_runs_and_follows_an_edit(
     assert run() == cold  # warm: the stored graph answers
     (tmp_path / "pk/platform.py").write_text("import os\n\n\n", encoding="utf-8")
     assert "[*]" in run()[0]  # the edit cut the gateway's closure: the fix is offered again
+
+
+def test_a_buffer_on_stdin_is_judged_in_the_gateway_s_closure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import io
+    import sys
+
+    write_tree(tmp_path, {
+        "import-policy.yaml": TRITON_UTILS,
+        "pk/__init__.py": "",
+        "pk/triton_utils.py": "import pk.platform\nimport triton\nimport triton.language as tl\n",
+        "pk/platform.py": "x = 1\n",
+        "pk/other.py": "import triton\n",
+    })
+    monkeypatch.chdir(tmp_path)
+    main(["check", "."])  # the cache and the stored graph are warm, from the files on disk
+    capsys.readouterr()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"import triton\n"), encoding="utf-8"))
+    main(["check", "--fix", "--stdin-filename", "pk/platform.py"])
+    out, err = capsys.readouterr()
+    assert out == "import triton\n"  # left as it was: the gateway imports it
+    assert "not fixable: `pk.platform` is imported by the gateway `pk.triton_utils` while it loads" in err

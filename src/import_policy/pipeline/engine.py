@@ -142,7 +142,7 @@ def _run(plan: Plan, files: Sequence[SourceFile], read: Reader, jobs: int, overl
         )
     if any(d.fixable for d in diagnostics):
         # A gateway fix in a module the gateway runs while it loads would make it import itself.
-        diagnostics = gateway_closure.refuse_in_closures(plan.policy, diagnostics, python, read, plan.cache)
+        diagnostics = gateway_closure.refuse_in_closures(plan.policy, diagnostics, python, read, plan.cache, overlay)
         diagnostics = _unfixable_in_their_encoding(diagnostics, files, read)
     diagnostics.sort(key=Diagnostic.sort_key)
     return Result(diagnostics, len(files), unreadable)

@@ -23,6 +23,7 @@ from dataclasses import replace
 from import_policy.cache.facts import FactsCache
 from import_policy.config.model import Examples, Origin, Policy
 from import_policy.diagnostics import Diagnostic
+from import_policy.discovery.overlay import Overlay
 from import_policy.facts.model import FileFacts
 from import_policy.fix.payload import ImportFix
 from import_policy.graph.chains import Link
@@ -51,10 +52,11 @@ def closure_rule(gateways: Sequence[str]) -> ImportTimeRule:
 
 def refuse_in_closures(
     policy: Policy, diagnostics: list[Diagnostic], known: Mapping[str, FileFacts], read: Reader,
-    cache: FactsCache | None,
+    cache: FactsCache | None, overlay: Overlay | None = None,
 ) -> list[Diagnostic]:
     """The findings, each gateway fix in a module its gateway runs while it loads made not
-    fixable, saying why. The graph is built only when some finding has a gateway fix."""
+    fixable, saying why. The graph is built only when some finding has a gateway fix.
+    `overlay`: buffers that stand for their files (an editor's, stdin)."""
     gateways = sorted({g for d in diagnostics for g in gateways_of(d)})
     if not gateways:
         return diagnostics
@@ -64,7 +66,7 @@ def refuse_in_closures(
     plan = rule_plan(base, rule)
     stores = graph_stores(cache)
     records: Records = cache if cache is not None else Memo()
-    graph = module_graph(plan, known, read, records, stores)
+    graph = module_graph(plan, known, read, records, stores, overlay)
     out: list[Diagnostic] = []
     for d in diagnostics:
         for gateway in gateways_of(d):
