@@ -5,6 +5,17 @@ for one file and returns the new bytes with what was applied and what was not
 (and why). Checking again afterwards is `import_policy.fix.run`'s job
 (`fix_source` there is the library entry point: check, fix, check again).
 
+The rule every fix keeps: a safe fix keeps every name bound to the same object at every
+point of the module, and never makes an import cycle through the gateway. Where that cannot
+be shown, the fix is not offered or not applied, and the finding says why. Spelled out:
+- every alias the original bound is bound by the fix (edits are keyed by the name and the
+  name it binds: `import m as a, m as b` keeps both);
+- a split statement keeps the order of its bindings (`fix.imports`: runs of one destination);
+- a gateway import is folded into an earlier one only when no code between binds or reads a
+  name it binds (`_merge`, `_Seen`), else it is rewritten where it stands;
+- no gateway fix in a module the gateway runs while it loads (its submodules, its eager import
+  closure: `rocm.gateway_closure`, asked by the engine before any fix is offered).
+
 How it stays safe:
 - Findings are located again in the fixer's own parse by their line and
   column (the node's start), never by text search.
