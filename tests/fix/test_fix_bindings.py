@@ -78,6 +78,25 @@ def test_a_name_folded_twice_keeps_its_last_binding(tmp_path: Path, monkeypatch:
     same_bindings(tmp_path, {"app/m.py": source}, monkeypatch)
 
 
+@pytest.mark.parametrize(
+    ("source", "after"),
+    [
+        # `import a.b as a` binds the module `a.b`; `import a.b` binds `a`: the finding cannot
+        # tell them apart, so it carries the gateway's name for both.
+        ("import triton.language as triton\n", "from pk.gw import tl as triton\n"),
+        ("import triton.language\nimport triton.language as triton\n", "from pk.gw import triton, tl as triton\n"),
+    ],
+)
+def test_a_dotted_import_aliased_to_its_root(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], source: str, after: str
+) -> None:
+    out = same_bindings(tmp_path, {"app/m.py": source}, monkeypatch)
+    assert out["app/m.py"] == after
+    capsys.readouterr()
+    main(["check", "--no-cache", "."])
+    assert capsys.readouterr().out.strip() == "All checks passed!"
+
+
 # --- every alias the original bound ----------------------------------------------------------
 
 

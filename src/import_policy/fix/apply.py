@@ -334,7 +334,7 @@ def _follow_renames(before: cst.ImportFrom, after: cst.CSTNode, edits: Edits) ->
         for key in [key for key in out if key[0] == was] if was != now else ():
             edit = out.pop(key)
             bound = now if edit.bound == was else edit.bound
-            out[(now, bound)] = AliasEdit(now, edit.aliased, bound, edit.target, edit.gateway)
+            out[(now, bound)] = replace(edit, written=now, bound=bound)
     targets = {(e.target, e.gateway) for e in out.values()}
     written = {name for name, _ in out}
     if len(targets) == 1 and all(name in written for name in old if name in new):
@@ -360,8 +360,10 @@ def _plan_import(job: _Job, d: Diagnostic, payload: FixPayload) -> None:
         # cannot tell them apart, the node can (and the name it binds must be the edit's).
         name = normal(get_full_name_for_node(item.name) or "")
         for edit in fix.edits:
+            dotted = "." in name and (item.asname is not None) != edit.aliased
             if edit.written == name and (
-                bound_by(item, name, False) != edit.bound or ("." in name and (item.asname is not None) != edit.aliased)
+                bound_by(item, name, False) != edit.bound
+                or (dotted and (edit.aliased or edit.dotted_target is None))
             ):
                 raise Refused(f"`import {name}` does not bind what the finding expected")
     # The facts name what Python binds: `import ｒe` is `re` (facts.identifiers).

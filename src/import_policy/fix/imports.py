@@ -10,7 +10,7 @@ copies the original's formatting where it can.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
@@ -128,7 +128,10 @@ def rewrite_import(node: cst.Import, edits: Edits) -> list[Out]:
         written = normal(get_full_name_for_node(item.name) or "")
         edit = edits.get((written, bound_by(item, written, False)))
         if edit is not None and "." in written and (item.asname is not None) != edit.aliased:
-            raise Refused(f"`import {written}` does not bind what the finding expected")
+            # `import a.b as a`, which the finding took for `import a.b`: it binds the module `a.b`.
+            if edit.aliased or edit.dotted_target is None:
+                raise Refused(f"`import {written}` does not bind what the finding expected")
+            edit = replace(edit, aliased=True, target=edit.dotted_target)
         if edit is None or edit.gateway is None:
             if edit is not None:
                 asname = item.asname
