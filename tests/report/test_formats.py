@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import json
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,9 @@ from import_policy import __version__
 from import_policy.cli import main
 from import_policy.config.load import load
 from import_policy.diagnostics import Diagnostic
+from import_policy.fix.patch import edits_between
 from import_policy.report import github, sarif
+from import_policy.report.fix_edits import replacements
 
 REPO = Path(__file__).resolve().parents[2]
 # Vendored from the SARIF 2.1.0 standard, so every clone validates against it.
@@ -132,7 +135,7 @@ def test_sarif_fixes_from_a_fix_hook(project: Project) -> None:
     after = "import os\nimport regex as re\n"
 
     def fix_for(diagnostic: Diagnostic) -> sarif.Fix | None:
-        return sarif.Fix("Fix no-re", tuple(sarif.replacements_between(before, after)))
+        return sarif.Fix("Fix no-re", tuple(replacements(before.encode(), edits_between(before.encode(), after.encode(), None))))
 
     document = sarif.document([d], policy, project.root, fix_for)
     _validate(document)
@@ -167,20 +170,27 @@ def _apply(text: str, r: sarif.Replacement) -> str:
     ],
 )
 def test_replacement_between(before: str, after: str, expected: sarif.Replacement) -> None:
-    (replacement,) = sarif.replacements_between(before, after)
+    (replacement,) = replacements(before.encode(), edits_between(before.encode(), after.encode(), None))
     assert replacement == expected
     assert _apply(before, replacement) == after
 
 
-def test_replacements_per_hunk() -> None:
-    before = "from u import probe\n\n\ndef f():\n    return probe('x')\n"
-    after = "from u import spec\n\n\ndef f():\n    return spec('x')\n"
-    assert sarif.replacements_between(before, after) == [
+def test_replacements_per_change_region() -> None:
+    # The fixer's two edits (a probe renamed at its import and at its call): two replacements
+    # of whole lines, not one spanning the lines between.
+    before = b"from u import probe\n\n\ndef f():\n    return probe('x')\n"
+    edits = [(14, 19, b"spec"), (before.index(b"probe("), before.index(b"probe(") + 5, b"spec")]
+    assert replacements(before, edits) == [
         sarif.Replacement(1, 1, 2, 1, "from u import spec\n"),
         sarif.Replacement(5, 1, 6, 1, "    return spec('x')\n"),
     ]
-    assert sarif.replacements_between("a\nb\n", "a\nb\n") == []
-    assert sarif.replacements_between("a\n", "b\na\n") == [sarif.Replacement(1, 1, 1, 1, "b\n")]
+    assert replacements(b"a\nb\n", [(0, 2, b"a\n")]) == []
+    assert replacements(b"a\n", [(0, 0, b"b\n")]) == [sarif.Replacement(1, 1, 1, 1, "b\n")]
+    # A BOM is not part of the text: the first line starts after it.
+    bom = codecs.BOM_UTF8
+    assert replacements(bom + b"import re\n", [(0, len(bom) + 9, bom + b"import regex as re")]) == [
+        sarif.Replacement(1, 1, 2, 1, "import regex as re\n"),
+    ]
 
 
 def test_sarif_unsafe_fix_is_offered_and_labelled(project: Project) -> None:

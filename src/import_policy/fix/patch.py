@@ -27,7 +27,7 @@ _NO_NEWLINE = b"\n\\ No newline at end of file\n"
 
 def unified_diff(shown: str, old: bytes, edits: Sequence[Edit]) -> bytes:
     """The diff applying `edits` (sorted, disjoint) to `old`, for the file at `shown`."""
-    changes = [c for c in _line_changes(old, edits) if old[c[0]:c[1]] != c[2]]
+    changes = change_regions(old, edits)
     if not changes:
         return b""
     out = [b"--- " + _header(f"a/{shown}") + b"\n", b"+++ " + _header(f"b/{shown}") + b"\n"]
@@ -106,10 +106,18 @@ def _common(old: bytes, new: bytes, limit: int, forward: bool) -> int:
 
 
 # A change in whole lines: (start, end) of `old` at line boundaries, and the lines that replace them.
-_Change = tuple[int, int, bytes]
+Change = tuple[int, int, bytes]
 
 
-def _line_changes(old: bytes, edits: Sequence[Edit]) -> Iterator[_Change]:
+def change_regions(old: bytes, edits: Sequence[Edit]) -> list[Change]:
+    """The change regions of `edits` (sorted, disjoint) on `old`, in order: whole lines (split
+    on `\\n`) and the lines that replace them, each without the unchanged lines at its ends,
+    those that share a line merged, none that changes nothing. `--diff` makes a hunk of the
+    nearby ones; SARIF's and JSON's fixes give each as one replacement."""
+    return [c for c in _line_changes(old, edits) if old[c[0]:c[1]] != c[2]]
+
+
+def _line_changes(old: bytes, edits: Sequence[Edit]) -> Iterator[Change]:
     """The edits widened to whole lines (split on `\\n`), those that share a line merged. A
     change whose new text does not end a line takes in the lines after it until it does, so
     every line a hunk shows is whole (only the file's last line may lack its `\\n`)."""
@@ -138,7 +146,7 @@ def _line_changes(old: bytes, edits: Sequence[Edit]) -> Iterator[_Change]:
         yield _trimmed(old, start, end, new)
 
 
-def _trimmed(old: bytes, start: int, end: int, new: bytes) -> _Change:
+def _trimmed(old: bytes, start: int, end: int, new: bytes) -> Change:
     """The change without the whole lines it leaves as they were at its start and end (a
     statement rewritten whole keeps its unchanged lines as context)."""
     before, after = _lines(old[start:end]), _lines(new)
@@ -161,13 +169,13 @@ def _line_end(old: bytes, end: int) -> int:
     return len(old) if found < 0 else found + 1
 
 
-def _hunks(old: bytes, changes: list[_Change]) -> Iterator[bytes]:
+def _hunks(old: bytes, changes: list[Change]) -> Iterator[bytes]:
     """Each hunk: its changes, with CONTEXT lines around; changes closer than 2 * CONTEXT
     unchanged lines share one. Line numbers are counted between changes, once."""
     line = 1  # the old line number at `counted`
     counted = 0
     delta = 0  # new line number - old line number, before the hunk
-    group: list[tuple[int, _Change]] = []  # (old line number of the change's start, change)
+    group: list[tuple[int, Change]] = []  # (old line number of the change's start, change)
     for change in changes:
         line += old.count(b"\n", counted, change[0])
         counted = change[0]
@@ -183,7 +191,7 @@ def _hunks(old: bytes, changes: list[_Change]) -> Iterator[bytes]:
         yield _hunk(old, group, delta)
 
 
-def _hunk(old: bytes, group: list[tuple[int, _Change]], delta: int) -> bytes:
+def _hunk(old: bytes, group: list[tuple[int, Change]], delta: int) -> bytes:
     first_line, first = group[0]
     before = _back(old, first[0], CONTEXT)
     context_before = _lines(old[before:first[0]])

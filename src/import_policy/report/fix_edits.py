@@ -1,19 +1,22 @@
 """The bridge from the fixer to the reports' fixes (SARIF `fixes`, JSON `fix`): fix one
-finding alone, diff, report the changed spans.
+finding alone, report its change regions as replacements.
 
-Working from the fixer's output bytes, not its internals, keeps a report's fixes exactly
-what `--fix` would write (unsafe fixes included, and labelled).
+The regions are those `--diff` makes its hunks of (`fix.patch.change_regions`, from the
+fixer's own edits), so a report's fixes are exactly what `--fix` would write (unsafe fixes
+included, and labelled), at a cost linear in the lines changed: no sequence match of the
+file (difflib over many similar lines is quadratic).
 """
 
 from __future__ import annotations
 
 import codecs
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from import_policy.diagnostics import Diagnostic
-from import_policy.report.sarif import Fix, FixFor, Replacement, replacements_between
+from import_policy.fix.patch import Edit, change_regions
+from import_policy.report.sarif import Fix, FixFor, Replacement
 
 
 @dataclass(frozen=True)
@@ -37,12 +40,14 @@ def edits_hook(base: Path, overrides: Mapping[str, bytes]) -> EditsFor:
     cache: dict[str, bytes | None] = {}
 
     def source(path: str) -> bytes | None:
-        if path in overrides:
-            return overrides[path]
+        """The file's bytes; None for a file that cannot be read or is not UTF-8 (its
+        replacements' columns count code points of the decoded text)."""
         if path not in cache:
             try:
-                cache[path] = (base / path).read_bytes()
-            except OSError:
+                data = overrides[path] if path in overrides else (base / path).read_bytes()
+                _decode(data)
+                cache[path] = data
+            except (OSError, UnicodeDecodeError):
                 cache[path] = None
         return cache[path]
 
@@ -57,7 +62,7 @@ def edits_hook(base: Path, overrides: Mapping[str, bytes]) -> EditsFor:
         after = fix_bytes(before, [d], unsafe=True)
         if not after.changed:
             return None
-        changes = _text_changes(before, after.new)
+        changes = replacements(before, after.edits)
         if not changes:
             return None
         return Edits(applies(d, unsafe=False), tuple(changes))
@@ -79,36 +84,28 @@ def fix_hook(base: Path, overrides: Mapping[str, bytes]) -> FixFor:
     return fix_for
 
 
-def _text_changes(before: bytes, after: bytes) -> list[Replacement]:
-    # Regions count code points of the decoded text; a file that is not UTF-8 gets no fix.
-    try:
-        old, new = _decode(before), _decode(after)
-    except UnicodeDecodeError:
-        return []
-    # A fix changes a statement or two: the lines around them are compared as lines, not
-    # handed to difflib, which costs most of a finding's edits on a long file.
-    old_lines, new_lines = _lines(old), _lines(new)
-    head = 0
-    while head < min(len(old_lines), len(new_lines)) and old_lines[head] == new_lines[head]:
-        head += 1
-    tail = 0
-    while (
-        tail < min(len(old_lines), len(new_lines)) - head
-        and old_lines[len(old_lines) - 1 - tail] == new_lines[len(new_lines) - 1 - tail]
-    ):
-        tail += 1
-    middle_old = "".join(old_lines[head:len(old_lines) - tail])
-    middle_new = "".join(new_lines[head:len(new_lines) - tail])
-    return [
-        replace(r, line=r.line + head, end_line=r.end_line + head)
-        for r in replacements_between(middle_old, middle_new)
-    ]
-
-
-def _lines(text: str) -> list[str]:
-    """Lines as the regions count them: split at '\n' only, each with its ending."""
-    parts = text.split("\n")
-    return [part + "\n" for part in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
+def replacements(before: bytes, edits: Sequence[Edit]) -> list[Replacement]:
+    """The replacements that make the edits (sorted, disjoint byte ranges of `before`, a UTF-8
+    file) of the text: one per change region, whole lines, lines counted at `\\n` only; a
+    UTF-8 BOM is not part of the text. Empty where an edit is not UTF-8 or touches the BOM."""
+    bom = len(codecs.BOM_UTF8) if before.startswith(codecs.BOM_UTF8) else 0
+    out: list[Replacement] = []
+    line, counted = 1, 0  # the line number at byte `counted`: lines are counted once, in order
+    for start, end, text in change_regions(before, edits):
+        if start < bom:  # the first line's region holds the BOM: it must stay as it was
+            if not text.startswith(codecs.BOM_UTF8) or end < bom:
+                return []
+            start, text = bom, text[bom:]
+        line += before.count(b"\n", counted, start)
+        counted = start
+        end_line = line + before.count(b"\n", start, end)
+        end_line_start = max(before.rfind(b"\n", 0, end) + 1, bom)
+        try:
+            end_column = len(before[end_line_start:end].decode("utf-8")) + 1
+            out.append(Replacement(line, 1, end_line, end_column, text.decode("utf-8")))
+        except UnicodeDecodeError:
+            return []
+    return out
 
 
 def _decode(data: bytes) -> str:

@@ -42,43 +42,6 @@ class Fix:
 FixFor = Callable[[Diagnostic], "Fix | None"]
 
 
-def replacements_between(before: str, after: str) -> list[Replacement]:
-    """The replacements of whole lines that turn `before` into `after`, one per changed hunk.
-
-    Lets any whole-file fixer feed SARIF: fix one finding, diff, report the
-    hunks. Whole lines, because a reviewer reads a suggestion line by line; one
-    per hunk, so a probe renamed at its import and at its call gives two small
-    replacements, not one spanning the lines between.
-    """
-    import difflib
-
-    old, new = _split(before), _split(after)
-    starts = [0]
-    for text in old:
-        starts.append(starts[-1] + len(text))
-    out = []
-    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
-            continue
-        line, column = _position(before, starts[i1])
-        end_line, end_column = _position(before, starts[i2])
-        out.append(Replacement(line, column, end_line, end_column, "".join(new[j1:j2])))
-    return out
-
-
-def _split(text: str) -> list[str]:
-    """Lines with their endings; '\r\n' stays with its line."""
-    parts = text.split("\n")
-    return [part + "\n" for part in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
-
-
-def _position(text: str, offset: int) -> tuple[int, int]:
-    line = text.count("\n", 0, offset) + 1
-    column = offset - (text.rfind("\n", 0, offset) + 1) + 1
-    return line, column
-
-
 def _rules(policy: Policy, used: Sequence[str]) -> list[dict[str, Any]]:
     rows = rule_rows(policy)
     known = {row["id"] for row in rows}
