@@ -133,3 +133,23 @@ def test_each_findings_replacements_give_what_the_fixer_writes(
         for r in edits.replacements:
             assert r.column == 1 and (r.end_column == 1 or r.end_line == text.count("\n") + 1)
 
+
+
+def test_a_fix_that_adds_an_import_gives_a_replacement_per_place(project: Project) -> None:
+    # The inline probe's fix adds `import importlib.util` at the top and rewrites the `try:`
+    # far below: two small replacements, not one spanning the file between.
+    project.config("extends: [rocm-safety]\n")
+    source = (
+        '"""Doc."""\nfrom __future__ import annotations\n\nimport os\n' + "x = 1\n" * 40
+        + "def found():\n    try:\n        import aiter  # noqa: F401\n\n        return True\n"
+        "    except ImportError:\n        return False\n"
+    )
+    project.write("a.py", source)
+    code, out, _ = project.run("check", "--no-cache", "--format", "json", "--select", "trial-import-probe")
+    assert code == 1
+    (finding,) = json.loads(out)["diagnostics"]
+    edits = finding["fix"]["edits"]
+    assert [(e["line"], e["end_line"]) for e in edits] == [(3, 3), (46, 52)]
+    replaced = _apply(source, [Replacement(e["line"], e["column"], e["end_line"], e["end_column"], e["content"]) for e in edits])
+    project.run("check", "--no-cache", "--fix", "--unsafe-fixes", "--select", "trial-import-probe")
+    assert replaced == (project.root / "a.py").read_text(encoding="utf-8") != source

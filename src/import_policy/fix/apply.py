@@ -46,7 +46,7 @@ from import_policy.fix.imports import Edits, Out, Refused, bound_by, rewrite_fro
 from import_policy.fix.payload import AliasEdit, ImportFix, InlineProbeFix, ProbeFix, applies
 from import_policy.fix.patch import Edit, edits_between
 from import_policy.fix.splice import NEWLINE, Statement, compiles, first_newline, isolate, splice
-from import_policy.rocm.inline_probe_fix import plan_inline_probe, with_importlib_util
+from import_policy.rocm.inline_probe_fix import importlib_util_at, plan_inline_probe, with_importlib_util
 from import_policy.rocm.probe_fix import ProbeImport, ProbeIndex, plan_probe, update_import
 
 Replacement = Union[cst.CSTNode, cst.FlattenSentinel[cst.CSTNode], cst.RemovalSentinel]
@@ -285,10 +285,19 @@ class _Job:
 
     def lines_of(self, rewriters: Mapping[cst.CSTNode, Rewriter]) -> list[tuple[int, int]] | None:
         """The byte ranges of the source (whole lines, as the parser counts them) that the
-        rewriters may change; None when one of them rewrites the module itself."""
+        rewriters may change; None when that cannot be told."""
+        spans = [
+            (where.start.line, where.end.line)
+            for node in rewriters if node is not self.tree and (where := self.positions.get(node))
+        ]
         if self.tree in rewriters:
-            return None
-        spans = [(where.start.line, where.end.line) for node in rewriters if (where := self.positions.get(node))]
+            # The module's rewrite inserts `import importlib.util` before one statement of its
+            # body: the lines from the file's start to that statement's may change.
+            body, at = self.tree.body, importlib_util_at(self.tree)
+            where = self.positions.get(body[at]) if at < len(body) else None
+            if where is None:
+                return None
+            spans.append((1, where.start.line))
         if not spans:
             return None
         last = max(end for _, end in spans)

@@ -58,11 +58,17 @@ def plan_inline_probe(job: InlineProbeJob, d: Diagnostic, payload: FixPayload) -
 def with_importlib_util(module: cst.Module) -> cst.Module:
     """The module with `import importlib.util` after its docstring and `__future__` imports."""
     body = list(module.body)
+    body.insert(importlib_util_at(module), cst.parse_statement("import importlib.util\n"))
+    return module.with_changes(body=body)
+
+
+def importlib_util_at(module: cst.Module) -> int:
+    """Where in the module's body `with_importlib_util` puts its import."""
+    body = module.body
     at = 1 if body and _docstring(body[0]) else 0
     while at < len(body) and _future(body[at]):
         at += 1
-    body.insert(at, cst.parse_statement("import importlib.util\n"))
-    return module.with_changes(body=body)
+    return at
 
 
 def _enclosing_try(tree: cst.Module, target: cst.CSTNode) -> cst.Try | None:
