@@ -366,7 +366,18 @@ class _Collector(WalkState):
                     self._try_of[id(statement)] = len(self._tries)
                 self._tries.append((body, []))
             self.try_depth += 1
-            self.generic(node)
+            start = len(self.imports)
+            self.body(body)
+            imported = self.imported_since(start)
+            for handler in node.handlers:  # type: ignore[attr-defined]
+                fallback = imported and _handler_catches(handler)
+                if fallback:
+                    self.fallbacks.append(imported)
+                self.generic(handler)
+                if fallback:
+                    self.fallbacks.pop()
+            self.body(node.orelse)  # type: ignore[attr-defined]
+            self.body(node.finalbody)  # type: ignore[attr-defined]
             self.try_depth -= 1
         else:
             self.assignment(node)
@@ -743,15 +754,17 @@ _OPERATORS: dict[type[ast.cmpop], str] = {
 
 
 def _catches_import(node: ast.stmt) -> bool:
+    """A `try:` with a handler that catches a failed import."""
+    return any(_handler_catches(handler) for handler in getattr(node, "handlers", ()))
+
+
+def _handler_catches(handler: ast.ExceptHandler) -> bool:
     """A handler that catches a failed import: bare, or naming ImportError or a base of it."""
-    for handler in getattr(node, "handlers", ()):
-        caught = handler.type
-        names = caught.elts if isinstance(caught, ast.Tuple) else [caught]
-        if caught is None or any(
-            (full_name(name) or "").rpartition(".")[2] in IMPORT_CATCHERS for name in names if name is not None
-        ):
-            return True
-    return False
+    caught = handler.type
+    names = caught.elts if isinstance(caught, ast.Tuple) else [caught]
+    return caught is None or any(
+        (full_name(name) or "").rpartition(".")[2] in IMPORT_CATCHERS for name in names if name is not None
+    )
 
 
 _KEYWORD_VALUES: dict[str, Value] = {"True": True, "False": False, "None": None}

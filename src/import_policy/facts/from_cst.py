@@ -276,6 +276,10 @@ class _Collector(WalkState, cst.CSTVisitor):
         self.tree: ast.Module | None = None
         # Statements directly in a `try:` body whose handler catches a failed import.
         self._probing: set[int] = set()
+        # Each open `try:`: the index in `imports` where its body starts, then, from its first
+        # handler on, the names that body imported.
+        self._try_imports: list[int | tuple[str, ...]] = []
+        self._fallback_handlers: set[int] = set()
         # Names read at import time that a lazy import bound, before loads are told from stores.
         self.candidate_reads: list[tuple[cst.Name, ReadFact]] = []
         self._keywords: set[int] = set()  # `f(name=...)`: a keyword, not a read of `name`
@@ -364,15 +368,45 @@ class _Collector(WalkState, cst.CSTVisitor):
 
     def leave_Try(self, original_node: cst.Try) -> None:
         self.try_depth -= 1
+        self._try_imports.pop()
 
     def visit_TryStar(self, node: cst.TryStar) -> None:
         self._try(node)
 
     def leave_TryStar(self, original_node: cst.TryStar) -> None:
         self.try_depth -= 1
+        self._try_imports.pop()
+
+    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
+        self._handler(node)
+
+    def leave_ExceptHandler(self, original_node: cst.ExceptHandler) -> None:
+        self._handled(original_node)
+
+    def visit_ExceptStarHandler(self, node: cst.ExceptStarHandler) -> None:
+        self._handler(node)
+
+    def leave_ExceptStarHandler(self, original_node: cst.ExceptStarHandler) -> None:
+        self._handled(original_node)
+
+    def _handler(self, node: cst.ExceptHandler | cst.ExceptStarHandler) -> None:
+        """A handler of the innermost open `try:`, whose body is walked by now: what that body
+        imported, if the handler catches a failed import, is what it is a fallback for."""
+        opened = self._try_imports[-1]
+        if isinstance(opened, int):
+            opened = self._try_imports[-1] = self.imported_since(opened)
+        if opened and _catches_import(node.type):
+            self.fallbacks.append(opened)
+            self._fallback_handlers.add(id(node))
+
+    def _handled(self, node: cst.ExceptHandler | cst.ExceptStarHandler) -> None:
+        if id(node) in self._fallback_handlers:
+            self._fallback_handlers.discard(id(node))
+            self.fallbacks.pop()
 
     def _try(self, node: cst.Try | cst.TryStar) -> None:
         self.try_depth += 1
+        self._try_imports.append(len(self.imports))
         if not any(_catches_import(handler.type) for handler in node.handlers):
             return
         body = node.body

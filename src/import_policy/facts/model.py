@@ -137,6 +137,10 @@ class ImportFact:
     # In a `try:` body whose handler catches ImportError (or a base of it), and the names it
     # binds are never read afterwards but to be deleted or compared with None: an inline probe.
     probe: bool = False
+    # In a handler that catches a failed import (facts.walkstate.IMPORT_CATCHERS): the names the
+    # `try:` bodies around it import (each name and its module), so a gateway fix can tell
+    # the fallback for a failed gateway import, which it must leave alone.
+    fallback_for: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -71,6 +71,8 @@ class WalkState:
         # Names the file reads anywhere but to delete them or compare them with None (a probe's
         # import binds a name nothing reads); None until a `try:` import asks.
         self.read_names: frozenset[str] | None = None
+        # For each open handler that catches a failed import: what its `try:` body imported.
+        self.fallbacks: list[tuple[str, ...]] = []
 
     def module_level(self) -> bool:
         """At module level proper: not in a function, not in a class body."""
@@ -121,8 +123,14 @@ class WalkState:
         target = self.aliases.get(root)
         return dotted if target is None else target + dot + rest
 
+    def imported_since(self, start: int) -> tuple[str, ...]:
+        """The names (and their modules) of the imports recorded from index `start` on."""
+        return tuple(dict.fromkeys(n for fact in self.imports[start:] for n in (fact.name, fact.module) if n))
+
     def record(self, fact: ImportFact, target: str, keyword: bool = False) -> None:
         fact = self.lazy_import(fact, keyword)
+        if self.fallbacks:
+            fact = replace(fact, fallback_for=tuple(dict.fromkeys(n for names in self.fallbacks for n in names)))
         self.imports.append(fact)
         if fact.bound is not None and fact.context.function is None:
             self.aliases[fact.bound] = target

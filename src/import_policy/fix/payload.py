@@ -183,6 +183,11 @@ def _matched_prefix(name: str, forbid: tuple[DottedPattern, ...]) -> str | None:
     return None
 
 
+def _falls_back_from(fact: ImportFact, gateway: str) -> bool:
+    """The import stands in a handler of a failed import of the gateway (or of a name from it)."""
+    return any(name == gateway or name.startswith(gateway + ".") for name in fact.fallback_for)
+
+
 def plan_edit(
     fix: GatewayFix | ModuleFix, fact: ImportFact, forbid: tuple[DottedPattern, ...]
 ) -> AliasEdit | str:
@@ -193,6 +198,10 @@ def plan_edit(
         return "a `lazy` import is not rewritten (the fixer's parser may not read the keyword)"
     if fact.member == "*":
         return "a star import is not rewritten"
+    if isinstance(fix, GatewayFix) and _falls_back_from(fact, fix.gateway):
+        # `try: from G import x` / `except ImportError: import x`: through G, the fallback
+        # would fail exactly when it is needed.
+        return f"it is the fallback for a failed import of the gateway `{fix.gateway}`"
     if fact.kind == "import":
         root = fact.name.split(".")[0]
         aliased = fact.bound != root
