@@ -135,7 +135,9 @@ def test_reduced_vllm_tree(vllm: Project) -> None:
         "tokenization_utils_sentencepiece and image_processing_backends.",
         "vllm/ir/op.py:1:6: vllm-ir-boundary vLLM IR must not depend on the rest of vLLM: "
         "import only vllm.ir, vllm.logger and vllm.logging_utils.",
-        "vllm/models/minimax_m3/amd/ops/sparse_pa.py:4:12: triton [*] Use 'from vllm.triton_utils import triton' instead.",
+        # The fallback for a failed import of the gateway: through the gateway it would fail too.
+        "vllm/models/minimax_m3/amd/ops/sparse_pa.py:4:12: triton Use 'from vllm.triton_utils import triton' instead. "
+        "(not fixable: it is the fallback for a failed import of the gateway `vllm.triton_utils`)",
         "vllm/utils/misc.py:1:12: re [*] Replace 'import re' with 'import regex as re' or 'import regex'.",
         "vllm/utils/misc.py:2:8: base64 [*] Replace 'import base64' with 'import pybase64' or 'import pybase64 as base64'.",
         "vllm/utils/misc.py:3:8: pickle Avoid using pickle or cloudpickle or add this file to the pickle rule's allow_in.",
@@ -144,14 +146,18 @@ def test_reduced_vllm_tree(vllm: Project) -> None:
         f"vllm/worker/mem.py:6:5: torch-cuda-api {CUDA_MESSAGE}",
         f"vllm/worker/mem.py:7:19: torch-cuda-api {CUDA_MESSAGE}",
         "vllm/worker/mem.py:8:5: torch-cuda-manual-seed Found torch.cuda manual_seed API call. Use set_random_seed instead.",
-        "Found 13 violations (5 fixable with --fix).",
+        "Found 13 violations (4 fixable with --fix).",
     ]
 
 
 def test_reduced_tree_fixes(vllm: Project) -> None:
     _reduced_tree(vllm)
     code, out, _ = vllm.run("check", "--select", "triton,tilelang,re,base64", "--fix", "vllm")
-    assert (code, out) == (0, "Found 5 violations (5 fixed, 0 remaining).\n")
+    assert (code, out) == (1, (
+        "vllm/models/minimax_m3/amd/ops/sparse_pa.py:4:12: triton Use 'from vllm.triton_utils import triton' instead. "
+        "(not fixable: it is the fallback for a failed import of the gateway `vllm.triton_utils`)\n"
+        "Found 5 violations (4 fixed, 1 remaining).\n"
+    ))
     assert (vllm.root / "vllm/utils/misc.py").read_text() == (
         "import os, regex as re\nimport pybase64 as base64\nimport pickle\nfrom vllm.tilelang_utils import tilelang\n"
     )
@@ -159,7 +165,7 @@ def test_reduced_tree_fixes(vllm: Project) -> None:
         "from vllm.triton_utils import HAS_TRITON\n\nif HAS_TRITON:\n    from vllm.triton_utils import tl\n"
     )
     assert (vllm.root / "vllm/models/minimax_m3/amd/ops/sparse_pa.py").read_text() == (
-        "try:\n    from vllm.triton_utils import tl, triton\nexcept ImportError:\n    from vllm.triton_utils import triton\n"
+        "try:\n    from vllm.triton_utils import tl, triton\nexcept ImportError:\n    import triton\n"
     )
 
 
