@@ -364,6 +364,13 @@ class _Tree:
         return listing_digest(self.modules) == hashed
 
 
+class KeptGraphs(Protocol):
+    """Module graphs a long-lived process keeps in memory between runs (a language server),
+    each told of every file that changes; the pass then neither builds nor stores one."""
+
+    def graph(self, plan: RocmPlan, read: Reader, records: Records | None) -> ModuleGraph: ...
+
+
 class GraphStores:
     """Where the module graph is kept: its index and its links, beside the facts cache."""
 
@@ -420,6 +427,7 @@ def check(
     named: Collection[str] = (),
     stores: GraphStores | None = None,
     exempted: Callable[[Sequence[Diagnostic]], None] | None = None,
+    graphs: KeptGraphs | None = None,
 ) -> list[Diagnostic]:
     """The pass's diagnostics for the files passed (already parsed by the engine); `named`:
     those named on the command line, where a reachability finding whose chain passes
@@ -429,7 +437,9 @@ def check(
     `import-time-jit`, else a probe as `trial-import-probe`, else `eager-heavy-import`.
     A file a graph read and could not parse is a `syntax-error` (`gaps`), checked or not,
     unless the engine parsed it (it has reported it); nothing silences it.
-    `exempted` (stale-allowlist tracking) sees the `import-time` findings an `allow_in` keeps out."""
+    `exempted` (stale-allowlist tracking) sees the `import-time` findings an `allow_in` keeps out.
+    `graphs`: the graphs a long-lived process holds (read through `read`, never from `passed`),
+    used instead of building and storing one per run."""
     rocm = plan.rocm
     parsed = {
         path: facts for path, facts in passed.items() if facts.syntax_error is None and not path.endswith(".pyi")
@@ -455,7 +465,7 @@ def check(
     asked: list[gaps.Asked] = []
     if plan.needs_project:
         records: Records | None = cache if cache is not None or not plan.import_time else Memo()
-        graph = module_graph(plan, passed, read, records, stores)
+        graph = graphs.graph(plan, read, records) if graphs is not None else module_graph(plan, passed, read, records, stores)
         reported: set[tuple[str, int, int]] = set()
         reached: list[hook.Finding] = []
         walked = bool(applies and plan.rules & {HEAVY_IMPORT_REACHABLE, IMPORT_TIME_JIT})  # else nowhere to report
@@ -488,7 +498,10 @@ def check(
         found.extend(hook.reports(reached, where(_reports_in(rocm.applies_to), graph)))
         for declared in plan.import_time:
             rule_asked = rule_plan(plan, declared)
-            answer = module_graph(rule_asked, passed, read, records, stores)
+            answer = (
+                graphs.graph(rule_asked, read, records) if graphs is not None
+                else module_graph(rule_asked, passed, read, records, stores)
+            )
             findings = list(import_time_kind.findings(declared, answer))
             found.extend(hook.reports(findings, where(_reports_in(declared.applies_to), answer)))
             if exempted is not None and declared.allow_in:
@@ -496,7 +509,8 @@ def check(
                     d for d in (finding.site for finding in findings)
                     if _kept_out(declared, d.path) and not comments(d.path).covers(d.rule, d.suppress_lines)
                 ])
-            save_graph(rule_asked, answer, stores)
+            if graphs is None:
+                save_graph(rule_asked, answer, stores)
             asked.append((answer, declared.entry))
         if EAGER_HEAVY_IMPORT in plan.rules:
             for path in applies:
@@ -508,7 +522,8 @@ def check(
                     elif site.key in probes:
                         continue
                     found.append(_eager(rocm, site))
-        save_graph(plan, graph, stores)
+        if graphs is None:
+            save_graph(plan, graph, stores)
     found.extend(probes.values())
     # Reachability findings were judged whole, every report of each at once.
     kept = [d for d in found if d.places or not comments(d.path).covers(d.rule, d.suppress_lines)]
@@ -599,4 +614,4 @@ def _reached(rule: str, rocm: RocmSafety, chain: Chain, site: HeavySite) -> Diag
     return _diagnostic(rule, site, message, chain.modules)
 
 
-__all__ = ["RocmPlan", "check", "default_entries", "make_plan", "module_graph", "project"]
+__all__ = ["KeptGraphs", "RocmPlan", "check", "default_entries", "make_plan", "module_graph", "project"]

@@ -1,0 +1,75 @@
+"""The open buffers: each stands for its file, in every rule and in the ROCm pass's graph,
+as `check --stdin-filename` has stdin stand for one file."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import quote, unquote, urlsplit
+
+from import_policy.discovery.files import SourceFile
+
+
+def path_of(uri: str) -> Path | None:
+    """The file a `file:` URI names; None for any other scheme (an untitled buffer)."""
+    parts = urlsplit(uri)
+    if parts.scheme != "file":
+        return None
+    # Real paths, as the policy's root is: a workspace opened through a link still matches.
+    return Path(os.path.realpath(unquote(parts.path)))
+
+
+def uri_of(path: Path) -> str:
+    return "file://" + quote(path.as_posix(), safe="/:")
+
+
+@dataclass
+class Buffer:
+    uri: str
+    path: Path
+    text: str
+    version: int | None
+
+    @property
+    def data(self) -> bytes:
+        # The editor holds text; a file on disk is its UTF-8 bytes (the protocol's text is
+        # Unicode, so a buffer in another encoding has already been decoded by the editor).
+        return self.text.encode("utf-8", "surrogatepass")
+
+
+class Documents:
+    """The open buffers by path, and the reader that prefers them to the disk."""
+
+    def __init__(self) -> None:
+        self._by_path: dict[Path, Buffer] = {}
+
+    def open(self, uri: str, text: str, version: int | None) -> Buffer | None:
+        path = path_of(uri)
+        if path is None:
+            return None
+        buffer = Buffer(uri, path, text, version)
+        self._by_path[path] = buffer
+        return buffer
+
+    def close(self, uri: str) -> Buffer | None:
+        path = path_of(uri)
+        return self._by_path.pop(path, None) if path is not None else None
+
+    def get(self, uri: str) -> Buffer | None:
+        path = path_of(uri)
+        return self._by_path.get(path) if path is not None else None
+
+    def at(self, path: Path) -> Buffer | None:
+        return self._by_path.get(path)
+
+    def __iter__(self) -> Iterator[Buffer]:
+        return iter(list(self._by_path.values()))
+
+    def read(self, file: SourceFile) -> bytes:
+        """A file's bytes as the editor has them: its buffer when open, else the disk."""
+        buffer = self._by_path.get(Path(os.path.abspath(file.path)))
+        if buffer is not None:
+            return buffer.data
+        return file.path.read_bytes()
