@@ -18,7 +18,9 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
 
 from import_policy import __version__
 from import_policy.config.load import CONFIG_NAMES
@@ -37,11 +39,35 @@ _WATCHED = ("**/*.py", "**/*.pyi", "**/import-policy.yaml", "**/.import-policy.y
 T = TypeVar("T")
 
 
+class _Ignored:
+    """What a request answered with an error stands for afterwards: a message of no known
+    version, which pygls passes over."""
+
+    jsonrpc = "answered"
+
+
+class Protocol(LanguageServerProtocol):
+    """pygls's protocol, but a request whose params do not fit its method is answered with
+    the JSON-RPC error (InvalidParams) instead of only logged, so the client never waits."""
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as error:
+            if "id" in data and "method" in data:
+                self._send_response(data["id"], error=types.ResponseError(code=error.code, message=error.message))
+                return _Ignored()
+            raise
+
+
 class PolicyServer(LanguageServer):
     """The server's state: the open buffers, the projects, what was last published."""
 
     def __init__(self) -> None:
-        super().__init__("import-policy", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        super().__init__(
+            "import-policy", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            protocol_cls=Protocol,
+        )
         self.documents = Documents()
         self._projects: Projects | None = None
         self.published: dict[str, list[Diagnostic]] = {}  # uri -> the findings last published (open files)
