@@ -1,0 +1,74 @@
+"""The graph the server keeps between edits gives what a graph built afresh gives (warm
+equals cold), and an edit never builds a graph from nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from import_policy.server.documents import Documents, uri_of
+from import_policy.server.lint import lint, source_file
+from import_policy.server.projects import Project, Projects
+
+POLICY = """\
+version: 1
+rules:
+  - id: light
+    kind: import-time
+    entry: [pkg]
+    forbid: [cv2]
+rocm_safety:
+  heavy_modules: [tilelang]
+  entry_modules: [pkg]
+"""
+FILES = ["pkg/__init__.py", "pkg/a.py", "pkg/b.py", "pkg/c.py"]
+# What a module may hold: nothing, a heavy import, a forbidden one, a guarded one, links on.
+BODIES = [
+    "", "import tilelang\n", "import cv2\n", "if False:\n    import tilelang\n",
+    "from pkg import b\n", "from pkg import c\n", "import pkg.a\n", "def f():\n    import cv2\n",
+]
+
+
+def _findings(projects: Projects, path: Path) -> list[tuple[object, ...]]:
+    project = projects.for_file(path)
+    assert isinstance(project, Project)
+    file = source_file(project, path)
+    assert file is not None
+    return [(d.rule, d.line, d.column, d.message) for d in lint(project, file)]
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("kept")
+    (folder / "import-policy.yaml").write_text(POLICY)
+    (folder / "pkg").mkdir()
+    (folder / "pkg/__init__.py").write_text("from pkg import a\n")
+    (folder / "pkg/a.py").write_text("from pkg import b\n")
+    for name in ("b", "c"):
+        (folder / f"pkg/{name}.py").write_text("")
+    return folder.resolve()
+
+
+@settings(max_examples=25)
+@given(edits=st.lists(st.tuples(st.sampled_from(FILES), st.sampled_from(BODIES), st.sampled_from(BODIES)), min_size=1, max_size=6))
+def test_warm_equals_cold_after_any_edits(root: Path, edits: list[tuple[str, str, str]]) -> None:
+    documents = Documents()
+    kept = Projects(documents, root)
+    for relative in FILES:  # every file open, as it is on disk
+        path = root / relative
+        documents.open(uri_of(path), path.read_text(), 1)
+    _findings(kept, root / FILES[0])
+    project = kept.for_file(root / FILES[0])
+    assert isinstance(project, Project)
+    built = project.graphs.built
+    for version, (relative, first, second) in enumerate(edits, start=2):
+        path = root / relative
+        documents.open(uri_of(path), first + second, version)
+        project.graphs.forget(relative)
+        for other in FILES:
+            warm = _findings(kept, root / other)
+            cold = _findings(Projects(documents, root), root / other)  # a graph built afresh, same buffers
+            assert warm == cold, (other, edits)
+    assert project.graphs.built == built
