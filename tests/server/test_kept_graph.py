@@ -28,6 +28,7 @@ FILES = ["pkg/__init__.py", "pkg/a.py", "pkg/b.py", "pkg/c.py"]
 BODIES = [
     "", "import tilelang\n", "import cv2\n", "if False:\n    import tilelang\n",
     "from pkg import b\n", "from pkg import c\n", "import pkg.a\n", "def f():\n    import cv2\n",
+    "# a comment\n", "\n\n", "x = 1  # import tilelang\n", "FLAG = False\nif FLAG:\n    import tilelang\n",
 ]
 
 
@@ -51,7 +52,7 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder.resolve()
 
 
-@settings(max_examples=25)
+@settings(max_examples=30)
 @given(edits=st.lists(st.tuples(st.sampled_from(FILES), st.sampled_from(BODIES), st.sampled_from(BODIES)), min_size=1, max_size=6))
 def test_warm_equals_cold_after_any_edits(root: Path, edits: list[tuple[str, str, str]]) -> None:
     documents = Documents()
@@ -72,3 +73,25 @@ def test_warm_equals_cold_after_any_edits(root: Path, edits: list[tuple[str, str
             cold = _findings(Projects(documents, root), root / other)  # a graph built afresh, same buffers
             assert warm == cold, (other, edits)
     assert project.graphs.built == built
+
+
+def test_an_edit_that_leaves_the_record_as_it_was_derives_nothing_again(root: Path) -> None:
+    documents = Documents()
+    projects = Projects(documents, root)
+    a = root / "pkg/a.py"
+    documents.open(uri_of(a), "from pkg import b\n", 1)
+    (root / "pkg/b.py").write_text("import tilelang\n")
+    try:
+        before = _findings(projects, a)
+        project = projects.for_file(a)
+        assert isinstance(project, Project)
+        documents.open(uri_of(a), "from pkg import b  # the chain goes on\n", 2)
+        project.graphs.forget("pkg/a.py")
+        assert project.graphs.kept == 2  # the pass's graph and the import-time rule's
+        assert _findings(projects, a) == before and before
+        documents.open(uri_of(a), "x = 1\n", 3)
+        project.graphs.forget("pkg/a.py")
+        assert project.graphs.kept == 2
+        assert _findings(projects, a) == []
+    finally:
+        (root / "pkg/b.py").write_text("")

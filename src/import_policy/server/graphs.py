@@ -1,10 +1,17 @@
 """The ROCm pass's module graphs of one project, kept in memory between edits.
 
 Each graph is built once (per set of pass settings: the pass's own, and one per
-`kind: import-time` rule), reading every file through the open buffers; a file that
-changes (a buffer edited, opened or closed, a file changed on disk) is `forget`-ten:
-the graph cuts its inputs log where that file was first read and derives again only
-what came after, from the records kept here in memory (the rest from the facts cache).
+`kind: import-time` rule), reading every file through the open buffers. A file that
+changes (a buffer edited, opened or closed, a file changed on disk) is looked at again:
+
+- where the record the pass keeps of it is the same as before (most keystrokes: a
+  comment, a string, a function body the pass does not follow, a name it does not
+  know), every item derived from it stands; only the digest its log holds is renewed;
+- otherwise the graph `forget`s it: its inputs log is cut where the file was first read
+  and only what came after is derived again, from the records kept here in memory.
+
+Every item of the graph is derived from the files' records and module lookups (the log's
+contract, rocm/modulegraph.py), so an unchanged record changes no item.
 """
 
 from __future__ import annotations
@@ -12,7 +19,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from import_policy.cache.facts import FactsCache, content_digest
+from import_policy.discovery.files import SourceFile
 from import_policy.facts.model import FileFacts
+from import_policy.facts.pytext import python_text
+from import_policy.project.modules import module_name
 from import_policy.rocm.modulegraph import ModuleGraph
 from import_policy.rocm.run import Reader, Records, RocmPlan, graph_settings, module_graph
 
@@ -49,8 +59,9 @@ class Graphs:
 
     read: Reader
     records: KeptRecords
-    _graphs: dict[str, ModuleGraph] = field(default_factory=dict)
+    _graphs: dict[str, tuple[RocmPlan, ModuleGraph]] = field(default_factory=dict)
     built: int = 0  # graphs built from nothing (a test hook: an edit must not build one)
+    kept: int = 0  # changes whose record was unchanged, so nothing was derived again (a test hook)
 
     def graph(self, plan: RocmPlan, read: Reader, records: Records | None) -> ModuleGraph:
         settings = graph_settings(plan)
@@ -60,16 +71,55 @@ class Graphs:
         if found is None:
             # No files passed: the graph reads every file itself, the edited one included,
             # so it never holds the facts of a run that is over.
-            found = module_graph(plan, {}, self.read, self.records)
+            found = (plan, module_graph(plan, {}, self.read, self.records))
             self._graphs[settings] = found
             self.built += 1
-        return found
+        return found[1]
 
     def forget(self, path: str) -> None:
         """`path` (root-relative) changed: what was derived from it is derived again on next need."""
-        for graph in self._graphs.values():
-            graph.forget(path)
+        made: dict[str, FileFacts | None] = {}  # the new record by cache mode: parsed once for every graph
+        for plan, graph in self._graphs.values():
+            if not self._same_record(plan, graph, path, made):
+                graph.forget(path)
+
+    def _same_record(self, plan: RocmPlan, graph: ModuleGraph, path: str, made: dict[str, FileFacts | None]) -> bool:
+        """Whether the file's record, as the graph's derivations read it, is what it was; if
+        so the log is told its new digest (and the record kept under it)."""
+        logged = graph.inputs.log.files.get(path)
+        if logged is None:
+            return True  # never read: nothing was derived from it
+        place, how, stat, hashed = logged
+        if how != "r" or hashed is None:
+            return False
+        module, is_package = module_name(path, plan.policy.roots)
+        mode = plan.cache_mode
+        before = self.records.get(self.records.key_of(hashed, path, module, is_package, mode))
+        if before is None:
+            return False
+        try:
+            source = self.read(SourceFile(plan.policy.root / path, path, "python"))
+        except OSError:
+            return False
+        if mode not in made:
+            made[mode] = record(plan, source, path, module, is_package)
+        now = made[mode]
+        if now is None or now != before:
+            return False
+        self.records.put(self.records.key(source, path, module, is_package, mode), now)
+        graph.inputs.log.files[path] = (place, how, stat, content_digest(source))
+        self.kept += 1
+        return True
 
     def clear(self) -> None:
         """A module appeared or went away: every lookup may differ, so build afresh."""
         self._graphs.clear()
+
+
+def record(plan: RocmPlan, source: bytes, path: str, module: str | None, is_package: bool) -> FileFacts:
+    """The record the pass keeps of a file (as `rocm.run.project` derives it for a file read)."""
+    if not plan.wants_parse(python_text(source), path):
+        return FileFacts(path, module, is_package)
+    from import_policy.facts.from_ast import graph_facts
+
+    return graph_facts(source, path, module, is_package, plan.keeps)
