@@ -95,3 +95,28 @@ def test_an_edit_that_leaves_the_record_as_it_was_derives_nothing_again(root: Pa
         assert _findings(projects, a) == []
     finally:
         (root / "pkg/b.py").write_text("")
+
+
+def test_a_line_inserted_above_moves_the_findings_without_deriving_the_rest_again(root: Path) -> None:
+    documents = Documents()
+    projects = Projects(documents, root)
+    a = root / "pkg/a.py"
+    documents.open(uri_of(a), "from pkg import b\n", 1)
+    (root / "pkg/b.py").write_text("import tilelang\n")
+    try:
+        (before,) = _findings(projects, a)
+        project = projects.for_file(a)
+        assert isinstance(project, Project)
+        text = "import os\n\n\nfrom pkg import b\n"
+        documents.open(uri_of(a), text, 2)
+        project.graphs.forget("pkg/a.py")
+        assert (project.graphs.moved, project.graphs.kept) == (0, 0)  # `import os` is a new fact: not a move
+        _findings(projects, a)
+        documents.open(uri_of(a), "\n" + text, 3)
+        project.graphs.forget("pkg/a.py")
+        assert project.graphs.moved == 2
+        (after,) = _findings(projects, a)
+        assert after[1] == ("\n" + text).splitlines().index("from pkg import b") + 1
+        assert [after] == _findings(Projects(documents, root), a)
+    finally:
+        (root / "pkg/b.py").write_text("")

@@ -411,6 +411,31 @@ class ModuleGraph:
         self._graph = ImportGraph(self.modules, self.edges)
         self.cut = self.changed = True
 
+    def renew(self, path: str, hashed: str, moved: str | None = None) -> None:
+        """A file's bytes changed but not its record (what every derivation reads of it): the
+        log holds its new digest and every item stands. `moved`: its record changed only in
+        where its facts stand (the same facts in the same order, at other lines and columns:
+        a line inserted above them), so only what holds those positions is derived again: the
+        module's links and the file's sites (theirs are its lines), and every reach (its
+        links hold them); no other item holds a position of another file."""
+        found = self.inputs.log.files.get(path)
+        if found is None:
+            return
+        place, how, stat, _ = found
+        self.inputs.log.files[path] = (place, how, stat, hashed)
+        self.changed = True
+        if moved is None:
+            return
+        self._stored_edges().pop(moved, None)
+        self._edges.pop(moved, None)
+        self._raw_sites.pop(path, None)
+        self._sites.pop(path, None)
+        self._raw_reach.clear()
+        self._reach.clear()
+        self._project = None  # its memos hold the old positions
+        self._graph = ImportGraph(self.modules, self.edges)
+        self._edges_changed = True
+
     # --- per module ---------------------------------------------------------------
 
     def edges(self, module: str) -> list[Link]:
