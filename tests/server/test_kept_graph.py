@@ -120,3 +120,22 @@ def test_a_line_inserted_above_moves_the_findings_without_deriving_the_rest_agai
         assert [after] == _findings(Projects(documents, root), a)
     finally:
         (root / "pkg/b.py").write_text("")
+
+
+def test_records_cached_under_other_heavy_modules_are_not_taken(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from import_policy.cli import main
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg/__init__.py").write_text("from pkg import a\n")
+    (tmp_path / "pkg/a.py").write_text("import foo_heavy\n")
+    config = "version: 1\nrocm_safety:\n  heavy_modules: [{}]\n  entry_modules: [pkg]\n"
+    (tmp_path / "import-policy.yaml").write_text(config.format("tilelang"))
+    monkeypatch.chdir(tmp_path)
+    main(["check", "pkg/__init__.py"])  # the facts cache holds pkg/a.py's record as one with nothing to parse
+    (tmp_path / "import-policy.yaml").write_text(config.format("foo_heavy"))
+    documents = Documents()
+    init = tmp_path.resolve() / "pkg/__init__.py"
+    documents.open(uri_of(init), init.read_text(), 1)
+    assert [f[0] for f in _findings(Projects(documents, tmp_path.resolve()), init)] == ["heavy-import-reachable"]

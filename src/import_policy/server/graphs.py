@@ -19,7 +19,11 @@ contract, rocm/modulegraph.py), so an unchanged record changes no item.
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields, is_dataclass
+from pathlib import Path
+from typing import TypeVar
 
 from import_policy.cache.facts import FactsCache, content_digest
 from import_policy.discovery.files import SourceFile
@@ -29,18 +33,56 @@ from import_policy.project.modules import module_name
 from import_policy.rocm.modulegraph import ModuleGraph
 from import_policy.rocm.run import Reader, Records, RocmPlan, graph_settings, module_graph
 
+T = TypeVar("T", int, tuple[int, int])
+
+
+class BufferCache(FactsCache):
+    """The facts cache, but an open buffer's facts are kept in memory (its latest few
+    entries) and never written: a keystroke is not worth a file in the cache."""
+
+    KEPT = 4  # entries per buffer: its facts, its uses, the pass's record, one more
+
+    def __init__(self, root: Path, is_buffer: Callable[[str], bool]) -> None:
+        super().__init__(root)
+        self._is_buffer = is_buffer
+        self._memory: dict[str, FileFacts] = {}
+        self._by_path: dict[str, list[str]] = {}
+
+    def get(self, key: str) -> FileFacts | None:
+        found = self._memory.get(key)
+        return found if found is not None else super().get(key)
+
+    def put(self, key: str, facts: FileFacts) -> None:
+        if not self._is_buffer(facts.path):
+            super().put(key, facts)
+            return
+        keys = self._by_path.setdefault(facts.path, [])
+        if key not in self._memory:
+            keys.append(key)
+        self._memory[key] = facts
+        while len(keys) > self.KEPT:
+            self._memory.pop(keys.pop(0), None)
+
 
 class KeptRecords:
-    """The pass's per-file records: in memory first, then the facts cache on disk."""
+    """The pass's per-file records: in memory first, then the facts cache on disk.
 
-    def __init__(self, cache: FactsCache | None) -> None:
+    Keyed also by `settings` (what the pass's prefilter asks of a file: its tokens and
+    import heads): a record is empty where the prefilter found nothing to parse, and the
+    cache's own key for the pass's records holds only the project's top-level names, so a
+    record written under other `heavy_modules` could stand empty for a file that now
+    matters (`check` with the cache after such a change misses its findings)."""
+
+    def __init__(self, cache: FactsCache | None, settings: str = "") -> None:
         self._cache = cache
+        self._settings = settings
         self._kept: dict[str, FileFacts] = {}
 
     def key(self, source: bytes, path: str, module: str | None, is_package: bool, mode: str) -> str:
-        return FactsCache.key_of(content_digest(source), path, module, is_package, mode)
+        return self.key_of(content_digest(source), path, module, is_package, mode)
 
-    key_of = staticmethod(FactsCache.key_of)
+    def key_of(self, content: str, path: str, module: str | None, is_package: bool, mode: str) -> str:
+        return FactsCache.key_of(content, path, module, is_package, f"{mode}:{self._settings}")
 
     def get(self, key: str) -> FileFacts | None:
         found = self._kept.get(key)
@@ -111,7 +153,7 @@ class Graphs:
         if now is None:
             return False
         moved = now != before
-        if moved and ranked(now) != ranked(before):
+        if moved and not moved_only(before, now):
             return False
         self.records.put(self.records.key(source, path, module, is_package, mode), now)
         graph.renew(path, content_digest(source), module if moved and module is not None else None)
@@ -126,6 +168,14 @@ class Graphs:
         self._graphs.clear()
 
 
+def prefilter_settings(plan: RocmPlan | None) -> str:
+    """What decides which files the pass parses, as a digest (`KeptRecords`)."""
+    if plan is None:
+        return ""
+    heads = sorted(plan.import_heads) if plan.import_heads is not None else None
+    return hashlib.blake2b(repr((plan.tokens, heads, plan.heavy_heads)).encode(), digest_size=8).hexdigest()
+
+
 def record(plan: RocmPlan, source: bytes, path: str, module: str | None, is_package: bool) -> FileFacts:
     """The record the pass keeps of a file (as `rocm.run.project` derives it for a file read)."""
     if not plan.wants_parse(python_text(source), path):
@@ -138,53 +188,64 @@ def record(plan: RocmPlan, source: bytes, path: str, module: str | None, is_pack
 # Fields that hold a line (or a column) of the file, in the records' dataclasses.
 _LINES = frozenset({"line", "end_line", "statement_line"})
 _COLUMNS = {"column": "line", "end_column": "end_line"}
+_PLAIN = (str, int, float, bool, type(None), frozenset)
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
 
 
-def ranked(facts: FileFacts) -> object:
-    """The record with every line and column replaced by its rank among the file's own: two
-    records rank alike when they hold the same facts in the same order, wherever they stand.
-    Every derivation compares positions only within one file (a read after a binding, the
-    first site of a statement), so the ranks decide what it derives but the positions it
-    reports."""
-    lines: set[int] = set()
-    points: set[tuple[int, int]] = set()
+def _names(cls: type) -> tuple[str, ...]:
+    found = _FIELD_NAMES.get(cls)
+    if found is None:
+        found = _FIELD_NAMES[cls] = tuple(f.name for f in fields(cls))
+    return found
 
-    def collect(value: object) -> None:
-        if isinstance(value, Suppressions):
-            lines.update(number for number, _ in value.lines)
-        elif is_dataclass(value) and not isinstance(value, type):
-            held = {f.name: getattr(value, f.name) for f in fields(value)}
-            for name, item in held.items():
-                if name in _LINES and isinstance(item, int):
-                    lines.add(item)
-                elif name in _COLUMNS and isinstance(item, int):
-                    points.add((held.get(_COLUMNS[name], 0), item))
-                else:
-                    collect(item)
-        elif isinstance(value, (tuple, list)):
-            for item in value:
-                collect(item)
 
-    collect(facts)
-    line_rank = {number: rank for rank, number in enumerate(sorted(lines))}
-    point_rank = {point: rank for rank, point in enumerate(sorted(points))}
+def _blanked(facts: FileFacts) -> tuple[object, list[int], list[tuple[int, int]]]:
+    """The record with its lines and columns taken out (in walk order), and those taken out."""
+    lines: list[int] = []
+    points: list[tuple[int, int]] = []
 
-    def rebuild(value: object) -> object:
-        if isinstance(value, Suppressions):
-            return ("suppressions", value.file, tuple((line_rank[n], rules) for n, rules in value.lines))
-        if is_dataclass(value) and not isinstance(value, type):
-            held = {f.name: getattr(value, f.name) for f in fields(value)}
-            out: list[object] = [type(value).__name__]
-            for name, item in held.items():
-                if name in _LINES and isinstance(item, int):
-                    out.append(line_rank[item])
-                elif name in _COLUMNS and isinstance(item, int):
-                    out.append(point_rank[(held.get(_COLUMNS[name], 0), item)])
-                else:
-                    out.append(rebuild(item))
-            return tuple(out)
+    def walk(value: object) -> object:
+        if isinstance(value, _PLAIN):
+            return value
         if isinstance(value, (tuple, list)):
-            return tuple(rebuild(item) for item in value)
+            return tuple(walk(item) for item in value)
+        if isinstance(value, Suppressions):
+            lines.extend(number for number, _ in value.lines)
+            return ("suppressions", value.file, tuple(rules for _, rules in value.lines))
+        if is_dataclass(value) and not isinstance(value, type):
+            out: list[object] = [type(value)]
+            for name in _names(type(value)):
+                item = getattr(value, name)
+                if name in _LINES and type(item) is int:
+                    lines.append(item)
+                    out.append(None)
+                elif name in _COLUMNS and type(item) is int:
+                    points.append((getattr(value, _COLUMNS[name]), item))
+                    out.append(None)
+                else:
+                    out.append(walk(item))
+            return tuple(out)
         return value
 
-    return rebuild(facts)
+    return walk(facts), lines, points
+
+
+def _same_order(before: list[T], now: list[T]) -> bool:
+    """Whether one strictly increasing map takes each of `before` to the one of `now` at the
+    same place: every comparison between them comes out the same."""
+    if len(before) != len(now):
+        return False
+    pairs = sorted(set(zip(before, now)))
+    return all(a[0] < b[0] and a[1] < b[1] for a, b in zip(pairs, pairs[1:]))
+
+
+def moved_only(before: FileFacts, now: FileFacts) -> bool:
+    """Whether two records hold the same facts in the same order, wherever they stand: their
+    lines and columns differ by one order-keeping relabelling. Every derivation compares
+    positions only within one file (a read after a binding, the first site of a statement),
+    so such records decide the same graph but for the positions it reports."""
+    shape_before, lines_before, points_before = _blanked(before)
+    shape_now, lines_now, points_now = _blanked(now)
+    return (
+        shape_before == shape_now and _same_order(lines_before, lines_now) and _same_order(points_before, points_now)
+    )

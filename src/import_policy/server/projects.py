@@ -12,11 +12,10 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from import_policy.cache.facts import FactsCache
 from import_policy.config.load import ConfigErrors, Loaded, digest, find_config, load, source_bytes
 from import_policy.config.model import Policy
 from import_policy.pipeline.plan import Plan, Selection
-from import_policy.server.graphs import Graphs, KeptRecords
+from import_policy.server.graphs import BufferCache, Graphs, KeptRecords, prefilter_settings
 from import_policy.server.documents import Documents
 
 
@@ -125,9 +124,11 @@ class Projects:
             return _fault(errors, base)
         policy = checked.policy
         selection = Selection().under(policy)
-        records = KeptRecords(FactsCache(policy.root))
-        graphs = Graphs(self.documents.read, records)
-        plan = Plan(policy, selection, cache=FactsCache(policy.root), graphs=graphs)
+        root = policy.root
+        cache = BufferCache(root, lambda relative: self.documents.at(root / relative) is not None)
+        plan = Plan(policy, selection, cache=cache)
+        graphs = Graphs(self.documents.read, KeptRecords(cache, prefilter_settings(plan.rocm)))
+        plan.graphs = graphs
         unused = wants_unused_suppression(selection, argparse.Namespace())
         return Project(loaded, policy, selection, plan, graphs, unused, checked.warnings)
 
