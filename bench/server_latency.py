@@ -10,7 +10,7 @@ and a typical one of each. Targets: under 300 ms on the chain, under 100 ms off 
 Three kinds of edit, as typing makes them (the server keeps its graph in memory between edits):
 - `comment`: a character typed in a comment at the end of the module (most keystrokes: the
   record the ROCm pass keeps of the file stays the same, so nothing is derived again);
-- `newline`: a line inserted at the top, or taken out again (the same facts, moved: only the
+- `newline`: one more line inserted at the top at each edit (the same facts, moved: only the
   module's links, its sites and the reaches are derived again);
 - `binding`: a new module-level name (`_bench_3 = 3`: a new fact, so the graph's inputs log is
   cut at the file and what came after it derived again: the worst case).
@@ -37,7 +37,7 @@ ON_CHAIN = ("vllm/config/model.py", "vllm/config/cache.py")
 OFF_CHAIN = ("vllm/v1/worker/gpu_model_runner.py", "vllm/v1/sample/sampler.py")
 EDITS: dict[str, Callable[[str, int], str]] = {
     "comment": lambda text, n: f"{text}\n# bench {'x' * n}\n",
-    "newline": lambda text, n: "\n" * (n % 2) + text,
+    "newline": lambda text, n: "\n" * n + text,
     "binding": lambda text, n: f"{text}\n_bench_{n} = {n}\n",
 }
 
