@@ -23,6 +23,10 @@ rules:
     forbid: [pickle]
     message: "no pickle"
     severity: warning
+  - id: stable-abi
+    kind: include
+    files: ["csrc/**"]
+    forbid: ["ATen/**"]
 rocm_safety:
   heavy_modules: [tilelang]
   probes: {_has_module: _has_module_spec}
@@ -30,6 +34,7 @@ rocm_safety:
 """
 
 TREE = {
+    "csrc/kernel.cu": "#include <cuda.h>\n// a comment\n#include <ATen/ATen.h>\n",
     "pkg/__init__.py": "from pkg import a\n",
     "pkg/a.py": "from pkg import b\n",
     "pkg/b.py": "x = 1\n",
@@ -62,6 +67,19 @@ def _check_json(root: Path, relative: str, capsys: pytest.CaptureFixture[str], m
     capsys.readouterr()
     main(["check", "--no-cache", "--format", "json", relative])
     found = json.loads(capsys.readouterr().out)["diagnostics"]
+    return sorted(
+        (d["rule"], 1 if d["severity"] == "error" else 2, d["line"] - 1, d["column"] - 1, d["end_line"] - 1, d["end_column"] - 1, d["message"])
+        for d in found
+    )
+
+
+def _stdin_json(root: Path, relative: str, text: str) -> list[tuple[object, ...]]:
+    """What `check --stdin-filename PATH -` says of the same bytes (nothing written to disk)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "import_policy", "check", "--no-cache", "--format", "json", "--stdin-filename", relative, "-"],
+        cwd=root, input=text, capture_output=True, text=True, check=False,
+    )
+    found = json.loads(done.stdout)["diagnostics"]
     return sorted(
         (d["rule"], 1 if d["severity"] == "error" else 2, d["line"] - 1, d["column"] - 1, d["end_line"] - 1, d["end_column"] - 1, d["message"])
         for d in found
@@ -131,6 +149,7 @@ def test_an_edit_republishes_the_open_file_whose_chain_it_changed(
     client.change(b, "import tilelang\n", 2)
     site = client.diagnostics(b, since=mark, version=2)
     link = client.diagnostics(a, since=mark)
+    assert _shown(site) == _stdin_json(tree, "pkg/b.py", "import tilelang\n")  # the buffer, as stdin stands for it
     assert [d["code"] for d in site] == ["heavy-import-reachable"]
     # The hook rule's link finding in the open file that leads to the edited one.
     assert [d["code"] for d in link] == ["heavy-import-reachable"]
@@ -241,7 +260,7 @@ def test_without_pygls_the_command_says_how_to_install_it(
 ) -> None:
     monkeypatch.setitem(sys.modules, "pygls", None)  # find_spec answers None: not installed
     assert main(["server"]) == 2
-    assert "pip install 'import-policy[server]'" in capsys.readouterr().err
+    assert "pip install 'pygls>=2,<3' lsprotocol" in capsys.readouterr().err
 
 
 def test_check_never_imports_the_server(tree: Path) -> None:
@@ -251,3 +270,24 @@ def test_check_never_imports_the_server(tree: Path) -> None:
     )
     done = subprocess.run([sys.executable, "-c", probe], cwd=tree, capture_output=True, text=True, check=False)
     assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_c_family_rules_and_a_file_changed_on_disk(
+    tree: Path, client: Client, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kernel = tree / "csrc/kernel.cu"
+    client.open(kernel)
+    shown = client.diagnostics(kernel, version=1)
+    assert [(d["code"], d["range"]["start"]["line"]) for d in shown] == [("stable-abi", 2)]
+    assert _shown(shown) == _check_json(tree, "csrc/kernel.cu", capsys, monkeypatch)
+    a, b = tree / "pkg/a.py", tree / "pkg/b.py"
+    client.open(a)
+    assert client.diagnostics(a) == []
+    b.write_text("import tilelang\n")  # not open: the disk is what the graph reads
+    mark = len(client.notifications)
+    client.notify("workspace/didChangeWatchedFiles", {"changes": [{"uri": uri(b), "type": 2}]})
+    assert [d["code"] for d in client.diagnostics(a, since=mark)] == ["heavy-import-reachable"]
+    mark = len(client.notifications)
+    client.notify("textDocument/didClose", {"textDocument": {"uri": uri(a)}})
+    assert client.diagnostics(a, since=mark) == []  # a closed file shows nothing
+    assert client.shutdown() == 0

@@ -12,12 +12,15 @@ import sys
 
 from import_policy.commands import UsageError
 
-INSTALL = "pip install 'import-policy[server]'"
+# The `server` extra's packages, installed into the environment import-policy runs in.
+INSTALL = "pip install 'pygls>=2,<3' lsprotocol"
 
 
 def command() -> int:
     if importlib.util.find_spec("pygls") is None or importlib.util.find_spec("lsprotocol") is None:
-        raise UsageError(f"`import-policy server` needs pygls and lsprotocol: {INSTALL}")
+        raise UsageError(
+            f"`import-policy server` needs pygls and lsprotocol (the `server` extra): `{INSTALL}` in this environment"
+        )
     from import_policy.server.app import serve
 
     code = serve()
