@@ -14,7 +14,7 @@ changes (a buffer edited, opened or closed, a file changed on disk) is looked at
   and only what came after is derived again, from the records kept here in memory.
 
 Every item of the graph is derived from the files' records and module lookups (the log's
-contract, rocm/modulegraph.py), so an unchanged record changes no item.
+contract, graph/store.py), so an unchanged record changes no item.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from import_policy.discovery.files import SourceFile
 from import_policy.facts.model import FileFacts, Suppressions
 from import_policy.facts.pytext import python_text
 from import_policy.project.modules import module_name
-from import_policy.rocm.modulegraph import ModuleGraph
+from import_policy.graph.store import ModuleGraph
 from import_policy.rocm.run import Reader, Records, RocmPlan, graph_settings, module_graph
 
 T = TypeVar("T", int, tuple[int, int])
