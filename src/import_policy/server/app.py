@@ -369,7 +369,8 @@ def _fixed(buffer: Buffer, findings: Iterable[Diagnostic], unsafe: bool) -> type
     fixed = fix_bytes(buffer.data, list(findings), unsafe)
     if not fixed.changed:
         return None
-    edit = edit_between(buffer.text, fixed.new.decode("utf-8", "surrogatepass"))
+    encoding = buffer.encoding
+    edit = edit_between(buffer.text, fixed.new.decode(encoding, "surrogatepass" if encoding == "utf-8" else "strict"))
     if edit is None:
         return None
     change = types.TextEdit(

@@ -3,13 +3,15 @@ as `check --stdin-filename` has stdin stand for one file."""
 
 from __future__ import annotations
 
+import io
 import os
+import tokenize
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote, unquote, urlsplit
 
-from import_policy.discovery.files import SourceFile
+from import_policy.discovery.files import SourceFile, language_of
 
 
 def path_of(uri: str) -> Path | None:
@@ -33,10 +35,30 @@ class Buffer:
     version: int | None
 
     @property
+    def encoding(self) -> str:
+        """How the file's bytes spell its text: its PEP 263 cookie's encoding when it names one
+        that can spell the text (the editor decoded it so), else UTF-8."""
+        raw = self.text.encode("utf-8", "surrogatepass")
+        if language_of(self.path.name) != "python":
+            return "utf-8"
+        try:
+            declared, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
+        except SyntaxError:
+            return "utf-8"
+        if declared in ("utf-8", "utf-8-sig"):
+            return "utf-8"
+        try:
+            self.text.encode(declared)
+        except (UnicodeError, LookupError):
+            return "utf-8"
+        return declared
+
+    @property
     def data(self) -> bytes:
-        # The editor holds text; a file on disk is its UTF-8 bytes (the protocol's text is
-        # Unicode, so a buffer in another encoding has already been decoded by the editor).
-        return self.text.encode("utf-8", "surrogatepass")
+        """The buffer as the file's bytes: the protocol's text is Unicode, which the editor
+        decoded from the file; columns are counted on the text Python decodes from these."""
+        encoding = self.encoding
+        return self.text.encode(encoding, "surrogatepass" if encoding == "utf-8" else "strict")
 
 
 class Documents:
