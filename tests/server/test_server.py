@@ -134,6 +134,12 @@ def test_open_change_save_publish_what_check_gives(
     mark = len(client.notifications)
     client.save(util)
     assert _shown(client.diagnostics(util, since=mark)) == _shown(shown)
+    # A burst of keystrokes: whichever versions are checked on the way, the last is, as it stands.
+    mark = len(client.notifications)
+    for version in range(3, 13):
+        client.change(util, "import pickle\n" * (version - 2), version)
+    final = client.diagnostics(util, since=mark, version=12)
+    assert [(d["code"], d["range"]["start"]["line"]) for d in final] == [("no-pickle", line) for line in range(10)]
     assert client.shutdown() == 0
 
 

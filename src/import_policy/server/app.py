@@ -10,6 +10,7 @@ No handler lets an exception out: a check that fails is logged, never a crashed 
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import traceback
@@ -73,6 +74,8 @@ class PolicyServer(LanguageServer):
         self.published: dict[str, list[Diagnostic]] = {}  # uri -> the findings last published (open files)
         self.versions: dict[str, str] = {}  # uri -> the buffer text those findings are of
         self.fault_uris: set[str] = set()  # configuration files showing errors
+        self.dirty: dict[str, Buffer] = {}  # buffers changed since they were last checked
+        self.scheduled = False
         self.shut_down = False
         self.exit_code: int | None = None  # set by `exit`: 0 after `shutdown`, else 1 (the protocol's rule)
 
@@ -124,7 +127,34 @@ class PolicyServer(LanguageServer):
             self.fault_uris.add(uri)
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=shown))
 
-    def recheck_others(self, edited: Buffer) -> None:
+    def later(self, buffer: Buffer) -> None:
+        """Check the buffer once the messages already read are handled: a burst of keystrokes
+        is checked once, as it stands after the last of them, not once per keystroke."""
+        self.dirty[buffer.uri] = buffer
+        if self.scheduled:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no loop (a caller of its own): now
+            self.flush()
+            return
+        self.scheduled = True
+        loop.call_soon(lambda: _guarded(self, self.flush))
+
+    def flush(self) -> None:
+        """Check every changed buffer, then the other open files of their projects."""
+        self.scheduled = False
+        pending = [b for b in self.dirty.values() if self.documents.get(b.uri) is b]
+        self.dirty.clear()
+        for buffer in pending:
+            self.changed(buffer.path)
+        for buffer in pending:
+            self.check(buffer)
+        checked = {buffer.uri for buffer in pending}
+        for buffer in pending:
+            self.recheck_others(buffer, checked)
+
+    def recheck_others(self, edited: Buffer, checked: set[str] | None = None) -> None:
         """Every other open file of the edited file's project, published again where its
         findings changed."""
         project = self.projects.for_file(edited.path)
@@ -133,6 +163,10 @@ class PolicyServer(LanguageServer):
         for buffer in self.documents:
             if buffer.path == edited.path or self.projects.for_file(buffer.path) is not project:
                 continue
+            if checked is not None:
+                if buffer.uri in checked:
+                    continue
+                checked.add(buffer.uri)
             file = source_file(project, buffer.path)
             findings = lint(project, file) if file is not None else []
             if findings != self.published.get(buffer.uri):
@@ -237,9 +271,7 @@ def build() -> PolicyServer:
             if ls.config_event(buffer.path, False):
                 ls.recheck_all()
             return
-        ls.changed(buffer.path)
-        ls.check(buffer)
-        ls.recheck_others(buffer)
+        ls.later(buffer)
 
     def edited(ls: PolicyServer, params: types.DidChangeTextDocumentParams) -> None:
         uri = params.text_document.uri
@@ -247,9 +279,7 @@ def build() -> PolicyServer:
         buffer = ls.documents.open(uri, text, params.text_document.version)
         if buffer is None or is_config(buffer.path):
             return  # a configuration is read from disk: its save is what counts
-        ls.changed(buffer.path)
-        ls.check(buffer)
-        ls.recheck_others(buffer)
+        ls.later(buffer)
 
     def saved(ls: PolicyServer, params: types.DidSaveTextDocumentParams) -> None:
         path = path_of(params.text_document.uri)
@@ -261,10 +291,11 @@ def build() -> PolicyServer:
             return
         buffer = ls.documents.get(params.text_document.uri)
         if buffer is not None:
-            ls.check(buffer)
+            ls.later(buffer)
 
     def closed(ls: PolicyServer, params: types.DidCloseTextDocumentParams) -> None:
         buffer = ls.documents.close(params.text_document.uri)
+        ls.dirty.pop(params.text_document.uri, None)
         ls.published.pop(params.text_document.uri, None)
         ls.versions.pop(params.text_document.uri, None)
         if buffer is None:
@@ -324,6 +355,8 @@ def _safe(server: PolicyServer, handler: Callable[[PolicyServer, Any], None]) ->
 
 def code_actions(ls: PolicyServer, params: types.CodeActionParams) -> list[types.CodeAction]:
     uri = params.text_document.uri
+    if uri in ls.dirty:
+        ls.flush()  # the findings of the text the client asks about
     buffer = ls.documents.get(uri)
     findings = ls.published.get(uri)
     if buffer is None or findings is None or ls.versions.get(uri) != buffer.text:
