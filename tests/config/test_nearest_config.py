@@ -164,3 +164,15 @@ def test_fix_and_diff_span_every_project(project: Project) -> None:
     code, out, _ = project.run("check", "--no-cache", "--fix")
     assert (code, out) == (0, "Found 2 violations (2 fixed, 0 remaining).\n")
     assert (project.root / "alpha/a.py").read_text() == (project.root / "beta/b.py").read_text() == "import regex as re\n"
+
+
+def test_a_monorepo_root_without_a_configuration_is_no_project(project: Project) -> None:
+    """Every file walked belongs to a package's project: no preset judged anything, so no note."""
+    project.write("packages/alpha/import-policy.yaml", NO_PICKLE)
+    project.write("packages/alpha/alpha/__init__.py", "import pickle\n")
+    code, out, err = project.run("check", "--no-cache")
+    assert (code, err) == (1, "")
+    assert out.splitlines() == ["packages/alpha/alpha/__init__.py:1:8: no-pickle no pickle", "Found 1 violation (0 fixable with --fix)."]
+    project.write("loose.py", "import os\n")
+    code, _, err = project.run("check", "--no-cache")
+    assert code == 1 and "no configuration found from . upward" in err

@@ -90,9 +90,9 @@ def _splitter(group: Group, nearest: Nearest, nested: list[Group]) -> Split:
     return split
 
 
-def _load(args: argparse.Namespace, cwd: Path, start: Path) -> Loaded:
+def _load(args: argparse.Namespace, cwd: Path, start: Path, note: bool = True) -> Loaded:
     loaded = load(args.config, cwd, remember=not args.no_cache, start=start)
-    if loaded.config is None and not args.quiet:
+    if loaded.config is None and note and not args.quiet:
         print(f"import-policy: {no_config_note(start, cwd)}", file=sys.stderr)
     return loaded
 
@@ -114,12 +114,20 @@ def _gather_all(args: argparse.Namespace, cwd: Path, queue: list[Group], nearest
             continue  # a nested project met again, or named as well as walked into
         seen.append(group)
         nested: list[Group] = []
-        gathered = gather(_load(args, cwd, group.start), _with_paths(args, group.paths), _splitter(group, nearest, nested))
+        # The preset's note waits for the walk: a monorepo's root with no configuration of
+        # its own, whose files all belong to its projects, is judged by no preset.
+        loaded = _load(args, cwd, group.start, note=False)
+        gathered = gather(loaded, _with_paths(args, group.paths), _splitter(group, nearest, nested))
         queue.extend(nested)
         if isinstance(gathered, int):
             codes.append(gathered)
-        else:
-            done.append(gathered)
+            continue
+        if loaded.config is None:
+            if not gathered.inputs.files and (nested or done):
+                continue  # every file it walked is another project's
+            if not args.quiet:
+                print(f"import-policy: {no_config_note(group.start, cwd)}", file=sys.stderr)
+        done.append(gathered)
     return max(codes) if codes else done
 
 
