@@ -127,7 +127,7 @@ class Graphs:
         made: dict[str, FileFacts | None] = {}  # the new record by cache mode: parsed once for every graph
         for plan, graph in self._graphs.values():
             if not self._same_record(plan, graph, path, made):
-                graph.forget(path)
+                graph.forget(path, others_unchanged=True)
 
     def _same_record(self, plan: RocmPlan, graph: ModuleGraph, path: str, made: dict[str, FileFacts | None]) -> bool:
         """Whether the file's record, as the graph's derivations read it, is what it was; if
