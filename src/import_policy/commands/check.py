@@ -399,7 +399,7 @@ def cache_policy(policy: Policy, selection: Selection, inputs: Inputs, args: arg
         from import_policy.adoption.stale import ExceptTracker
 
         tracker = ExceptTracker()
-    facts = None if args.no_cache or inputs.stdin is not None else FactsCache(policy.root)
+    facts = None if args.no_cache else FactsCache(policy.root)  # keyed by content: a buffer is safe there
     # An unchanged whole tree is answered from the last run (runcache); fixing always checks afresh.
     fixing = args.fix or args.fix_only or args.diff
     runs = RunCache(policy.root) if facts is not None and tracker is not None and not fixing else None

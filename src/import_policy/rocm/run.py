@@ -511,7 +511,8 @@ def check(
                     d for d in (finding.site for finding in findings)
                     if _kept_out(declared, d.path) and not comments(d.path).covers(d.rule, d.suppress_lines)
                 ])
-            save_graph(rule_asked, answer, stores)
+            if not overlay:
+                save_graph(rule_asked, answer, stores)
             asked.append((answer, declared.entry))
         if EAGER_HEAVY_IMPORT in plan.rules:
             for path in applies:
@@ -523,7 +524,8 @@ def check(
                     elif site.key in probes:
                         continue
                     found.append(_eager(rocm, site))
-        save_graph(plan, graph, stores)
+        if not overlay:  # its log holds the disk's stat data with the buffers' bytes: never kept
+            save_graph(plan, graph, stores)
     found.extend(probes.values())
     # Reachability findings were judged whole, every report of each at once.
     kept = [d for d in found if d.places or not comments(d.path).covers(d.rule, d.suppress_lines)]
