@@ -176,3 +176,13 @@ def test_a_monorepo_root_without_a_configuration_is_no_project(project: Project)
     project.write("loose.py", "import os\n")
     code, _, err = project.run("check", "--no-cache")
     assert code == 1 and "no configuration found from . upward" in err
+
+
+def test_a_named_file_and_a_walk_into_its_project_check_the_project_once(project: Project) -> None:
+    project.write("packages/alpha/import-policy.yaml", NO_PICKLE)
+    project.write("packages/alpha/alpha/__init__.py", "import pickle\n")
+    project.write("packages/alpha/alpha/b.py", "import pickle\n")
+    assert project.lines("--no-cache", "packages/alpha/alpha/__init__.py", ".") == [
+        "packages/alpha/alpha/__init__.py:1:8: no-pickle no pickle",
+        "packages/alpha/alpha/b.py:1:8: no-pickle no pickle",
+    ]
