@@ -186,3 +186,17 @@ def test_a_named_file_and_a_walk_into_its_project_check_the_project_once(project
         "packages/alpha/alpha/__init__.py:1:8: no-pickle no pickle",
         "packages/alpha/alpha/b.py:1:8: no-pickle no pickle",
     ]
+
+
+def test_sarif_over_several_projects_lists_every_rule(project: Project) -> None:
+    import json
+
+    project.write("alpha/import-policy.yaml", NO_PICKLE)
+    project.write("alpha/a.py", "import pickle\n")
+    project.write("beta/import-policy.yaml", NO_MARSHAL)
+    project.write("beta/b.py", "import marshal\n")
+    code, out, _ = project.run("check", "--no-cache", "--format", "sarif")
+    run = json.loads(out)["runs"][0]
+    assert code == 1
+    assert {"no-pickle", "no-marshal"} <= {rule["id"] for rule in run["tool"]["driver"]["rules"]}
+    assert sorted(result["ruleId"] for result in run["results"]) == ["no-marshal", "no-pickle"]

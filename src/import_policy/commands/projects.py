@@ -172,10 +172,14 @@ def _report_several(args: argparse.Namespace, cwd: Path, done: list[Gathered]) -
             fixing.write_errors.extend((_relative(path, root, cwd), why) for path, why in g.fixing.write_errors)
     diagnostics.sort(key=Diagnostic.sort_key)
     first = done[0]
-    kept, wrote = apply_baseline(diagnostics, args, replace(first.policy, root=cwd), files, first.selection, {})
+    # What the report names of the rules (SARIF's rule list): every project's, the first
+    # project's where two declare one id.
+    rules = {rule.id: rule for g in reversed(done) for rule in g.policy.rules}
+    policy = replace(first.policy, root=cwd, rules=tuple(rules.values()))
+    kept, wrote = apply_baseline(diagnostics, args, policy, files, first.selection, {})
     inputs = Inputs([p for g in done for p in g.inputs.paths], files, first.inputs.read, None)
     finished = Finished(count, unreadable, stale, rebased=True)
-    return report(args, cwd, first.policy, inputs, finished, kept, fixing, wrote, {})
+    return report(args, cwd, policy, inputs, finished, kept, fixing, wrote, {})
 
 
 def _relative(path: str, root: Path, cwd: Path) -> str:
