@@ -122,3 +122,16 @@ def test_a_kept_graph_never_stands_for_the_buffer_nor_the_buffer_for_the_disk(
         assert code == 1 and out.startswith("pkg/a.py:1:8: heavy-import-reachable")
         assert project.run("check", "pkg/a.py")[0] == 0
         assert project.run("check")[0] == 0
+
+
+def test_fix_on_the_buffer_checks_again_with_the_buffer_in_its_place_only(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project.config(ROCM + "rules:\n  - id: no-re\n    message: use regex\n    forbid: [re]\n    fix: {replace_module: regex}\n")
+    project.write("pkg/__init__.py", "import os\n")
+    project.write("pkg/a.py", "x = 1\n")
+    _stdin(monkeypatch, b"from pkg import a\nimport xformers\nimport re\n")
+    code, out, err = project.run("check", "--no-cache", "--fix", "--stdin-filename", "pkg/__init__.py")
+    assert out == "from pkg import a\nimport xformers\nimport regex as re\n"
+    assert code == 1 and "pkg/__init__.py:2:8: heavy-import-reachable" in err
+    assert "pkg/a.py" not in err

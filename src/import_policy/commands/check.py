@@ -199,7 +199,7 @@ def gather(loaded: Loaded, args: argparse.Namespace, split: Split | None = None)
     fixing: FixRun | None = None
     if args.fix or args.fix_only or args.diff:
         if inputs.stdin is not None and not args.diff:
-            return fix_stdin(args, policy, selection, inputs.files, inputs.stdin, checked.result)
+            return fix_stdin(args, policy, selection, inputs, inputs.stdin, checked.result)
         if args.diff:
             return diff(checked.result, inputs, args.unsafe_fixes, policy.root, quiet=args.quiet)
         fixing = fix(checked, inputs, policy, selection, args.unsafe_fixes)
@@ -554,13 +554,13 @@ def fix(checked: Checked, inputs: Inputs, policy: Policy, selection: Selection, 
 
 
 def fix_stdin(
-    args: argparse.Namespace, policy: Policy, selection: Selection, files: list[SourceFile], source: bytes,
+    args: argparse.Namespace, policy: Policy, selection: Selection, inputs: Inputs, source: bytes,
     before: Result,
 ) -> int:
     """The fixed source to stdout, for an editor's buffer; what remains to stderr."""
     from import_policy.commands.check_stdin import fix_stdin as fixed_stdin
 
-    new, remaining = fixed_stdin(policy, selection, files, source, before, args.unsafe_fixes)
+    new, remaining = fixed_stdin(policy, selection, inputs.files, source, before, args.unsafe_fixes, inputs.read)
     try:
         sys.stdout.flush()
         sys.stdout.buffer.write(new)
