@@ -305,6 +305,10 @@ XFORMERS_PROBE = "def has_aiter():\n    try:\n        import aiter  # noqa: F401
         ("try:\n    import aiter\nexcept:\n    pass\n", 2),
         ("if is_cuda():\n    try:\n        import aiter\n    except ImportError:\n        pass\n", 3),  # wherever it stands
         (XFORMERS_PROBE, 3),  # in a project function: the `try:` inside is the probe
+        ("try:\n    if x:\n        import aiter\nexcept ImportError:\n    pass\n", 3),  # under an `if` in the `try:`
+        ("try:\n    if x:\n        pass\n    elif y:\n        import aiter\nexcept ImportError:\n    pass\n", 5),
+        # a literal dynamic import only to see whether it loads
+        ("import importlib\ntry:\n    importlib.import_module('aiter')\nexcept ImportError:\n    pass\n", 3),
     ],
 )
 def test_an_inline_probe_is_a_trial_import_probe(project: Project, source: str, line: int) -> None:
@@ -320,7 +324,8 @@ def test_an_inline_probe_is_a_trial_import_probe(project: Project, source: str, 
         "try:\n    import aiter\nexcept ImportError:\n    aiter = None\ndef f():\n    return aiter.ops\n",  # used: optional
         "try:\n    import aiter\nexcept OSError:\n    pass\n",  # a failed import is not caught
         "try:\n    import numpy\nexcept ImportError:\n    pass\n",  # not heavy
-        "try:\n    if x:\n        import aiter\nexcept ImportError:\n    pass\n",  # not straight in the `try:`
+        "import importlib\ntry:\n    m = importlib.import_module('aiter')\nexcept ImportError:\n    m = None\n",  # kept: used
+        "try:\n    if x:\n        import aiter\nexcept ImportError:\n    aiter = None\nY = aiter\n",  # used
         # the `try:` also imports names that are used: an optional import, its `import aiter` included
         "try:\n    import aiter\n    from aiter.ops import gemm\nexcept ImportError:\n    gemm = None\nX = gemm\n",
     ],

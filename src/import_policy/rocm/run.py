@@ -224,7 +224,8 @@ def make_plan(
     # Platform tests and package walks: a file defining `def supported(): return is_cuda()`
     # or walking a package matters even when it imports nothing of the project.
     heads.update(name.lstrip("_") for name in (*rocm.guards, *rocm.rocm) if name != "TYPE_CHECKING")
-    heads.update(name.rpartition(".")[2] for name, _ in rocm.values)  # `DEVICE_TYPE == "cuda"` in a platform test
+    # `DEVICE_TYPE == "cuda"` in a platform test; `env["has_te"]` spells `env`
+    heads.update(name.partition("[")[0].rpartition(".")[2] for name, _ in rocm.values)
     heads.update(("find_spec", "iter_modules", "walk_packages"))
     tokens = tuple(sorted(h.encode() for h in heads if h))
     return replace(plain, tokens=tokens, import_heads=import_heads, heavy_heads=heavy_heads)
