@@ -194,3 +194,36 @@ def test_the_site_is_the_import_time_call_with_the_chain_through_the_methods(pro
     _, [finding] = reported(project)
     assert (finding["path"], finding["line"]) == ("app/env.py", 29)  # `ENV_CHECKER = EnvChecker()`
     assert "EnvChecker() -> initialize() -> check_flash_attn() -> try: import flash_attn" in str(finding["message"])
+
+
+WORKED = {
+    "app/__init__.py": "from app import env, model\n",
+    "app/env.py": "class Checker:\n    def get_info(self):\n        return {'has_te': self.probe()}\n    def probe(self):\n        return False\nenv = Checker().get_info()\n",
+    "app/model.py": "from app.env import env\nif env['has_te']:\n    from transformer_engine.pytorch import te\n",
+}
+
+
+def test_a_finding_names_the_test_it_could_not_judge_and_one_values_line_settles_it(project: Project) -> None:
+    write(project, WORKED)
+    assert loaded_by_python(project.root) == set()
+    _, [finding] = reported(project)
+    assert (finding["path"], finding["line"]) == ("app/model.py", 3)
+    assert str(finding["message"]).endswith(
+        "; under `env['has_te']`, which the pass cannot judge on ROCm: state it in rocm_safety.values"
+    )
+    project.config(POLICY.replace("  entry_modules: [app]\n", "  entry_modules: [app]\n  values:\n    env[\"has_te\"]: false\n"))
+    assert reported(project) == (set(), [])
+
+
+def test_a_call_names_the_tests_on_its_way_it_could_not_judge(project: Project) -> None:
+    write(project, {"app/__init__.py": "def load():\n    if not FAST or SLOW:\n        return\n    import aiter\nif MODE == 'x':\n    load()\n"})
+    _, [finding] = reported(project)
+    assert str(finding["message"]).endswith(
+        "; under `MODE == 'x'`, `not FAST or SLOW`, which the pass cannot judge on ROCm: state them in rocm_safety.values"
+    )
+
+
+def test_a_site_under_judged_tests_names_none(project: Project) -> None:
+    write(project, {"app/__init__.py": "import torch\nif torch.version.hip:\n    import aiter\n"})
+    _, [finding] = reported(project)
+    assert "cannot judge" not in str(finding["message"])

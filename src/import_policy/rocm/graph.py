@@ -49,13 +49,17 @@ class HeavySite:
     # A lazy import that stays eager: an older Python the project supports runs it eagerly.
     eager_lazy: bool = False
     loaded_by: str | None = None  # a lazy import loaded where this name is read at import time
+    # The tests, as written, the site runs under only because the pass could not judge them
+    # on ROCm (its own, and those on the way through the functions a call runs).
+    unjudged: tuple[str, ...] = ()
 
     @property
     def key(self) -> tuple[str, int, int]:
         return (self.path, self.span.line, self.span.column)
 
 
-_Witness = tuple[str, tuple[str, ...]]  # heavy module, call steps (`has_x()`, `_has_module("x")`)
+# heavy module, call steps (`has_x()`, `_has_module("x")`), tests on the way the pass could not judge
+_Witness = tuple[str, tuple[str, ...], tuple[str, ...]]
 _BodyFact = Union[ImportFact, CallFact]
 FunctionKey = tuple[str, str]  # file, dotted function name in it
 ClassKey = tuple[str, str]  # file, dotted class name in it
@@ -174,10 +178,11 @@ class Project:
                 if is_heavy(self.rocm, fact.name):
                     # `from aiter.ops import mhc` imports `aiter.ops`; `mhc` may be a function in it.
                     name = fact.module if fact.kind == "from" and is_heavy(self.rocm, fact.module) else fact.name
-                    found = (name, (f"try: import {name}" if fact.probe else f"import {name}",))
+                    found = (name, (f"try: import {name}" if fact.probe else f"import {name}",), ())
             else:
                 found = self._call_witness(fact, path, depth + 1, receiver)
             if found is not None:
+                found = (found[0], found[1], _joined(self.judge.unjudged(fact.context, path), found[2]))
                 break
         self._in_progress.discard(target)
         self._witnesses[target] = found
@@ -185,14 +190,14 @@ class Project:
 
     def _call_witness(self, call: CallFact, path: str, depth: int, receiver: ClassKey | None = None) -> _Witness | None:
         if probe_of(self.rocm, call) is not None and call.first_string is not None:
-            return call.first_string, (f'{call.tail}("{call.first_string}")',)
+            return call.first_string, (f'{call.tail}("{call.first_string}")',), ()
         parent = find_spec_of(self.rocm, call)
         if parent is not None:
-            return parent, (f'{call.tail}("{call.first_string}")',)
+            return parent, (f'{call.tail}("{call.first_string}")',), ()
         for target in self.targets(call.callee, path, call.context.function, receiver):
             inner = self.witness(target, depth)
             if inner is not None:
-                return inner[0], (f"{call.tail}()", *inner[1])
+                return inner[0], (f"{call.tail}()", *inner[1]), inner[2]
         return None
 
     # --- calls through project classes ----------------------------------------------
@@ -433,6 +438,7 @@ class Project:
             yield HeavySite(
                 facts.path, facts.module, heavy, span, fact.statement_line, "import",
                 f"lazy {detail}" if fact.lazy else detail, trial=fact.probe, eager_lazy=bool(fact.lazy),
+                unjudged=self.judge.unjudged(fact.context, facts.path),
             )
         for fact in facts.imports:
             read = loads.pop(fact.statement, None)
@@ -446,7 +452,8 @@ class Project:
                 # One step is the probe itself; more is a call of a project function.
                 kind: SiteKind = "probe" if len(found[1]) == 1 else "call"
                 yield HeavySite(
-                    facts.path, facts.module, found[0], call.span, call.statement_line, kind, " -> ".join(found[1])
+                    facts.path, facts.module, found[0], call.span, call.statement_line, kind, " -> ".join(found[1]),
+                    unjudged=_joined(self.judge.unjudged(call.context, facts.path), found[2]),
                 )
         file = self._file(facts.path)
         for decorator in facts.decorators:
@@ -459,13 +466,14 @@ class Project:
                 if is_heavy(self.rocm, real):
                     yield HeavySite(
                         facts.path, facts.module, real.split(".")[0], decorator.span, decorator.statement_line,
-                        "jit", f"@{real}",
+                        "jit", f"@{real}", unjudged=self.judge.unjudged(decorator.context, facts.path),
                     )
                     break
 
     def _lazy_site(self, facts: FileFacts, heavy: str, read: ReadFact, detail: str) -> HeavySite:
         return HeavySite(
             facts.path, facts.module, heavy, read.span, read.statement_line, "import", detail, loaded_by=read.name,
+            unjudged=self.judge.unjudged(read.context, facts.path),
         )
 
     def _find_edges(self, facts: FileFacts) -> list[Link]:
@@ -661,6 +669,10 @@ def with_site(chain: Chain, site: HeavySite) -> Chain:
     source = chain.modules[-1]
     kind: str = "import" if site.kind == "import" else site.kind
     return Chain(chain.entry, (*chain.links, Link(source, site.heavy, site.path, site.span.line, kind, site.detail)))
+
+
+def _joined(*groups: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(text for group in groups for text in group))
 
 
 def _c3(sequences: list[list[ClassKey]]) -> list[ClassKey]:

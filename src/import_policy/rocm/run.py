@@ -578,8 +578,17 @@ def _how(rocm: RocmSafety, site: HeavySite) -> str:
     return ""
 
 
+def _unjudged(site: HeavySite) -> str:
+    """What the pass could not judge on the way to the site, for `values` to settle."""
+    if not site.unjudged:
+        return ""
+    names = ", ".join(f"`{text}`" for text in site.unjudged)
+    them = "it" if len(site.unjudged) == 1 else "them"
+    return f"; under {names}, which the pass cannot judge on ROCm: state {them} in rocm_safety.values"
+
+
 def _eager(rocm: RocmSafety, site: HeavySite) -> Diagnostic:
-    because = _because(rocm, site.heavy)
+    because = _because(rocm, site.heavy) + _unjudged(site)
     if site.kind == "import":
         message = (
             f"heavy module `{site.heavy}` is imported when this module is imported{_how(rocm, site)}; "
@@ -596,7 +605,7 @@ def _eager(rocm: RocmSafety, site: HeavySite) -> Diagnostic:
 
 
 def _reached(rule: str, rocm: RocmSafety, chain: Chain, site: HeavySite) -> Diagnostic:
-    because = _because(rocm, site.heavy)
+    because = _because(rocm, site.heavy) + _unjudged(site)
     path = " -> ".join(chain.modules)
     if site.kind == "jit":
         message = (
