@@ -38,13 +38,14 @@ from import_policy.facts.kept import kept_calls
 from import_policy.facts.comments import suppressions
 from import_policy.facts.model import FileFacts, Suppressions
 from import_policy.facts.walkstate import DYNAMIC_IMPORTERS
-from import_policy.project.graph import Chain
-from import_policy.rocm import gaps, hook
-from import_policy.rocm import import_time as import_time_kind
-from import_policy.rocm.import_time import ImportTimeRule, rules_of as import_time_rules
-from import_policy.rocm.graph import HeavySite, Project
-from import_policy.rocm.graphcodec import EdgesCodec, GraphCodec, Stat, StoredEdges
-from import_policy.rocm.modulegraph import Inputs, ModuleGraph, digest, listing_digest, stat_of
+from import_policy.graph.chains import Chain
+from import_policy.graph import hook
+from import_policy.rocm import gaps
+from import_policy.kinds import import_time as import_time_kind
+from import_policy.kinds.import_time import ImportTimeRule, rules_of as import_time_rules
+from import_policy.graph.reach import HeavySite, Project
+from import_policy.graph.codec import EdgesCodec, GraphCodec, Stat, StoredEdges
+from import_policy.graph.store import Inputs, ModuleGraph, digest, listing_digest, stat_of
 from import_policy.cache.store import Store
 from pathlib import Path
 from import_policy.facts.literal_imports import literal_imports
