@@ -227,3 +227,13 @@ def test_a_site_under_judged_tests_names_none(project: Project) -> None:
     write(project, {"app/__init__.py": "import torch\nif torch.version.hip:\n    import aiter\n"})
     _, [finding] = reported(project)
     assert "cannot judge" not in str(finding["message"])
+
+
+def test_a_method_of_an_instance_another_module_built(project: Project) -> None:
+    write(project, {
+        "app/__init__.py": "from app.env import CHECKER\nCHECKER.load()\n",
+        "app/env.py": "class Checker:\n    def load(self):\n        import flashinfer\nCHECKER = Checker()\n",
+    })
+    assert loaded_by_python(project.root) == {"flashinfer"}
+    heavy, [finding] = reported(project)
+    assert heavy == {"flashinfer"} and (finding["path"], finding["line"]) == ("app/__init__.py", 2)

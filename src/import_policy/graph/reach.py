@@ -224,10 +224,12 @@ class Project:
             return [(key, cls) for key in (self.lookup(cls, "__new__"), self.lookup(cls, "__init__")) if key is not None]
         owner, _, method = callee.rpartition(".")
         owner_cls = self.class_key(owner, path) if owner else None
-        if owner_cls is None and owner and "." not in owner:
-            here = self._file(path)
-            instance = here.instances.get(owner) if here is not None else None
-            owner_cls = self.class_key(instance, path) if instance is not None else None
+        if owner_cls is None and owner:  # `registry.m()`, `from .env import CHECKER; CHECKER.m()`
+            module, _, name = owner.rpartition(".")
+            where = self.module_path.get(module) if module else path
+            there = self._file(where) if where is not None else None
+            instance = there.instances.get(name) if there is not None else None
+            owner_cls = self.class_key(instance, where) if instance is not None and where is not None else None
         if owner_cls is not None:  # `C.m()`, `registry.m()` with `registry = Registry()`
             found = self.lookup(owner_cls, method)
             return [(found, owner_cls)] if found is not None else []
