@@ -74,6 +74,7 @@ SEMANTICS = [
     "try:\n    if sys.platform != 'darwin':\n        import xformers\n    else:\n        import importlib\n        importlib.import_module('flash_attn')\nexcept ImportError:\n    pass\n",
     "with x:\n    A = 1\nwhile y:\n    B = 2\nfor i in z:\n    C = 3\nmatch v:\n    case 1:\n        D = 4\ntry:\n    E = 5\nexcept Exception:\n    E = 6\n",
     "def f():\n    if not torch.cuda.is_available() or _is_hip():\n        return False\n    from flash_attn import x\n",
+    "try:\n    if x:\n        from aiter import f\n    else:\n        from flash_attn import g\nexcept ImportError:\n    def f(*a):\n        raise ImportError\n    class K: pass\n",
 ]
 TRICKY += SEMANTICS
 TRICKY += SPELLINGS

@@ -326,6 +326,8 @@ def test_an_inline_probe_is_a_trial_import_probe(project: Project, source: str, 
         "try:\n    import numpy\nexcept ImportError:\n    pass\n",  # not heavy
         "import importlib\ntry:\n    m = importlib.import_module('aiter')\nexcept ImportError:\n    m = None\n",  # kept: used
         "try:\n    if x:\n        import aiter\nexcept ImportError:\n    aiter = None\nY = aiter\n",  # used
+        # a handler that defines the name again: the module provides it either way (a re-export)
+        "try:\n    if x:\n        from aiter import f\nexcept ImportError:\n    def f(*a):\n        raise ImportError\n",
         # the `try:` also imports names that are used: an optional import, its `import aiter` included
         "try:\n    import aiter\n    from aiter.ops import gemm\nexcept ImportError:\n    gemm = None\nX = gemm\n",
     ],

@@ -255,7 +255,7 @@ class _Collector(WalkState):
         self._none_tested: set[int] = set()  # ids of the names a `x is None` test reads
         # Each `try:` whose handler catches a failed import: its body, and the indices in
         # `imports` of the facts of the imports straight in it (statement id -> its `try:`).
-        self._tries: list[tuple[list[ast.stmt], list[int]]] = []
+        self._tries: list[tuple[list[ast.stmt], list[int], frozenset[str]]] = []
         self._try_of: dict[int, int] = {}
         self._probe_calls: dict[int, int] = {}  # a call straight in such a `try:` (id -> its `try:`)
 
@@ -386,7 +386,7 @@ class _Collector(WalkState):
                     self._try_of[id(statement)] = len(self._tries)
                     if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
                         self._probe_calls[id(statement.value)] = len(self._tries)  # `import_module("x")`
-                self._tries.append((probing, []))
+                self._tries.append((probing, [], _handler_definitions(node)))
             self.try_depth += 1
             self.enter_skippable()
             self.generic(node)
@@ -523,16 +523,18 @@ class _Collector(WalkState):
 
     # --- imports ------------------------------------------------------------------
 
-    def only_probes(self, body: list[ast.stmt]) -> bool:
+    def only_probes(self, body: list[ast.stmt], defined: frozenset[str] = frozenset()) -> bool:
         """Every import straight in the `try:` binds names the file never reads: the `try:` is
-        there to see whether they import (one whose names are used is an optional import)."""
+        there to see whether they import (one whose names are used is an optional import, and
+        so is one whose names a handler defines again: the module provides them either way)."""
+        loaded = self.loaded | defined
         for statement in body:
             if isinstance(statement, (ast.Import, ast.ImportFrom)):
                 for alias in statement.names:
                     if alias.name == "*":
                         return False
                     plain = isinstance(statement, ast.Import) and alias.asname is None
-                    if (alias.asname or (alias.name.split(".")[0] if plain else alias.name)) in self.loaded:
+                    if (alias.asname or (alias.name.split(".")[0] if plain else alias.name)) in loaded:
                         return False
         return True
 
@@ -546,8 +548,8 @@ class _Collector(WalkState):
     def settle_probes(self) -> None:
         """Once the whole file is walked: an import straight in a catching `try:` whose imports
         all bind names the file never reads is a probe."""
-        for body, indices in self._tries:
-            if indices and self.only_probes(body):
+        for body, indices, defined in self._tries:
+            if indices and self.only_probes(body, defined):
                 for index in indices:
                     fact = self.imports[index]
                     if fact.bound is None or fact.bound not in self.loaded:
@@ -915,6 +917,14 @@ def _probing(body: list[ast.stmt]) -> list[ast.stmt]:
             found.extend(_probing(statement.body))
             found.extend(_probing(statement.orelse))
     return found
+
+
+def _handler_definitions(node: ast.stmt) -> frozenset[str]:
+    """Names a `try:`'s handlers define with `def` or `class` (a fallback implementation)."""
+    return frozenset(
+        statement.name for handler in getattr(node, "handlers", ()) for statement in handler.body
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+    )
 
 
 def _globals(body: list[ast.stmt]) -> tuple[str, ...]:

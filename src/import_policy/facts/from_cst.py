@@ -441,17 +441,19 @@ class _Collector(WalkState, cst.CSTVisitor):
         if not any(_catches_import(handler.type) for handler in node.handlers):
             return
         smalls = _probing(node.body)
-        if self.only_probes(smalls):
+        if self.only_probes(smalls, _handler_definitions(node)):
             self._probing.update(id(small) for small in smalls)
             self._probing_calls.update(
                 id(small.value) for small in smalls if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)
             )
 
-    def only_probes(self, smalls: list[cst.BaseSmallStatement]) -> bool:
+    def only_probes(self, smalls: list[cst.BaseSmallStatement], defined: frozenset[str] = frozenset()) -> bool:
         """Every import straight in the `try:` binds names the file never reads: the `try:` is
-        there to see whether they import (one whose names are used is an optional import)."""
+        there to see whether they import (one whose names are used is an optional import, and
+        so is one whose names a handler defines again: the module provides them either way)."""
         if self.read_names is None:
             self.read_names = read_names(self.tree) if self.tree is not None else frozenset()
+        loaded = self.read_names | defined
         for small in smalls:
             if isinstance(small, (cst.Import, cst.ImportFrom)):
                 if isinstance(small.names, cst.ImportStar):
@@ -459,7 +461,7 @@ class _Collector(WalkState, cst.CSTVisitor):
                 for alias in small.names:
                     full = get_full_name_for_node(alias.name) or ""
                     plain = isinstance(small, cst.Import) and alias.asname is None
-                    if (_alias_name(alias) or (full.split(".")[0] if plain else full)) in self.read_names:
+                    if (_alias_name(alias) or (full.split(".")[0] if plain else full)) in loaded:
                         return False
         return True
 
@@ -811,6 +813,17 @@ def _probing_if(node: cst.If) -> list[cst.BaseSmallStatement]:
     elif isinstance(node.orelse, cst.Else):
         found.extend(_probing(node.orelse.body))
     return found
+
+
+def _handler_definitions(node: cst.Try | cst.TryStar) -> frozenset[str]:
+    """Names a `try:`'s handlers define with `def` or `class` (a fallback implementation)."""
+    found: set[str] = set()
+    for handler in node.handlers:
+        body = handler.body
+        for statement in body.body if isinstance(body, cst.IndentedBlock) else ():
+            if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+                found.add(statement.name.value)
+    return frozenset(found)
 
 
 def _globals(body: cst.BaseSuite) -> tuple[str, ...]:
