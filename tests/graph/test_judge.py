@@ -92,6 +92,9 @@ CASES = [
     ("a dict bound again after its entry", "env = {'k': is_cuda()}\nenv = load()\nif env['k']:\n    import aiter\n", "env = load()\nenv['k'] = is_cuda()\nif env['k']:\n    import aiter\n"),
     ("a dict entry compared with a value", "env = {'dev': DEVICE_TYPE}\nif env['dev'] == 'hip':\n    import aiter\n", "env = {'dev': DEVICE_TYPE}\nif env['dev'] == 'cuda':\n    import aiter\n"),
     ("a dict entry values names", "info = CHECKER.get_info()\nif info['has_fa']:\n    import aiter\n", "info = CHECKER.get_info()\nif info['has_te']:\n    import aiter\n"),
+    # `values` and `rocm` describe the process's names, never an object's attribute of that name
+    ("a value read as an object's attribute is unknown", "if config.DEVICE_TYPE == 'cuda':\n    import aiter\n", "if DEVICE_TYPE == 'cuda':\n    import aiter\n"),
+    ("a rocm name read as an object's attribute may be None", "if x.is_hip is None:\n    import aiter\n", "if is_hip is None:\n    import aiter\n"),
     ("getattr compared with None", "import torch\nif getattr(torch.version, 'hip', None) is not None:\n    import aiter\n", "import torch\nif getattr(torch.version, 'hip', None) is None:\n    import aiter\n"),
 ]
 

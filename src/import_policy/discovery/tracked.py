@@ -45,6 +45,8 @@ class Tracked:
         self.root = root
         self._files: frozenset[str] | None = None
         self._folders: frozenset[str] = frozenset()
+        # How many answers depended on the index: a lookup that asked changes with it.
+        self.asked = 0
 
     def _load(self) -> frozenset[str]:
         if self._files is None:
@@ -72,10 +74,12 @@ class Tracked:
         return [os.fsdecode(name) for name in done.stdout.split(b"\0") if name]
 
     def file(self, relative: str) -> bool:
+        self.asked += 1
         return relative in self._load()
 
     def holds(self, relative: str) -> bool:
         """A folder with a tracked file somewhere below it."""
+        self.asked += 1
         self._load()
         return relative in self._folders
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from import_policy.config.model import RuleBase
 from import_policy.diagnostics import Diagnostic, unfixable_where
 from import_policy.discovery.files import SourceFile
+from import_policy.discovery.overlay import Overlay
 from import_policy.facts.encoding import unfixable_encoding
 from import_policy.facts.model import FileFacts
 from import_policy.kinds import cfamily
@@ -24,7 +25,7 @@ from import_policy.kinds.syntax import syntax_error
 from import_policy.pipeline import parallel, slow
 from import_policy.pipeline.extract import Reader, python_facts, read_file
 from import_policy.pipeline.plan import Plan
-from import_policy.rocm import run as rocm_pass
+from import_policy.rocm import gateway_closure, run as rocm_pass
 
 
 def check_python(plan: Plan, facts: FileFacts, rules: Iterable[RuleBase]) -> list[Diagnostic]:
@@ -71,20 +72,26 @@ def _pool(plan: Plan, files: Sequence[SourceFile], jobs: int) -> dict[str, paral
     return done
 
 
-def run(plan: Plan, files: Sequence[SourceFile], read: Reader = read_file, jobs: int = 1) -> Result:
+def run(
+    plan: Plan, files: Sequence[SourceFile], read: Reader = read_file, jobs: int = 1, overlay: Overlay | None = None,
+) -> Result:
+    """`overlay`: buffers that stand for their files wherever a file is read (an editor's)."""
+    if overlay:
+        read = overlay.reader(read)
     # A run holds the facts of thousands of files: acyclic records the cyclic collector would
     # walk again at every collection, for nothing (its passes grow with the heap, so a big tree
     # cost more than linearly). What cycles a parse leaves are collected once the run is over.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _run(plan, files, read, jobs)
+        return _run(plan, files, read, jobs, overlay)
     finally:
         if collecting:
             gc.enable()
 
 
-def _run(plan: Plan, files: Sequence[SourceFile], read: Reader, jobs: int) -> Result:
+def _run(plan: Plan, files: Sequence[SourceFile], read: Reader, jobs: int, overlay: Overlay | None) -> Result:
+    reading = time.time_ns()  # before any file is read: the ROCm pass's log trusts no stat data after it
     diagnostics: list[Diagnostic] = []
     unreadable: list[tuple[str, str]] = []
     python: dict[str, FileFacts] = {}  # for the project-level ROCm pass
@@ -131,10 +138,12 @@ def _run(plan: Plan, files: Sequence[SourceFile], read: Reader, jobs: int) -> Re
         diagnostics.extend(
             rocm_pass.check(
                 plan.rocm, python, read, plan.cache, named, rocm_pass.graph_stores(plan.cache),
-                plan.exempted if plan.track_allow_in else None,
+                plan.exempted if plan.track_allow_in else None, overlay, reading,
             )
         )
     if any(d.fixable for d in diagnostics):
+        # A gateway fix in a module the gateway runs while it loads would make it import itself.
+        diagnostics = gateway_closure.refuse_in_closures(plan.policy, diagnostics, python, read, plan.cache, overlay)
         diagnostics = _unfixable_in_their_encoding(diagnostics, files, read)
     diagnostics.sort(key=Diagnostic.sort_key)
     return Result(diagnostics, len(files), unreadable)
