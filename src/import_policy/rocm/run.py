@@ -148,16 +148,23 @@ class RocmPlan:
         """Which callees of the file `slim` keeps (with a string argument, every call is kept);
         the extractor asks it before it places the calls (`facts.from_ast.CallFilter`)."""
         local = {function.name for function in facts.functions}
-        local |= {name[: -len(".__init__")] for name in local if name.endswith(".__init__")}  # `Loader()`
         methods = {name.rpartition(".")[2] for name in local if "." in name}
+        local |= {c.name for c in facts.classes}  # `Loader()`, and `Loader.m()` through a base
         instances = {assign.name for assign in facts.assigns}
         project_names = self.project_names
+        # A class with a base of the project's: `self.m()` may find `m` in that base's file.
+        inherits = any(
+            base in local or base.partition(".")[0] in project_names for c in facts.classes for base in c.bases
+        )
 
         def kept(callee: str) -> bool:
             root, _, rest = callee.partition(".")
+            owner = callee.rpartition(".")[0]
             return (
-                callee in local or root in project_names or callee in DYNAMIC_IMPORTERS
-                or (root in ("self", "cls") and rest in methods) or (bool(rest) and root in instances)
+                callee in local or owner in local or root in project_names or callee in DYNAMIC_IMPORTERS
+                # `self.m()`, `cls._instance.m()`, `super().m()`
+                or (root in ("self", "cls", "super") and bool(rest) and (inherits or rest.rpartition(".")[2] in methods))
+                or (bool(rest) and root in instances)
             )
 
         return kept
@@ -227,8 +234,12 @@ def make_plan(
     # Platform tests and package walks: a file defining `def supported(): return is_cuda()`
     # or walking a package matters even when it imports nothing of the project.
     heads.update(name.lstrip("_") for name in (*rocm.guards, *rocm.rocm) if name != "TYPE_CHECKING")
-    heads.update(name.rpartition(".")[2] for name, _ in rocm.values)  # `DEVICE_TYPE == "cuda"` in a platform test
+    # `DEVICE_TYPE == "cuda"` in a platform test; `env["has_te"]` spells `env`
+    heads.update(name.partition("[")[0].rpartition(".")[2] for name, _ in rocm.values)
     heads.update(("find_spec", "iter_modules", "walk_packages"))
+    # A class's method may run a subclass's override through `self` (a base in a file that
+    # imports nothing of the project still runs a subclass's heavy import).
+    heads.add("class")
     tokens = tuple(sorted(h.encode() for h in heads if h))
     return replace(plain, tokens=tokens, import_heads=import_heads, heavy_heads=heavy_heads)
 
@@ -391,6 +402,13 @@ class _Tree:
         return index_of(self.root)
 
 
+class KeptGraphs(Protocol):
+    """Module graphs a long-lived process keeps in memory between runs (a language server),
+    each told of every file that changes; the pass then neither builds nor stores one."""
+
+    def graph(self, plan: RocmPlan, read: Reader, records: Records | None) -> ModuleGraph: ...
+
+
 class GraphStores:
     """Where the module graph is kept: its index and its links, beside the facts cache."""
 
@@ -449,6 +467,7 @@ def check(
     stores: GraphStores | None = None,
     exempted: Callable[[Sequence[Diagnostic]], None] | None = None,
     overlay: Overlay | None = None, since: int = 0,
+    graphs: KeptGraphs | None = None,
 ) -> list[Diagnostic]:
     """The pass's diagnostics for the files passed (already parsed by the engine); `named`:
     those named on the command line, where a reachability finding whose chain passes
@@ -463,7 +482,9 @@ def check(
     compares them by their bytes, never by the stat data of the file on disk.
     `since`: when the engine began reading the files passed (their facts' bytes).
     A module reached through a link inside the root is reported at the link's path, where
-    Python imports it, as the file it leads to would be (`links`)."""
+    Python imports it, as the file it leads to would be (`links`).
+    `graphs`: the graphs a long-lived process holds (read through `read`, never from `passed`),
+    used instead of building and storing one per run."""
     rocm = plan.rocm
     parsed = {
         path: facts for path, facts in passed.items() if facts.syntax_error is None and not path.endswith(".pyi")
@@ -489,7 +510,10 @@ def check(
     asked: list[gaps.Asked] = []
     if plan.needs_project:
         records: Records | None = cache if cache is not None or not plan.import_time else Memo()
-        graph = module_graph(plan, passed, read, records, stores, overlay, since)
+        graph = (
+            graphs.graph(plan, read, records) if graphs is not None
+            else module_graph(plan, passed, read, records, stores, overlay, since)
+        )
         resolved = links.Resolved(plan.policy.root, parsed)
         reported: set[tuple[str, int, int]] = set()
         reached: list[hook.Finding] = []
@@ -524,7 +548,10 @@ def check(
         found.extend(hook.reports(reached, where(_reports_in(rocm.applies_to), graph)))
         for declared in plan.import_time:
             rule_asked = rule_plan(plan, declared)
-            answer = module_graph(rule_asked, passed, read, records, stores, overlay, since)
+            answer = (
+                graphs.graph(rule_asked, read, records) if graphs is not None
+                else module_graph(rule_asked, passed, read, records, stores, overlay, since)
+            )
             findings = list(import_time_kind.findings(declared, answer))
             found.extend(hook.reports(findings, where(_reports_in(declared.applies_to), answer)))
             if exempted is not None and declared.allow_in:
@@ -532,7 +559,8 @@ def check(
                     d for d in (finding.site for finding in findings)
                     if _kept_out(declared, d.path) and not comments(d.path).covers(d.rule, d.suppress_lines)
                 ])
-            save_graph(rule_asked, answer, stores)
+            if graphs is None and not overlay:
+                save_graph(rule_asked, answer, stores)
             asked.append((answer, declared.entry))
         if EAGER_HEAVY_IMPORT in plan.rules:
             linked = [
@@ -548,7 +576,8 @@ def check(
                     elif site.key in probes:
                         continue
                     found.append(_eager(rocm, site))
-        save_graph(plan, graph, stores)
+        if graphs is None and not overlay:  # a buffer's log holds the disk's stat data with its bytes: never kept
+            save_graph(plan, graph, stores)
     found.extend(probes.values())
     # Reachability findings were judged whole, every report of each at once.
     kept = [d for d in found if d.places or not comments(d.path).covers(d.rule, d.suppress_lines)]
@@ -607,8 +636,17 @@ def _how(rocm: RocmSafety, site: HeavySite) -> str:
     return ""
 
 
+def _unjudged(site: HeavySite) -> str:
+    """What the pass could not judge on the way to the site, for `values` to settle."""
+    if not site.unjudged:
+        return ""
+    names = ", ".join(f"`{text}`" for text in site.unjudged)
+    them = "it" if len(site.unjudged) == 1 else "them"
+    return f"; under {names}, which the pass cannot judge on ROCm: state {them} in rocm_safety.values"
+
+
 def _eager(rocm: RocmSafety, site: HeavySite) -> Diagnostic:
-    because = _because(rocm, site.heavy)
+    because = _because(rocm, site.heavy) + _unjudged(site)
     if site.kind == "import":
         message = (
             f"heavy module `{site.heavy}` is imported when this module is imported{_how(rocm, site)}; "
@@ -625,7 +663,7 @@ def _eager(rocm: RocmSafety, site: HeavySite) -> Diagnostic:
 
 
 def _reached(rule: str, rocm: RocmSafety, chain: Chain, site: HeavySite) -> Diagnostic:
-    because = _because(rocm, site.heavy)
+    because = _because(rocm, site.heavy) + _unjudged(site)
     path = " -> ".join(chain.modules)
     if site.kind == "jit":
         message = (
@@ -639,4 +677,4 @@ def _reached(rule: str, rocm: RocmSafety, chain: Chain, site: HeavySite) -> Diag
     return _diagnostic(rule, site, message, chain.modules)
 
 
-__all__ = ["RocmPlan", "check", "default_entries", "make_plan", "module_graph", "project"]
+__all__ = ["KeptGraphs", "RocmPlan", "check", "default_entries", "make_plan", "module_graph", "project"]
