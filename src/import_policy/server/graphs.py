@@ -158,12 +158,15 @@ class Graphs:
         if now is None:
             return False
         moved = now != before
-        if moved and not moved_only(before, now):
+        names = rebound(before, now) if moved else frozenset()
+        if names:
             # New facts: the file's own items only, where nothing else can read the difference.
-            if module is None or not self._unread_elsewhere(plan, graph, path, before, now):
+            if module is None or not only_names(before, now, names) or not self._unread_elsewhere(plan, graph, path, names):
                 return False
             self.unread += 1
         elif moved:
+            if not moved_only(before, now):
+                return False
             self.moved += 1
         else:
             self.kept += 1
@@ -171,13 +174,9 @@ class Graphs:
         graph.renew(path, content_digest(source), module if moved and module is not None else None)
         return True
 
-    def _unread_elsewhere(self, plan: RocmPlan, graph: ModuleGraph, path: str, before: FileFacts, now: FileFacts) -> bool:
-        """Whether the two records differ only in module-level names no derivation but the
-        file's own links and sites can read (`names_changed`): names that no other file the
-        graph read spells anywhere in its record."""
-        names = names_changed(before, now)
-        if not names:
-            return False
+    def _unread_elsewhere(self, plan: RocmPlan, graph: ModuleGraph, path: str, names: frozenset[str]) -> bool:
+        """Whether no other file the graph read spells any of `names` anywhere in its record
+        (`only_names`: then no derivation but the file's own links and sites reads them)."""
         mode = plan.cache_mode
         tokens = self._tokens.setdefault(mode, {})
         for other, (_, how, _, hashed) in graph.inputs.log.files.items():
@@ -306,23 +305,25 @@ def spelled(value: object) -> frozenset[str]:
     return frozenset(found)
 
 
-def names_changed(before: FileFacts, now: FileFacts) -> frozenset[str]:
-    """The module's names whose bindings differ between two records (`x = 1` added, removed
-    or changed), when that is all that differs but for where the other facts stand, and the
-    rest of the record never spells those names; else none.
+def rebound(before: FileFacts, now: FileFacts) -> frozenset[str]:
+    """The names whose assignments differ between two records (one added, removed or given
+    another value or condition; where they stand aside)."""
+    old = Counter((a.name, a.value, a.context) for a in before.assigns)
+    new = Counter((a.name, a.value, a.context) for a in now.assigns)
+    return frozenset(key[0] for key in (old - new) + (new - old))
+
+
+def only_names(before: FileFacts, now: FileFacts, names: frozenset[str]) -> bool:
+    """Whether the two records differ only in the assignments of `names` (but for where the
+    other facts stand), and the rest of the record never spells those names.
 
     Another file's derivation reads a file's bindings only by name (`from m import x`, the
     flag `m.x`, `m.x()` resolved, `from m import *` then `x`), so such a change reaches no
     item but the module's own links and sites (and every reach, which holds its links)
-    unless another record spells one of the names."""
-    old, new = Counter(before.assigns), Counter(now.assigns)
-    names = frozenset(fact.name for fact in (old - new) + (new - old))
-    if not names:
-        return frozenset()
+    unless another record spells one of the names (`Graphs._unread_elsewhere`)."""
     rest_before = replace(before, assigns=tuple(a for a in before.assigns if a.name not in names))
     rest_now = replace(now, assigns=tuple(a for a in now.assigns if a.name not in names))
     if rest_before != rest_now and not moved_only(rest_before, rest_now):
-        return frozenset()
-    if not names.isdisjoint(spelled(rest_now)) or not names.isdisjoint(spelled(rest_before)):
-        return frozenset()
-    return names
+        return False
+    # Moved or not, the two rests hold the same strings.
+    return names.isdisjoint(spelled(rest_now))
