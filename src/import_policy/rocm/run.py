@@ -548,7 +548,7 @@ def check(
                     d for d in (finding.site for finding in findings)
                     if _kept_out(declared, d.path) and not comments(d.path).covers(d.rule, d.suppress_lines)
                 ])
-            if graphs is None:
+            if graphs is None and not overlay:
                 save_graph(rule_asked, answer, stores)
             asked.append((answer, declared.entry))
         if EAGER_HEAVY_IMPORT in plan.rules:
@@ -565,7 +565,7 @@ def check(
                     elif site.key in probes:
                         continue
                     found.append(_eager(rocm, site))
-        if graphs is None:
+        if graphs is None and not overlay:  # a buffer's log holds the disk's stat data with its bytes: never kept
             save_graph(plan, graph, stores)
     found.extend(probes.values())
     # Reachability findings were judged whole, every report of each at once.
