@@ -58,9 +58,23 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder.resolve()
 
 
+EDITS = st.lists(st.tuples(st.sampled_from(FILES), st.sampled_from(BODIES), st.sampled_from(BODIES)), min_size=1, max_size=6)
+
+
 @settings(max_examples=30)
-@given(edits=st.lists(st.tuples(st.sampled_from(FILES), st.sampled_from(BODIES), st.sampled_from(BODIES)), min_size=1, max_size=6))
+@given(edits=EDITS)
 def test_warm_equals_cold_after_any_edits(root: Path, edits: list[tuple[str, str, str]]) -> None:
+    _warm_equals_cold(root, edits)
+
+
+@pytest.mark.slow
+@settings(max_examples=300, deadline=None)
+@given(edits=EDITS)
+def test_warm_equals_cold_after_any_edits_many(root: Path, edits: list[tuple[str, str, str]]) -> None:
+    _warm_equals_cold(root, edits)
+
+
+def _warm_equals_cold(root: Path, edits: list[tuple[str, str, str]]) -> None:
     documents = Documents()
     kept = Projects(documents, root)
     for relative in FILES:  # every file open, as it is on disk
