@@ -21,6 +21,7 @@ from import_policy.cache.seal import FOLDER as CACHE_FOLDER
 from import_policy.quoting import escape_controls
 from import_policy.commands import EXIT_ERROR, EXIT_OK, EXIT_VIOLATIONS, UsageError, discard_stdout
 from import_policy.config.load import DEFAULT_PRESET, ConfigErrors, Loaded, load
+from import_policy.discovery import probe
 from import_policy.report.formats import FORMATS
 
 __all__ = ["EXIT_ERROR", "EXIT_OK", "EXIT_VIOLATIONS", "UsageError", "main"]
@@ -117,7 +118,7 @@ def _without_command(parser: argparse.ArgumentParser, argv: Sequence[str]) -> st
     near = difflib.get_close_matches(first, list(commands), n=1)
     if near:
         return f"unknown command {first!r}; did you mean `{shlex.join(['import-policy', near[0], *argv[1:]])}`?"
-    if Path(first).exists() or "/" in first or first.endswith(".py") or first in (".", ".."):
+    if probe.exists(first) or "/" in first or first.endswith(".py") or first in (".", ".."):
         return f"{first!r} is not a command; did you mean `{again}`?"
     return None
 

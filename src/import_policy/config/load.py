@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from import_policy.cache.policy import Built, Known, PolicyIndex, entry_key
 from import_policy.config.model import Origin, Policy, RocmSafety, Rule
+from import_policy.discovery import probe
 from import_policy.quoting import quote_path
 
 # YAML parsing, validation and the kinds are imported by the functions that build a policy:
@@ -206,9 +207,9 @@ def _load(config: Path | None, cwd: Path) -> Loaded:
     else:
         config = config if config.is_absolute() else cwd / config
         base = config.parent  # --config FILE: FILE's folder, unless its `root:` says otherwise
-    if config.is_dir():
+    if probe.is_dir(config):
         raise ConfigErrors([_error(_shown(config, cwd), 0, "is a folder; --config takes a configuration file")])
-    if not config.is_file():
+    if not probe.is_file(config):
         raise ConfigErrors([_error(_shown(config, cwd), 0, "no such file")])
     read_: list[tuple[str, str]] = []
     policy = _build(base, _Source(_shown(config, cwd), config, None), cwd, read_)

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from import_policy.config.load import ConfigErrors
 from import_policy.config.model import GatewayFix, Origin, Policy, RuleBase
+from import_policy.discovery import probe
 from import_policy.project.layout import top_level_names
 from import_policy.project.modules import ProjectModules
 
@@ -120,7 +121,7 @@ def _submodule(policy: Policy, path: str, name: str) -> bool:
     if not path.endswith("/__init__.py"):
         return False
     folder = policy.root / path[: -len("__init__.py")]
-    return (folder / f"{name}.py").is_file() or (folder / name / "__init__.py").is_file()
+    return probe.is_file(folder / f"{name}.py") or probe.is_file(folder / name / "__init__.py")
 
 
 def module_bindings(source: bytes, path: str) -> frozenset[str] | str:

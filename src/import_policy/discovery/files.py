@@ -23,6 +23,7 @@ from import_policy.cache.stat import Stat, stat_or_raise
 from import_policy.cache.ignores import rules_digest
 from import_policy.cache.walk import Kind, WalkCache, gitignore_stat
 from import_policy.discovery.tracked import Tracked, index_stat
+from import_policy.discovery import probe
 
 if TYPE_CHECKING:
     import pathspec
@@ -311,7 +312,7 @@ class Locator:
 
     def _kept(self, path: Path) -> bool:
         """`path` is no link, or a link to a place inside the root."""
-        if not path.is_symlink():
+        if not probe.is_symlink(path):
             return True
         real = os.path.realpath(path)
         return real == self.real_root or real.startswith(_child(self.real_root, ""))
@@ -335,7 +336,7 @@ class Locator:
         path = self.root / relative
         parent = relative.rpartition("/")[0]
         return (
-            path.is_file()
+            probe.is_file(path)
             and self._folder_walked(parent)
             and any_match(self.exclude, relative) is None
             and not self.ignores.for_folder(path.parent).ignored(relative, False)
