@@ -333,11 +333,12 @@ class Locator:
 
     def walked(self, relative: str) -> bool:
         """`relative` is a file under the root that `discover([root], ...)` would list."""
+        if not probe.is_file(os.path.join(self.root, relative)):
+            return False  # most lookups, asked first: no pathlib object for a name of any length
         path = self.root / relative
         parent = relative.rpartition("/")[0]
         return (
-            probe.is_file(path)
-            and self._folder_walked(parent)
+            self._folder_walked(parent)
             and any_match(self.exclude, relative) is None
             and not self.ignores.for_folder(path.parent).ignored(relative, False)
             and self._kept(path)
