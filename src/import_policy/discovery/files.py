@@ -133,6 +133,11 @@ def discover(
         elif any_match(exclude, relative) is None:
             language = language_of(path.name) or "python"
             keep(SourceFile(path, relative, language, named=True), real, real == walker.expected(relative))
+    if unreadable is not None:
+        # As ruff's E902: a named path that is missing or not a file is named, the rest still checked.
+        unreadable.extend((relative_to_root(Path(os.path.abspath(given)), root), "No such file or directory") for given in missing)
+        unreadable.extend((relative_to_root(Path(os.path.abspath(given)), root), "not a regular file") for given in special)
+        missing, special = [], []
     if missing or special:
         faults = ([f"no such file or folder: {', '.join(map(quote_path, missing))}"] if missing else []) + (
             [f"not a regular file: {', '.join(map(quote_path, special))}"] if special else []
