@@ -235,4 +235,4 @@ def test_missing_path_is_exit_2(project: Project) -> None:
     project.config("rules:\n  - id: p\n    forbid: [pickle]\n")
     code, out, err = project.run("check", "nope.py")
     assert code == 2
-    assert "no such file or folder: nope.py" in err
+    assert "cannot read nope.py: No such file or directory" in err

@@ -297,6 +297,11 @@ def _build(root: Path, top: _Source, cwd: Path, read: list[tuple[str, str]]) -> 
     errors: list[ConfigError] = []
     ordered: list[tuple[_Source, Document]] = []
     _collect(top, [], errors, ordered, cwd, set(), read, (root,))
+    from import_policy.config.validate import checks_nothing
+
+    empty = checks_nothing(top.shown, [document for _, document in ordered]) if ordered and not errors else None
+    if empty is not None and top.path is not None:
+        errors.append(empty)
     root = _root(root, top, ordered, errors)
     if errors:
         first_seen = {source: index for index, source in reversed(list(enumerate(e.source for e in errors)))}

@@ -6,7 +6,7 @@ Nothing here reads files; `load.py` walks `extends` and merges what this returns
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Callable, Protocol, TypedDict, TypeVar
 
@@ -45,6 +45,7 @@ class Document:
     exclude: list[PathGlob] = field(default_factory=list)
     roots: list[str] | None = None
     rules: list[Rule] = field(default_factory=list)
+    rules_line: int = 0
     rocm_safety: dict[str, tuple[object, int]] = field(default_factory=dict)
     rocm_line: int = 0
     ignore: list[tuple[str, int]] = field(default_factory=list)
@@ -180,6 +181,7 @@ class Validator:
                     roots.append(text.rstrip("/") or ".")
             doc.roots = roots
         if "rules" in items:
+            doc.rules_line = items["rules"][1].line
             doc.rules = self.rules(items["rules"][1])
         if "rocm_safety" in items:
             doc.rocm_line, node = items["rocm_safety"]
@@ -242,6 +244,8 @@ class Validator:
         self.keys(node, COMMON_RULE_KEYS + schema.keys, f"a rule of kind {kind!r}")
         if "forbid" in schema.keys and "forbid" not in items:
             self.error(node.line, f"rule {rule_id!r} needs a forbid list")
+        elif "forbid" in schema.keys and isinstance(items["forbid"][1], Seq) and not items["forbid"][1].items:
+            self.error(items["forbid"][1].line, f"rule {rule_id!r} has an empty forbid list, so it checks nothing; name what it forbids")
         message = self.string(items["message"][1], "message") or "" if "message" in items else ""
         files = self.globs(items["files"][1], "files") if "files" in items else []
         allow_in = self.globs(items["allow_in"][1], "allow_in") if "allow_in" in items else []
@@ -384,6 +388,20 @@ class Validator:
             else:
                 out[key] = (value.value, line)
         return out
+
+
+def checks_nothing(source: str, documents: Sequence[Document]) -> ConfigError | None:
+    """A configuration whose files, merged, declare no rule and no ROCm pass checks nothing:
+    an error at the top file (`documents[-1]`), not a silent pass."""
+    if any(document.rules or document.rocm_line for document in documents):
+        return None
+    top = documents[-1]
+    where = "rules: [] declares no rule" if top.rules_line else "it declares no rules"
+    return ConfigError(
+        source, top.rules_line or 1,
+        f"the configuration checks nothing: {where}, no rocm_safety and extends nothing; "
+        "declare rules, rocm_safety or extends (e.g. extends: [rocm-safety])",
+    )
 
 
 def _is_relative_folder(text: str) -> bool:
