@@ -21,7 +21,7 @@ def errors(project: Project, config: str, *argv: str) -> list[str]:
     [
         (
             "version: 1\nrulez: []\n",
-            "import-policy: import-policy.yaml:2: unknown key 'rulez' in the configuration; "
+            "import-policy: import-policy.yaml:2: unknown key 'rulez' in the configuration (did you mean 'rules'?); "
             "expected one of: enable, exclude, extends, ignore, rocm_safety, root, roots, rules, target_version, version",
         ),
         (
@@ -88,7 +88,7 @@ def errors(project: Project, config: str, *argv: str) -> list[str]:
         ),
         (
             "rules:\n  - id: a\n    forbid: [x]\n    forbids: [x]\n",
-            "import-policy: import-policy.yaml:4: unknown key 'forbids' in a rule of kind 'import'; expected one of: "
+            "import-policy: import-policy.yaml:4: unknown key 'forbids' in a rule of kind 'import' (did you mean 'forbid'?); expected one of: "
             "allow_in, examples, except, files, fix, forbid, id, kind, message, scope, severity, type_checking",
         ),
         (

@@ -5,6 +5,7 @@ Nothing here reads files; `load.py` walks `extends` and merges what this returns
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -100,7 +101,7 @@ class Validator:
     def keys(self, node: Map, allowed: tuple[str, ...], where: str) -> None:
         for key, (line, _) in node.items.items():
             if key not in allowed:
-                self.error(line, f"unknown key {key!r} in {where}; expected one of: {', '.join(sorted(allowed))}")
+                self.error(line, f"unknown key {key!r} in {where}{_did_you_mean(key, allowed)}; expected one of: {', '.join(sorted(allowed))}")
 
     def string(self, node: Node, what: str) -> str | None:
         if isinstance(node, Scalar) and isinstance(node.value, str):
@@ -122,8 +123,11 @@ class Validator:
         return out
 
     def choice(self, node: Node, what: str, choices: tuple[str, ...]) -> str | None:
-        value = self.string(node, what)
-        if value is not None and value not in choices:
+        if not (isinstance(node, Scalar) and isinstance(node.value, str)):
+            self.error(node.line, f"{what} must be one of: {', '.join(choices)}; got {describe_node(node)}")
+            return None
+        value = node.value
+        if value not in choices:
             self.error(node.line, f"{what} must be one of: {', '.join(choices)}; got {value!r}")
             return None
         return value
@@ -388,6 +392,12 @@ class Validator:
             else:
                 out[key] = (value.value, line)
         return out
+
+
+def _did_you_mean(key: str, allowed: Sequence[str]) -> str:
+    """` (did you mean 'rules'?)` for a key near a valid one (`rulez`, `allow-in`), else nothing."""
+    near = difflib.get_close_matches(key.replace("-", "_"), list(allowed), n=1, cutoff=0.7)
+    return f" (did you mean {near[0]!r}?)" if near else ""
 
 
 def checks_nothing(source: str, documents: Sequence[Document]) -> ConfigError | None:

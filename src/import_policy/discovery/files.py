@@ -32,11 +32,14 @@ if TYPE_CHECKING:
 
 PYTHON_SUFFIXES = (".py", ".pyi")
 C_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".hxx", ".cu", ".cuh", ".hip")
-# As ruff's default `exclude`: tool caches, virtual environments and VCS metadata.
+# ruff's default `exclude`, whole: tool caches, virtual environments, VCS metadata, and built
+# or installed copies of the project (`build/`, `dist/`, `site-packages/`), whose findings
+# would double the project's own; plus our cache and `__pycache__`.
 SKIPPED_FOLDERS = frozenset({
-    ".bzr", ".direnv", ".eggs", ".git", ".git-rewrite", ".hg", ".mypy_cache", ".nox", ".pants.d",
-    ".pytype", ".ruff_cache", ".svn", ".tox", ".venv", "__pypackages__", "_build", "buck-out",
-    "node_modules", "venv", "__pycache__", ".import_policy_cache",
+    ".bzr", ".direnv", ".eggs", ".git", ".git-rewrite", ".hg", ".ipynb_checkpoints", ".mypy_cache", ".nox",
+    ".pants.d", ".pyenv", ".pytest_cache", ".pytype", ".ruff_cache", ".svn", ".tox", ".venv", ".vscode",
+    "__pypackages__", "_build", "buck-out", "build", "dist", "node_modules", "site-packages", "venv",
+    "__pycache__", ".import_policy_cache",
 })
 
 Language = Literal["python", "c"]
