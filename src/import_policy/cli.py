@@ -22,6 +22,7 @@ from import_policy.quoting import escape_controls
 from import_policy.commands import EXIT_ERROR, EXIT_OK, EXIT_VIOLATIONS, UsageError, discard_stdout
 from import_policy.config.load import DEFAULT_PRESET, ConfigErrors, Loaded, load
 from import_policy.discovery import probe
+from import_policy.discovery.tracked import new_run
 from import_policy.report.formats import FORMATS
 
 __all__ = ["EXIT_ERROR", "EXIT_OK", "EXIT_VIOLATIONS", "UsageError", "main"]
@@ -135,6 +136,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             args.command_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     except SystemExit as exit_:
         return EXIT_ERROR if exit_.code not in (0, None) else EXIT_OK
+    new_run()  # what a run says once (git refusing the repository) is said again by the next
     try:
         code = _dispatch(args)
         sys.stdout.flush()  # here, where a closed pipe can still be told from a crash
