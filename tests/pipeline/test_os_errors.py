@@ -46,3 +46,11 @@ def test_a_too_long_first_word_is_not_a_crash(project: Project, tmp_path: Path) 
     _too_long(tmp_path)
     code, out, err = project.run(LONG)
     assert code == 2 and "internal error" not in err and "Traceback" not in err, err
+
+
+@pytest.mark.parametrize("setting", [f"extends: [{LONG}.yaml]", f"root: {LONG}", f"extends: [rocm-safety]\nroots: [{LONG}]"])
+def test_a_too_long_name_in_the_configuration_is_a_configuration_error(project: Project, tmp_path: Path, setting: str) -> None:
+    _too_long(tmp_path)
+    project.config(f"version: 1\n{setting}\nrules:\n  - id: p\n    forbid: [pickle]\n")
+    code, out, err = project.run("check", "--no-cache")
+    assert code == 2 and "internal error" not in err and err.endswith("nothing was checked\n"), err

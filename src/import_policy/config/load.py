@@ -152,8 +152,8 @@ def _named_in_pyproject(pyproject: Path, cwd: Path) -> Path | None:
             'name the policy file, e.g. config = "import-policy.yaml"',
         )])
     path = pyproject.parent / named
-    if not path.is_file():
-        what = "is a folder, not a file" if path.is_dir() else "no such file"
+    if not probe.is_file(path):
+        what = "is a folder, not a file" if probe.is_dir(path) else "no such file"
         raise ConfigErrors([_error(shown, line, f"[tool.import-policy] config = {named!r}: {what}")])
     return path
 
@@ -183,7 +183,7 @@ def load(config: Path | None, cwd: Path, remember: bool = False) -> Loaded:
                 loaded = decode(kept)
             except (ValueError, TypeError, KeyError, AttributeError, ImportError, RecursionError):
                 loaded = None  # a record this version cannot read: built afresh
-            if isinstance(loaded, Loaded) and loaded.policy.root.is_dir():
+            if isinstance(loaded, Loaded) and probe.is_dir(loaded.policy.root):
                 return loaded
     loaded = _load(config, cwd)
     if found is not None and loaded.read:
@@ -324,7 +324,7 @@ def _root(base: Path, top: _Source, ordered: list[tuple[_Source, Document]], err
         folder = _named_root(source, document)
         if folder is None:
             named = (source.path.parent if source.path is not None else base) / text
-            what = "is not a folder" if named.exists() else "does not exist"
+            what = "is not a folder" if probe.exists(named) else "does not exist"
             errors.append(_error(source.shown, line, f"root {text!r} {what} (it is relative to this file)"))
             continue
         root = folder
@@ -336,7 +336,7 @@ def _named_root(source: _Source, document: Document) -> Path | None:
     if document.root is None or source.path is None:
         return None
     folder = source.path.parent / document.root[0]
-    return folder if folder.is_dir() else None
+    return folder if probe.is_dir(folder) else None
 
 
 def _collect(
@@ -438,7 +438,7 @@ def _resolve_extends(target: str, source: _Source, cwd: Path, inside: tuple[Path
     real = os.path.realpath(path)
     if not any(_within(real, os.path.realpath(folder)) for folder in inside):
         return "it leaves the project root"
-    if not path.is_file():
+    if not probe.is_file(path):
         return None
     return _Source(_shown(path, cwd), path, None)
 
@@ -471,7 +471,7 @@ def _merge(root: Path, ordered: list[tuple[_Source, Document]], read: list[tuple
         if document.rocm_line:
             rocm.add(source.shown, document.rocm_line, document.rocm_safety)
     if roots is None:
-        roots = ["."] + (["src"] if (root / "src").is_dir() else [])
+        roots = ["."] + (["src"] if probe.is_dir(root / "src") else [])
     rocm_safety = rocm.settings(target or _requires_python(root, read) if rocm.origin is not None else OLDEST_PYTHON)
     _check_switches(switches, {rule.id for rule in rules.values()} | set(BUILTIN_IDS))
     return Policy(
