@@ -69,3 +69,48 @@ def test_a_long_import_line_is_one_finding(project: Project, segments: int) -> N
     assert code == 1 and "internal error" not in err, err
     assert out.splitlines()[0].startswith("pkg/__init__.py:1:8: no-torch `torch")
     assert out.splitlines()[-1] == "Found 1 violation (0 fixable with --fix)."
+
+
+def test_cpython_parses_a_long_import_in_bounded_memory() -> None:
+    # CPython's parser keeps every partial name of an import's dotted name (quadratic): the
+    # name is cut to the segments a module path could hold before it reads the file.
+    from import_policy.facts.longnames import LIMIT
+    from import_policy.facts.syntax import cpython_read
+
+    import ast
+
+    source = ("import torch" + ".a" * 16000 + " as t, os\n").encode()
+    tree, parsed = cpython_read(source, "m.py")
+    assert parsed is not None and len(parsed.source) == len(source)  # what CPython read, positions kept
+    tracemalloc.start()
+    try:
+        compile(parsed.source, "m.py", "exec", ast.PyCF_ONLY_AST)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+    assert isinstance(tree, ast.Module)
+    [statement] = tree.body
+    assert isinstance(statement, ast.Import)
+    assert [alias.name for alias in statement.names] == ["torch" + ".a" * (LIMIT - 1), "os"]
+    assert [alias.asname for alias in statement.names] == ["t", None]
+    assert (statement.names[1].lineno, statement.names[1].col_offset) == (1, source.index(b", os") + 2)
+    assert peak < 40_000_000, peak  # every partial name of 16000 segments: about 300 MB
+
+
+@pytest.mark.parametrize("text", [
+    "from torch{tail} import x\nimport pickle\n",
+    "import os, \\\n  torch{tail}\nimport pickle\n",
+    "import torch{tail} as t; import pickle\n",
+])
+def test_a_cut_name_keeps_every_other_position(project: Project, text: str) -> None:
+    project.config("version: 1\nrules:\n  - id: no-torch\n    forbid: [torch, pickle]\n")
+    source = text.format(tail=".a" * 3000)
+    project.write("m.py", source)
+    code, out, err = project.run("check", "--no-cache")
+    assert code == 1 and err == "", err
+    found = [line.split(" ")[0] for line in out.splitlines()[:-1]]
+    line_of_pickle = source[: source.index("pickle")].count("\n") + 1
+    column_of_pickle = source.index("pickle") - source.rfind("\n", 0, source.index("pickle"))
+    assert found[-1] == f"m.py:{line_of_pickle}:{column_of_pickle}:"
+    assert len(found) == 2
