@@ -151,8 +151,9 @@ def _default_entries(policy: Policy, warnings: list[str]) -> Iterator[ConfigErro
             source = None  # a namespace package: importing it runs nothing
         if source is None or b"import" not in source:
             what = "a namespace package" if source is None else "its __init__.py imports nothing"
+            where = "" if origin.source.startswith("preset:") else f"{origin}: "  # no file of the user's to point at
             warnings.append(
-                f"{origin}: warning: the default entry module {entry!r} (a top-level package under roots "
+                f"{where}warning: the default entry module {entry!r} (a top-level package under roots "
                 f"{roots}) reaches no other module ({what}), so the ROCm pass checks nothing from it; "
                 "name the modules a process imports in rocm_safety.entry_modules"
             )
