@@ -20,6 +20,7 @@ from import_policy.cache.run import Outcome, RunCache
 from import_policy.cli import main
 from import_policy.discovery.files import Locator, SourceFile, discover
 from import_policy.facts.model import FileFacts
+from import_policy.project.layout import layout_digest
 
 POLICY = """\
 version: 1
@@ -121,7 +122,7 @@ def test_a_cache_written_under_one_key_is_ignored_under_another(tmp_path: Path, 
     facts.put(key, FileFacts("m.py", "m", False))
     snapshot = RunCache.snapshot(files)
     assert snapshot is not None
-    runs.put("k", files, snapshot, Outcome([], 1, [], []))
+    runs.put("k", files, snapshot, Outcome([], 1, [], []), (['.'], layout_digest(tmp_path, ['.'])))
     assert discover([tmp_path], tmp_path, (), remember=True) == files
     walk_entries = list((tmp_path / FOLDER / "walk").glob("*.json"))
     assert FactsCache(tmp_path).get(key) is not None and RunCache(tmp_path).get("k", files) is not None

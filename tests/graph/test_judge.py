@@ -74,6 +74,9 @@ CASES = [
     ("a null value is None", "import torch\nif torch.version.cuda is None:\n    import aiter\n", "import torch\nif torch.version.cuda is not None:\n    import aiter\n"),
     ("a rocm dotted entry is not None", "import torch\nif torch.version.hip is not None:\n    import aiter\n", "import torch\nif torch.version.hip is None:\n    import aiter\n"),
     ("getattr reads the attribute", "import torch\nif getattr(torch.version, 'hip', None):\n    import aiter\n", "import torch\nif getattr(torch.version, 'cuda', None):\n    import aiter\n"),
+    # `values` and `rocm` describe the process's names, never an object's attribute of that name
+    ("a value read as an object's attribute is unknown", "if config.DEVICE_TYPE == 'cuda':\n    import aiter\n", "if DEVICE_TYPE == 'cuda':\n    import aiter\n"),
+    ("a rocm name read as an object's attribute may be None", "if x.is_hip is None:\n    import aiter\n", "if is_hip is None:\n    import aiter\n"),
     ("getattr compared with None", "import torch\nif getattr(torch.version, 'hip', None) is not None:\n    import aiter\n", "import torch\nif getattr(torch.version, 'hip', None) is None:\n    import aiter\n"),
 ]
 

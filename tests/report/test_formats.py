@@ -59,7 +59,9 @@ def test_sarif_snapshot_and_schema(monkeypatch: pytest.MonkeyPatch, capsys: pyte
             for change in fix["artifactChanges"]:
                 assert change["artifactLocation"] == result["locations"][0]["physicalLocation"]["artifactLocation"]
                 change["replacements"] = "<replacements>"
-    assert fixed == 5
+    # Two tilelang imports in modules `kernels/__init__.py` imports (the gateway's parent
+    # package) carry none: rewriting them would make the gateway import itself.
+    assert fixed == 3
     snapshot("example.sarif", json.dumps(document, indent=2) + "\n")
 
 

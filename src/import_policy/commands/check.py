@@ -27,6 +27,7 @@ from import_policy.discovery.files import PathError, SourceFile, discover, relat
 from import_policy.fix.payload import applies
 from import_policy.fix.reach import refuse_outside_root
 from import_policy.patterns import PathGlob, PatternError, any_match
+from import_policy.project.layout import layout_digest
 from import_policy.quoting import quote_path
 from import_policy.report.formats import FORMATS, Report
 from import_policy.report import text as text_report
@@ -55,6 +56,7 @@ class Inputs:
     stdin: bytes | None
     unreadable: list[tuple[str, str]] = field(default_factory=list)  # folders the walk could not read
     overlay: Overlay | None = None  # buffers standing for their files (stdin's)
+    links: list[tuple[str, str]] = field(default_factory=list)  # links inside the root, where each leads
 
 
 @dataclass(frozen=True)
@@ -99,9 +101,12 @@ def answer_warm(args: argparse.Namespace, cwd: Path) -> int | None:
         return None
     skipped: list[tuple[str, str]] = []
     unreadable: list[tuple[str, str]] = []
+    links: list[tuple[str, str]] = []
     markers: set[str] = set()
     try:
-        files = discover(paths, root, exclude, remember=True, skipped=skipped, unreadable=unreadable, markers=markers)
+        files = discover(
+            paths, root, exclude, remember=True, skipped=skipped, unreadable=unreadable, markers=markers, links=links,
+        )
     except PathError:
         return None
     if unreadable:
@@ -111,7 +116,7 @@ def answer_warm(args: argparse.Namespace, cwd: Path) -> int | None:
     named = {*(args.select or ()), *(args.extend_select or ()), *(args.ignore or ())}
     if not named <= set(entry.ids) or SYNTAX_ERROR in (args.ignore or ()):
         return None  # the usual way expands prefixes, says which is unknown, warns of what cannot be ignored
-    run_key = RunCache.key(entry.policy, selection_key(args), files)
+    run_key = RunCache.key(entry.policy, selection_key(args), files, links)
     outcome = RunCache(root).get(run_key, files) if run_key is not None else None
     if outcome is None:
         return None
@@ -334,9 +339,11 @@ def read_inputs(policy: Policy, args: argparse.Namespace) -> Inputs:
     if args.stdin_filename is None:
         skipped: list[tuple[str, str]] = []
         unreadable: list[tuple[str, str]] = []
+        links: list[tuple[str, str]] = []
         try:
             files = discover(
                 paths, policy.root, policy.exclude, remember=not args.no_cache, skipped=skipped, unreadable=unreadable,
+                links=links,
             )
         except PathError as error:
             raise UsageError(str(error)) from None
@@ -346,7 +353,7 @@ def read_inputs(policy: Policy, args: argparse.Namespace) -> Inputs:
             warn_excluded(policy, args.paths)
         from import_policy.pipeline.extract import read_file
 
-        return Inputs(paths, files, read_file, None, unreadable)
+        return Inputs(paths, files, read_file, None, unreadable, links=links)
     from import_policy.commands.check_stdin import read_stdin, stdin_file
 
     if [str(p) for p in args.paths] not in ([], ["-"]):
@@ -412,7 +419,7 @@ def cache_policy(policy: Policy, selection: Selection, inputs: Inputs, args: arg
     fixing = args.fix or args.fix_only or args.diff
     runs = RunCache(policy.root) if facts is not None and tracker is not None and not fixing else None
     digest = policy_digest(policy) if runs is not None else None
-    run_key = RunCache.key(digest, selection_key(args), inputs.files) if digest is not None else None
+    run_key = RunCache.key(digest, selection_key(args), inputs.files, inputs.links) if digest is not None else None
     return Caches(facts, runs, run_key, tracker, digest)
 
 
@@ -444,6 +451,7 @@ def run_or_reuse(
     if reused is not None:
         return Checked(Result(reused.diagnostics, reused.files, reused.unreadable), reused.stale)
     snapshot = RunCache.snapshot(files) if runs is not None and run_key is not None else None
+    layout = (list(policy.roots), layout_digest(policy.root, policy.roots)) if snapshot is not None else None
     tracker = caches.tracker
     plan = Plan(
         policy, selection, observe=tracker.observe if tracker else None, cache=caches.facts,
@@ -457,8 +465,10 @@ def run_or_reuse(
             result.diagnostics + unused_suppressions(policy, selection, inputs, caches, jobs), key=Diagnostic.sort_key
         )
     stale = [*notes, *stale_entries(policy, selection, inputs, caches, jobs)]
-    if runs is not None and run_key is not None and snapshot is not None:
-        runs.put(run_key, files, snapshot, Outcome(list(result.diagnostics), result.files, result.unreadable, stale))
+    if runs is not None and run_key is not None and snapshot is not None and layout is not None:
+        runs.put(
+            run_key, files, snapshot, Outcome(list(result.diagnostics), result.files, result.unreadable, stale), layout,
+        )
     return Checked(result, stale)
 
 

@@ -95,6 +95,7 @@ def discover(
     remember: bool = False,
     skipped: Skipped | None = None,
     unreadable: Skipped | None = None,
+    links: list[tuple[str, str]] | None = None,
     markers: set[str] | None = None,
 ) -> list[SourceFile]:
     """Every file to check, each once per real path (by the path that involves no link
@@ -105,6 +106,8 @@ def discover(
     link. A named file is checked as named (`--fix` keeps its own guard against writing
     outside the root), and so is a folder named by a path outside the root. A folder the
     walk cannot read goes to `unreadable` (its path, why): the run names it and fails.
+    `links` gets each link inside the root the walks met (its path, where it leads, both
+    relative to the root): what the files are as modules depends on them too.
     `markers` gets the root-relative folders walked that hold a file that may be a
     configuration (`CONFIG_FILES`)."""
     paths = list(paths)
@@ -156,6 +159,8 @@ def discover(
         cache.save()
     if unreadable is not None:
         unreadable.extend(walker.unreadable)
+    if links is not None:
+        links.extend(sorted(set(walker.links)))
     if markers is not None:
         markers.update(walker.markers)
     return sorted((file for file, _ in found.values()), key=lambda f: f.relative)
@@ -184,6 +189,7 @@ class _Walker:
         self.cache = cache
         self.skipped = skipped
         self.unreadable: Skipped = []
+        self.links: list[tuple[str, str]] = []  # (path, where it leads) of each link followed
         self.markers: set[str] = set()  # folders holding a file that may be a configuration
         self.ignores = _GitIgnores(root)
 
@@ -311,6 +317,7 @@ class _Walker:
             self.skipped.append((relative, OUTSIDE_LINK))
             return
         canonical = real == self.expected(relative)
+        self.links.append((relative, os.path.relpath(real, self.real_root)))
         if is_dir:
             subfolders.append((Path(path), relative, dirty, real, canonical))
         elif stat.S_ISREG(mode) and language is not None:

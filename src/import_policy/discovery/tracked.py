@@ -58,6 +58,8 @@ class Tracked:
         self._files: frozenset[str] | None = None
         self._folders: frozenset[str] = frozenset()
         self.unknown: str | None = None  # why git could not say what it tracks
+        # How many answers depended on the index: a lookup that asked changes with it.
+        self.asked = 0
 
     def _load(self) -> frozenset[str]:
         if self._files is None:
@@ -98,11 +100,13 @@ class Tracked:
         return [os.fsdecode(name) for name in done.stdout.split(b"\0") if name]
 
     def file(self, relative: str) -> bool:
+        self.asked += 1
         files = self._load()
         return self.unknown is not None or relative in files
 
     def holds(self, relative: str) -> bool:
         """A folder with a tracked file somewhere below it."""
+        self.asked += 1
         self._load()
         return self.unknown is not None or relative in self._folders
 

@@ -277,3 +277,7 @@ class FileFacts:
     syntax_error: SyntaxErrorFact | None = None
     # False for a file no rule needed, which was never parsed: it has no facts at all.
     parsed: bool = True
+    # The digest (cache.facts.content_digest) of the bytes these facts were extracted from,
+    # where the engine knows it: the ROCm pass logs it, never the digest of a second read
+    # that an edit in between would make another file's. Not stored: the cache key holds it.
+    content: str = ""

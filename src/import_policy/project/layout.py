@@ -53,3 +53,14 @@ def _is_package(path: str) -> bool:
     except OSError:
         pass
     return False
+
+
+def layout_digest(root: Path, roots: Sequence[str]) -> str:
+    """The top-level layout as a digest: every name under each root, and whether it is a
+    module, a folder or a package. It decides what a module name means (relative imports
+    and their fixes, the ROCm pass's project names and default entries) without any file
+    changing: an empty `src/pkg/` makes `pkg` a namespace package of a second root."""
+    import hashlib
+
+    described = "\0".join(f"{folder}/{name}:{int(package)}" for name, folder, package in top_level_names(root, roots))
+    return hashlib.blake2b(f"{list(roots)}\0{described}".encode(), digest_size=16).hexdigest()

@@ -13,8 +13,7 @@ site and no function that reaches one.
 from __future__ import annotations
 
 import hashlib
-import os
-from stat import S_ISDIR
+import time
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol
@@ -41,12 +40,14 @@ from import_policy.facts.model import FileFacts, Suppressions
 from import_policy.facts.walkstate import DYNAMIC_IMPORTERS
 from import_policy.graph.chains import Chain
 from import_policy.graph import hook
-from import_policy.rocm import gaps
+from import_policy.rocm import gaps, links
 from import_policy.kinds import import_time as import_time_kind
 from import_policy.kinds.import_time import ImportTimeRule, rules_of as import_time_rules
 from import_policy.graph.reach import HeavySite, Project
 from import_policy.graph.codec import EdgesCodec, GraphCodec, Stat, StoredEdges
-from import_policy.graph.store import Inputs, ModuleGraph, digest, listing_digest, stat_of
+from import_policy.graph.store import (
+    RACY_NS, Inputs, ModuleGraph, digest, folder_stat, index_of, listing_digest, listing_of, stat_of,
+)
 from import_policy.cache.store import Store
 from pathlib import Path
 from import_policy.facts.literal_imports import literal_imports
@@ -266,13 +267,21 @@ def project(
         if facts is not None and facts.parsed:
             if inputs is not None and inputs.content(path) is None:
                 stat = inputs.stat(path)
-                try:  # the engine's facts: its bytes read again, only to be hashed
-                    inputs.file(path, "e", stat, read(file))
-                except OSError:
-                    inputs.file(path, "e", stat, None)
+                if facts.content:  # the digest of the bytes the engine parsed
+                    inputs.file(path, "e", stat, facts.content)
+                else:
+                    try:  # facts from elsewhere: their bytes read again, only to be hashed
+                        inputs.file(path, "e", stat, digest(read(file)))
+                    except OSError:
+                        inputs.file(path, "e", stat, None)
             return facts  # the engine parsed it, for a rule or for this pass
         module, is_package = module_name(file.relative, policy.roots)
         content = inputs.content(path) if inputs is not None else None
+        if content is not None and inputs is not None and inputs.how(path) == "s":
+            # The prefilter turned these bytes down under these settings (the store's key holds
+            # its tokens): nothing to read. No record is kept for it, so none can stand for a
+            # parse once a policy change makes the file matter.
+            return FileFacts(file.relative, module, is_package)
         if content is not None and cache is not None:
             # Unchanged since the log read it (checked this run): its record, without reading it.
             facts = cache.get(cache.key_of(content, file.relative, module, is_package, plan.cache_mode))
@@ -285,14 +294,12 @@ def project(
             if inputs is not None:
                 inputs.file(path, "r", stat, None)
             return None  # an unreadable file outside the ones passed is not this run's business
+        wanted = plan.wants_parse(python_text(source), file.relative)
         if inputs is not None:
-            inputs.file(path, "r", stat, source)
+            inputs.file(path, "r" if wanted else "s", stat, digest(source))
+        if not wanted:
+            return FileFacts(file.relative, module, is_package)
         key = cache.key(source, file.relative, module, is_package, plan.cache_mode) if cache is not None else ""
-        if not plan.wants_parse(python_text(source), file.relative):
-            facts = FileFacts(file.relative, module, is_package)
-            if cache is not None:
-                cache.put(key, facts)  # so that a run that knows its bytes need not read it
-            return facts
         # Cached as the pass keeps them (slimmed): what a batch decodes for every reached module.
         facts = cache.get(key) if cache is not None else None
         if facts is None:
@@ -324,21 +331,21 @@ class _Tree:
     """The tree as it is now, for the module graph to check its log against."""
 
     def __init__(
-        self, plan: RocmPlan, known: Mapping[str, FileFacts], modules: ProjectModules, read: Reader,
+        self, plan: RocmPlan, known: Mapping[str, FileFacts], modules: ProjectModules, read: Reader, since: int,
         overlay: Overlay | None = None,
     ) -> None:
         self.overlay = overlay
         self.root = plan.policy.root
+        self.since = since  # when the engine started reading the files passed
         self.known = known
         self.modules = modules
         self.read = read
         self.sources: dict[str, bytes] = {}  # files found changed: their bytes, read once
 
     def file(self, path: str, how: str, stat: Stat | None, hashed: str | None) -> bool | Stat:
-        if how != "g":  # a `.gitignore` is the same whoever reads it
-            facts = self.known.get(path)
-            if ("e" if facts is not None and facts.parsed else "r") != how:
-                return False
+        facts = self.known.get(path) if how != "g" else None  # a `.gitignore` is the same whoever reads it
+        if how != "g" and ("e" if facts is not None and facts.parsed else "r") != ("r" if how == "s" else how):
+            return False
         held = self.overlay.bytes_of(self.root / path) if self.overlay else None
         if held is not None:  # a buffer: its bytes decide, whatever the file on disk is
             if hashed is not None and digest(held) == hashed:
@@ -350,6 +357,12 @@ class _Tree:
             return hashed is None and now is None
         if stat is not None and now == stat:
             return True
+        if facts is not None and facts.content:
+            # What the engine parsed this run is what counts, whatever the file holds now; its
+            # new stat data stands for those bytes only if it predates the engine's read.
+            if facts.content != hashed:
+                return False
+            return now if max(now[0], now[3]) < self.since - RACY_NS else True
         try:
             source = self.read(SourceFile(self.root / path, path, "python"))
         except OSError:
@@ -359,12 +372,11 @@ class _Tree:
             return False
         return now
 
-    def folder(self, folder: str) -> int | None:
-        try:
-            data = os.stat(f"{self.root}/{folder}" if folder else self.root)
-        except OSError:
-            return None
-        return data.st_mtime_ns if S_ISDIR(data.st_mode) else None
+    def folder(self, folder: str) -> Stat | None:
+        return folder_stat(f"{self.root}/{folder}" if folder else str(self.root))
+
+    def names(self, folder: str) -> str:
+        return listing_of(f"{self.root}/{folder}" if folder else str(self.root))
 
     def passed(self) -> Mapping[str, str]:
         return self.modules.known
@@ -374,6 +386,9 @@ class _Tree:
 
     def listing(self, hashed: str) -> bool:
         return listing_digest(self.modules) == hashed
+
+    def index(self) -> Stat | None:
+        return index_of(self.root)
 
 
 class GraphStores:
@@ -390,7 +405,7 @@ def graph_stores(cache: FactsCache | None) -> GraphStores | None:
 
 def module_graph(
     plan: RocmPlan, known: Mapping[str, FileFacts], read: Reader, cache: Records | None = None,
-    stores: GraphStores | None = None, overlay: Overlay | None = None,
+    stores: GraphStores | None = None, overlay: Overlay | None = None, since: int = 0,
 ) -> ModuleGraph:
     """The module graph for this run: what `stores` kept of it while its inputs hold, the rest
     derived (through `project`, reading per-file records from `cache`)."""
@@ -399,7 +414,8 @@ def module_graph(
     settings = graph_settings(plan) if stores is not None else None
     stored = stores.index.get(settings, GRAPH_NAME) if stores is not None and settings is not None else None
 
-    tree = _Tree(plan, known, modules, read, overlay)
+    since = since or time.time_ns()
+    tree = _Tree(plan, known, modules, read, since, overlay)
 
     def make(logged: Mapping[str, str], inputs: Inputs) -> Project:
         return project(plan, known, reread, cache, logged, inputs)
@@ -412,7 +428,7 @@ def module_graph(
     def load_edges() -> StoredEdges | None:
         return stores.edges.get(settings, GRAPH_NAME) if stores is not None and settings is not None else None
 
-    return ModuleGraph(policy.root, modules, make, stored, tree, load_edges, modules.known, policy.roots)
+    return ModuleGraph(policy.root, modules, make, stored, tree, load_edges, modules.known, policy.roots, since)
 
 
 def save_graph(plan: RocmPlan, graph: ModuleGraph, stores: GraphStores | None) -> None:
@@ -432,7 +448,7 @@ def check(
     named: Collection[str] = (),
     stores: GraphStores | None = None,
     exempted: Callable[[Sequence[Diagnostic]], None] | None = None,
-    overlay: Overlay | None = None,
+    overlay: Overlay | None = None, since: int = 0,
 ) -> list[Diagnostic]:
     """The pass's diagnostics for the files passed (already parsed by the engine); `named`:
     those named on the command line, where a reachability finding whose chain passes
@@ -444,7 +460,10 @@ def check(
     unless the engine parsed it (it has reported it); nothing silences it.
     `exempted` (stale-allowlist tracking) sees the `import-time` findings an `allow_in` keeps out.
     `overlay`: buffers that stand for their files (`read` reads through it); a kept graph
-    compares them by their bytes, never by the stat data of the file on disk."""
+    compares them by their bytes, never by the stat data of the file on disk.
+    `since`: when the engine began reading the files passed (their facts' bytes).
+    A module reached through a link inside the root is reported at the link's path, where
+    Python imports it, as the file it leads to would be (`links`)."""
     rocm = plan.rocm
     parsed = {
         path: facts for path, facts in passed.items() if facts.syntax_error is None and not path.endswith(".pyi")
@@ -470,7 +489,8 @@ def check(
     asked: list[gaps.Asked] = []
     if plan.needs_project:
         records: Records | None = cache if cache is not None or not plan.import_time else Memo()
-        graph = module_graph(plan, passed, read, records, stores, overlay)
+        graph = module_graph(plan, passed, read, records, stores, overlay, since)
+        resolved = links.Resolved(plan.policy.root, parsed)
         reported: set[tuple[str, int, int]] = set()
         reached: list[hook.Finding] = []
         walked = bool(applies and plan.rules & {HEAVY_IMPORT_REACHABLE, IMPORT_TIME_JIT})  # else nowhere to report
@@ -495,15 +515,16 @@ def check(
             return lines[path]
 
         def where(reports_in: Callable[[str], bool], graph: ModuleGraph) -> hook.Where:
+            checked = links.Standing({path for path in parsed if reports_in(path)}, resolved)
             return hook.Where(
-                named=named, checked={path for path in parsed if reports_in(path)}, reports_in=reports_in,
+                named=links.Standing(named, resolved), checked=checked, reports_in=reports_in,
                 facts=lambda path: graph.project.facts(path), lines=lines_of, quiet=comments,
             )
 
         found.extend(hook.reports(reached, where(_reports_in(rocm.applies_to), graph)))
         for declared in plan.import_time:
             rule_asked = rule_plan(plan, declared)
-            answer = module_graph(rule_asked, passed, read, records, stores, overlay)
+            answer = module_graph(rule_asked, passed, read, records, stores, overlay, since)
             findings = list(import_time_kind.findings(declared, answer))
             found.extend(hook.reports(findings, where(_reports_in(declared.applies_to), answer)))
             if exempted is not None and declared.allow_in:
@@ -514,7 +535,11 @@ def check(
             save_graph(rule_asked, answer, stores)
             asked.append((answer, declared.entry))
         if EAGER_HEAVY_IMPORT in plan.rules:
-            for path in applies:
+            linked = [
+                path for path in graph.inputs.log.files
+                if rocm.applies_to(path) and (target := resolved.target(path)) is not None and target in applies
+            ]
+            for path in (*applies, *linked):
                 for site in graph.sites(path):
                     if site.kind == "jit" or site.key in reported:
                         continue
