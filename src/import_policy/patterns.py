@@ -40,7 +40,8 @@ class DottedPattern:
         parts: list[str] = []
         for segment in text.split("."):
             if segment == "**":
-                parts.append("**")
+                if not parts or parts[-1] != "**":  # `**.**` is one `**`: zero or more segments, twice
+                    parts.append("**")
             elif "**" in segment:
                 raise PatternError(f"'**' must be a whole segment in {text!r}")
             elif not _SEGMENT.fullmatch(segment):
