@@ -144,7 +144,8 @@ def test_a_fix_that_adds_an_import_gives_a_replacement_per_place(project: Projec
         + "def found():\n    try:\n        import aiter  # noqa: F401\n\n        return True\n"
         "    except ImportError:\n        return False\n"
     )
-    project.write("a.py", source)
+    project.write("pkg/__init__.py", "")
+    project.write("pkg/a.py", source)
     code, out, _ = project.run("check", "--no-cache", "--format", "json", "--select", "trial-import-probe")
     assert code == 1
     (finding,) = json.loads(out)["diagnostics"]
@@ -152,4 +153,4 @@ def test_a_fix_that_adds_an_import_gives_a_replacement_per_place(project: Projec
     assert [(e["line"], e["end_line"]) for e in edits] == [(3, 3), (46, 52)]
     replaced = _apply(source, [Replacement(e["line"], e["column"], e["end_line"], e["end_column"], e["content"]) for e in edits])
     project.run("check", "--no-cache", "--fix", "--unsafe-fixes", "--select", "trial-import-probe")
-    assert replaced == (project.root / "a.py").read_text(encoding="utf-8") != source
+    assert replaced == (project.root / "pkg/a.py").read_text(encoding="utf-8") != source
