@@ -238,7 +238,7 @@ class Inputs:
 
     def stat(self, path: str) -> Stat | None:
         """Taken before the file is read: a change after it shows as new stat data."""
-        return stat_of(f"{self._root}/{path}")
+        return stat_of(os.path.join(self._root, path))  # a followed dependency's path is absolute
 
     def content(self, path: str) -> str | None:
         """The digest of a file's bytes when the log holds it (checked against the tree this run)."""
