@@ -5,6 +5,7 @@ with a RECORD), no network and no pip."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,7 @@ from import_policy.graph.environment import find
 POLICY = """\
 version: 1
 environment:
-  python: env/bin/python
+  python: .venv/bin/python
 follow: [Light_Dep]
 rocm_safety:
   heavy_modules: [xformers]
@@ -27,14 +28,16 @@ rules:
     forbid: [cv2]
 """
 
-SITE = "env/lib/python3.11/site-packages"
+# The walk skips `.venv`: a dependency's file is never a file of the project here.
+SITE = ".venv/lib/python3.11/site-packages"
 
 
 def install(root: Path, files: dict[str, str], name: str = "light_dep", version: str = "1.0",
-            site: str = SITE) -> None:
+            env: str = ".venv") -> None:
     """A distribution as pip leaves it: its files, and a dist-info whose RECORD lists them."""
-    (root / "env").mkdir(parents=True, exist_ok=True)
-    (root / "env/pyvenv.cfg").write_text("home = /usr/bin\nversion_info = 3.11.7.final.0\n")
+    site = SITE.replace(".venv", env)
+    (root / env).mkdir(parents=True, exist_ok=True)
+    (root / env / "pyvenv.cfg").write_text("home = /usr/bin\nversion_info = 3.11.7.final.0\n")
     for relative, text in files.items():
         path = root / site / relative
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -127,7 +130,7 @@ def test_a_followed_name_not_installed_is_a_warning_at_its_line(chain: Project) 
 
 
 def test_no_environment_is_a_warning(chain: Project) -> None:
-    chain.config(POLICY.replace("  python: env/bin/python", "  python: nowhere/bin/python"))
+    chain.config(POLICY.replace("  python: .venv/bin/python", "  python: nowhere/bin/python"))
     code, out, err = chain.run("check", "--no-cache")
     assert (code, out) == (0, "All checks passed!\n")
     assert "import-policy.yaml:4: warning: follow: no environment" in err
@@ -146,7 +149,18 @@ def test_bad_keys_are_configuration_errors_at_their_line(project: Project, text:
     assert f"import-policy.yaml:{line}: {says}" in err
 
 
+def settle(root: Path) -> None:
+    """Every file's mtime an hour back: its stat data is trusted, not racily clean, so a cache
+    that did not watch a file would answer from it."""
+    for path in root.rglob("*"):
+        if path.is_file() and ".import_policy_cache" not in path.parts:
+            stat = path.stat()
+            os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns - 3_600_000_000_000))
+
+
 def test_a_warm_run_equals_a_cold_one_after_a_dependency_file_is_edited(chain: Project) -> None:
+    settle(chain.root)
+    assert chain.lines() == [LINK_ROCM, LINK_CV2]
     assert chain.lines() == [LINK_ROCM, LINK_CV2]
     images = chain.root / SITE / "light_dep/images.py"
     images.write_text("import os\n\nimport xformers\n")  # cv2 gone, xformers moved up a line
@@ -170,18 +184,20 @@ def test_follow_all_reads_every_distribution(chain: Project) -> None:
 
 
 def test_the_environment_is_found_in_order(tmp_path: Path) -> None:
-    install(tmp_path, DEP)
-    site = str(tmp_path / SITE)
+    install(tmp_path, DEP, env="env")
+    site = str(tmp_path / "env/lib/python3.11/site-packages")
     assert find(tmp_path, str(tmp_path / "env/bin/python"), {}).site_packages == (site,)  # type: ignore[union-attr]
     assert find(tmp_path, None, {"VIRTUAL_ENV": str(tmp_path / "env")}).how == "$VIRTUAL_ENV"  # type: ignore[union-attr]
     assert find(tmp_path, None, {}) is None
     (tmp_path / "env").rename(tmp_path / ".venv")
     assert find(tmp_path, None, {}).how == ".venv"  # type: ignore[union-attr]
+    assert find(tmp_path, None, {"VIRTUAL_ENV": str(tmp_path / "gone")}).how == ".venv"  # type: ignore[union-attr]
+    assert find(tmp_path, str(tmp_path / "nowhere/bin/python"), {}) is None
 
 
 def test_a_pre_commit_hooks_own_venv_is_not_the_projects(tmp_path: Path) -> None:
     hook = tmp_path / "cache/pre-commit/repoabc/py_env-python3"
-    install(tmp_path / "cache", DEP)
+    install(tmp_path / "cache", DEP, env="env")
     hook.parent.mkdir(parents=True)
     (tmp_path / "cache/env").rename(hook)
     environ = {"VIRTUAL_ENV": str(hook), "XDG_CACHE_HOME": str(tmp_path / "cache")}
@@ -194,7 +210,7 @@ def test_a_pre_commit_hooks_own_venv_is_not_the_projects(tmp_path: Path) -> None
 def test_distribution_names_are_compared_as_packaging_normalizes_them(tmp_path: Path) -> None:
     assert normalize("Unsloth_Zoo") == normalize("unsloth.zoo") == "unsloth-zoo"
     install(tmp_path, {"unsloth_zoo/__init__.py": "", "unsloth_zoo/utils.py": ""}, name="unsloth_zoo")
-    environment = find(tmp_path, str(tmp_path / "env/bin/python"), {})
+    environment = find(tmp_path, str(tmp_path / ".venv/bin/python"), {})
     followed = follow(environment, ["Unsloth-Zoo", "absent"], False)
     assert followed.names == {"unsloth_zoo"}
     assert followed.missing == ("absent",)
@@ -205,5 +221,5 @@ def test_distribution_names_are_compared_as_packaging_normalizes_them(tmp_path: 
 def test_top_level_txt_names_the_modules_when_there(tmp_path: Path) -> None:
     install(tmp_path, {"yaml/__init__.py": "", "_yaml/__init__.py": ""}, name="PyYAML")
     (tmp_path / SITE / "PyYAML-1.0.dist-info/top_level.txt").write_text("yaml\n")
-    environment = find(tmp_path, str(tmp_path / "env/bin/python"), {})
+    environment = find(tmp_path, str(tmp_path / ".venv/bin/python"), {})
     assert follow(environment, ["pyyaml"], False).names == {"yaml"}

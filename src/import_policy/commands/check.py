@@ -64,6 +64,8 @@ class Caches:
     run_key: str | None
     tracker: ExceptTracker | None  # set only when the whole tree is checked, so stale entries can be told
     policy_digest: str | None = None  # what the run cache keys the policy by
+    # Files outside the tree the result depends on too (followed dependencies'), for the run cache.
+    watched: tuple[SourceFile, ...] = ()
 
 
 @dataclass
@@ -341,8 +343,19 @@ def cache_policy(policy: Policy, selection: Selection, inputs: Inputs, args: arg
     fixing = args.fix or args.fix_only or args.diff
     runs = RunCache(policy.root) if facts is not None and tracker is not None and not fixing else None
     digest = policy_digest(policy) if runs is not None else None
-    run_key = RunCache.key(digest, selection_key(args), inputs.files) if digest is not None else None
-    return Caches(facts, runs, run_key, tracker, digest)
+    watched = dependency_files(policy) if runs is not None else ()
+    run_key = RunCache.key(digest, selection_key(args), [*inputs.files, *watched]) if digest is not None else None
+    return Caches(facts, runs, run_key, tracker, digest, watched)
+
+
+def dependency_files(policy: Policy) -> tuple[SourceFile, ...]:
+    """The Python files of the distributions the graph follows (`follow:`), none without it."""
+    if policy.follow is None:
+        return ()
+    from import_policy.graph.through import dependencies
+
+    followed = dependencies(policy)
+    return tuple(SourceFile(Path(path), path, "python") for path in followed.files()) if followed is not None else ()
 
 
 def selection_key(args: argparse.Namespace) -> tuple[object, ...]:
@@ -369,10 +382,11 @@ def run_or_reuse(
     from import_policy.pipeline.plan import Plan
 
     runs, run_key, files = caches.runs, caches.run_key, inputs.files
-    reused = runs.get(run_key, files) if runs is not None and run_key is not None else None
+    watched = [*files, *caches.watched]
+    reused = runs.get(run_key, watched) if runs is not None and run_key is not None else None
     if reused is not None:
         return Checked(Result(reused.diagnostics, reused.files, reused.unreadable), reused.stale)
-    snapshot = RunCache.snapshot(files) if runs is not None and run_key is not None else None
+    snapshot = RunCache.snapshot(watched) if runs is not None and run_key is not None else None
     tracker = caches.tracker
     plan = Plan(
         policy, selection, observe=tracker.observe if tracker else None, cache=caches.facts,
@@ -387,7 +401,7 @@ def run_or_reuse(
         )
     stale = [*notes, *stale_entries(policy, selection, inputs, caches, jobs)]
     if runs is not None and run_key is not None and snapshot is not None:
-        runs.put(run_key, files, snapshot, Outcome(list(result.diagnostics), result.files, result.unreadable, stale))
+        runs.put(run_key, watched, snapshot, Outcome(list(result.diagnostics), result.files, result.unreadable, stale))
     return Checked(result, stale)
 
 
