@@ -9,6 +9,8 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from conftest import Project
 from import_policy.graph.distributions import follow, normalize
@@ -223,3 +225,51 @@ def test_top_level_txt_names_the_modules_when_there(tmp_path: Path) -> None:
     (tmp_path / SITE / "PyYAML-1.0.dist-info/top_level.txt").write_text("yaml\n")
     environment = find(tmp_path, str(tmp_path / ".venv/bin/python"), {})
     assert follow(environment, ["pyyaml"], False).names == {"yaml"}
+
+
+# --- warm equals cold, over edits on both sides of the project's edge ----------------------
+
+EDITS = [
+    ("project", "mypkg/__init__.py", "import json\nimport light_dep\n"),
+    ("project", "mypkg/__init__.py", "import json\n"),
+    ("project", "mypkg/__init__.py", "from light_dep import images\n"),
+    ("dep", "light_dep/images.py", "import os\n\nimport cv2\nimport xformers\n"),
+    ("dep", "light_dep/images.py", "def later():\n    import xformers\n"),
+    ("dep", "light_dep/__init__.py", "from light_dep import unused\n"),
+    ("dep", "light_dep/__init__.py", "from light_dep import images\n"),
+    ("dep", "light_dep/unused.py", "import cv2\n"),
+]
+
+
+@settings(max_examples=6, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(st.lists(st.integers(min_value=0, max_value=len(EDITS) - 1), min_size=1, max_size=3))
+def test_warm_equals_cold_over_any_edits(chain: Project, picks: list[int]) -> None:
+    """Each edit is followed by a cached run of the whole tree, one of the project's file and
+    one without any cache: the three agree (stat data is trusted: the files are an hour old)."""
+    chain.write("mypkg/__init__.py", "import json\nimport light_dep\n")
+    for relative, text in DEP.items():
+        chain.write(f"{SITE}/{relative}", text)
+    settle(chain.root)
+    chain.lines()
+    for pick in picks:
+        side, relative, text = EDITS[pick]
+        path = chain.write(relative if side == "project" else f"{SITE}/{relative}", text)
+        stat = path.stat()
+        os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns - 1_800_000_000_000))  # apart from the others
+        cold = chain.lines("--no-cache")
+        assert chain.lines() == cold
+        assert chain.lines("mypkg/__init__.py") == chain.lines("mypkg/__init__.py", "--no-cache")
+
+
+def test_environment_python_is_relative_to_the_file_that_names_it(chain: Project) -> None:
+    chain.write("conf/deps.yaml", "version: 1\nenvironment:\n  python: ../.venv/bin/python\nfollow: [light-dep]\n")
+    chain.config(POLICY.replace("environment:\n  python: .venv/bin/python\nfollow: [Light_Dep]\n", "extends: [conf/deps.yaml]\n"))
+    assert chain.lines("--no-cache") == [LINK_ROCM, LINK_CV2]
+
+
+def test_virtual_env_is_the_default_environment(chain: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    chain.config(POLICY.replace("environment:\n  python: .venv/bin/python\n", ""))
+    (chain.root / ".venv").rename(chain.root / "elsewhere")
+    assert chain.lines("--no-cache") == []
+    monkeypatch.setenv("VIRTUAL_ENV", str(chain.root / "elsewhere"))
+    assert chain.lines("--no-cache") == [LINK_ROCM, LINK_CV2]
