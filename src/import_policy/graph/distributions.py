@@ -36,8 +36,11 @@ class Distribution:
     info: str  # the `.dist-info` folder
     site: str  # the `site-packages` it is installed in
     tops: tuple[str, ...]  # top-level modules and packages it installs
-    files: tuple[str, ...]  # absolute paths of its Python files (RECORD)
     stamp: str  # its RECORD's stat data: what a reinstall or upgrade changes
+
+    def files(self) -> list[str]:
+        """The absolute paths of its Python files, as its RECORD lists them."""
+        return [os.path.join(self.site, *relative.split("/")) for relative in _python_files(self.info)]
 
 
 def installed(site: str) -> dict[str, str]:
@@ -54,28 +57,33 @@ def installed(site: str) -> dict[str, str]:
 
 
 def read(info: str, site: str) -> Distribution:
+    """The distribution a `.dist-info` folder describes; its RECORD is parsed only where no
+    `top_level.txt` names its modules (a big one takes milliseconds every run)."""
     folder = os.path.basename(info)[: -len(".dist-info")]
     name, _, version = folder.partition("-")
-    record = _text(os.path.join(info, "RECORD"))
-    files: list[str] = []
-    firsts: list[str] = []
-    for row in csv.reader(io.StringIO(record)):
-        if not row or not row[0].endswith(".py"):
-            continue
-        relative = row[0].replace("\\", "/")
-        if relative.startswith(("../", "/")) or ".dist-info/" in relative:
-            continue  # scripts and data outside site-packages
-        files.append(os.path.join(site, *relative.split("/")))
-        first = relative.split("/")[0]
-        firsts.append(first[: -len(".py")] if first.endswith(".py") else first)
     listed = [line.strip().replace("/", ".") for line in _text(os.path.join(info, "top_level.txt")).splitlines()]
-    tops = [top for top in (listed if any(listed) else firsts) if top.isidentifier() and top != "__pycache__"]
+    if not any(listed):
+        listed = [first[: -len(".py")] if first.endswith(".py") else first
+                  for first in (relative.split("/")[0] for relative in _python_files(info))]
+    tops = [top for top in listed if top.isidentifier() and top != "__pycache__"]
     try:
         stat = os.stat(os.path.join(info, "RECORD"))
         stamp = f"{stat.st_mtime_ns}:{stat.st_size}:{stat.st_ino}"
     except OSError:
         stamp = ""
-    return Distribution(name, version, info, site, tuple(dict.fromkeys(tops)), tuple(files), stamp)
+    return Distribution(name, version, info, site, tuple(dict.fromkeys(tops)), stamp)
+
+
+def _python_files(info: str) -> list[str]:
+    """The Python files a RECORD lists inside site-packages, `/`-separated."""
+    out: list[str] = []
+    for row in csv.reader(io.StringIO(_text(os.path.join(info, "RECORD")))):
+        if not row or not row[0].endswith(".py"):
+            continue
+        relative = row[0].replace("\\", "/")
+        if not relative.startswith(("../", "/")) and ".dist-info/" not in relative:
+            out.append(relative)  # not a script or data file outside site-packages
+    return out
 
 
 def _text(path: str) -> str:
@@ -108,7 +116,7 @@ class Followed:
 
     def files(self) -> Iterator[str]:
         for distribution in self.distributions:
-            yield from distribution.files
+            yield from distribution.files()
 
     def owns(self, path: str) -> bool:
         """Whether a graph path is a dependency's file (the project's are relative)."""
