@@ -32,6 +32,7 @@ from import_policy.rocm.predicates import (
 from import_policy.config.model import Origin, Policy, RocmSafety, RuleBase
 from import_policy.diagnostics import Diagnostic
 from import_policy.discovery.files import SourceFile
+from import_policy.discovery.overlay import Overlay
 from import_policy.project.layout import top_level_names
 from import_policy.project.modules import ProjectModules, module_name
 from import_policy.facts.kept import kept_calls
@@ -333,7 +334,11 @@ def graph_settings(plan: RocmPlan) -> str | None:
 class _Tree:
     """The tree as it is now, for the module graph to check its log against."""
 
-    def __init__(self, plan: RocmPlan, known: Mapping[str, FileFacts], modules: Modules, read: Reader) -> None:
+    def __init__(
+        self, plan: RocmPlan, known: Mapping[str, FileFacts], modules: Modules, read: Reader,
+        overlay: Overlay | None = None,
+    ) -> None:
+        self.overlay = overlay
         self.root = plan.policy.root
         self.known = known
         self.modules = modules
@@ -345,6 +350,12 @@ class _Tree:
             facts = self.known.get(path)
             if ("e" if facts is not None and facts.parsed else "r") != how:
                 return False
+        held = self.overlay.bytes_of(self.root / path) if self.overlay else None
+        if held is not None:  # a buffer: its bytes decide, whatever the file on disk is
+            if hashed is not None and digest(held) == hashed:
+                return True
+            self.sources[path] = held
+            return False
         now = stat_of(os.path.join(self.root, path))  # a followed dependency's path is absolute
         if hashed is None or now is None:
             return hashed is None and now is None
@@ -390,7 +401,7 @@ def graph_stores(cache: FactsCache | None) -> GraphStores | None:
 
 def module_graph(
     plan: RocmPlan, known: Mapping[str, FileFacts], read: Reader, cache: Records | None = None,
-    stores: GraphStores | None = None,
+    stores: GraphStores | None = None, overlay: Overlay | None = None,
 ) -> ModuleGraph:
     """The module graph for this run: what `stores` kept of it while its inputs hold, the rest
     derived (through `project`, reading per-file records from `cache`)."""
@@ -399,7 +410,7 @@ def module_graph(
     settings = graph_settings(plan) if stores is not None else None
     stored = stores.index.get(settings, GRAPH_NAME) if stores is not None and settings is not None else None
 
-    tree = _Tree(plan, known, modules, read)
+    tree = _Tree(plan, known, modules, read, overlay)
 
     def make(logged: Mapping[str, str], inputs: Inputs) -> Project:
         return project(plan, known, reread, cache, logged, inputs)
@@ -441,6 +452,7 @@ def check(
     named: Collection[str] = (),
     stores: GraphStores | None = None,
     exempted: Callable[[Sequence[Diagnostic]], None] | None = None,
+    overlay: Overlay | None = None,
 ) -> list[Diagnostic]:
     """The pass's diagnostics for the files passed (already parsed by the engine); `named`:
     those named on the command line, where a reachability finding whose chain passes
@@ -450,7 +462,9 @@ def check(
     `import-time-jit`, else a probe as `trial-import-probe`, else `eager-heavy-import`.
     A file a graph read and could not parse is a `syntax-error` (`gaps`), checked or not,
     unless the engine parsed it (it has reported it); nothing silences it.
-    `exempted` (stale-allowlist tracking) sees the `import-time` findings an `allow_in` keeps out."""
+    `exempted` (stale-allowlist tracking) sees the `import-time` findings an `allow_in` keeps out.
+    `overlay`: buffers that stand for their files (`read` reads through it); a kept graph
+    compares them by their bytes, never by the stat data of the file on disk."""
     rocm = plan.rocm
     parsed = {
         path: facts for path, facts in passed.items() if facts.syntax_error is None and not path.endswith(".pyi")
@@ -476,7 +490,7 @@ def check(
     asked: list[gaps.Asked] = []
     if plan.needs_project:
         records: Records | None = cache if cache is not None or not plan.import_time else Memo()
-        graph = module_graph(plan, passed, read, records, stores)
+        graph = module_graph(plan, passed, read, records, stores, overlay)
         reported: set[tuple[str, int, int]] = set()
         reached: list[hook.Finding] = []
         walked = bool(applies and plan.rules & {HEAVY_IMPORT_REACHABLE, IMPORT_TIME_JIT})  # else nowhere to report
@@ -511,7 +525,7 @@ def check(
         found.extend(hook.reports(reached, where(_reports_in(rocm.applies_to), graph)))
         for declared in plan.import_time:
             rule_asked = rule_plan(plan, declared)
-            answer = module_graph(rule_asked, passed, read, records, stores)
+            answer = module_graph(rule_asked, passed, read, records, stores, overlay)
             findings = through.at_links(import_time_kind.findings(declared, answer), plan.followed, lines_of)
             found.extend(hook.reports(findings, where(_reports_in(declared.applies_to), answer)))
             if exempted is not None and declared.allow_in:
