@@ -273,3 +273,14 @@ def test_virtual_env_is_the_default_environment(chain: Project, monkeypatch: pyt
     assert chain.lines("--no-cache") == []
     monkeypatch.setenv("VIRTUAL_ENV", str(chain.root / "elsewhere"))
     assert chain.lines("--no-cache") == [LINK_ROCM, LINK_CV2]
+
+
+def test_a_buffer_on_stdin_is_read_as_its_file(chain: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An editor's buffer of the project's link stands for the file: the buffer decides."""
+    import io
+    import sys
+
+    chain.write("mypkg/__init__.py", "import json\n")
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"import json\nimport light_dep\n"), encoding="utf-8"))
+    code, out, _ = chain.run("check", "--stdin-filename", "mypkg/__init__.py")
+    assert out.splitlines()[:2] == [LINK_ROCM, LINK_CV2]
