@@ -284,3 +284,20 @@ def test_a_buffer_on_stdin_is_read_as_its_file(chain: Project, monkeypatch: pyte
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"import json\nimport light_dep\n"), encoding="utf-8"))
     code, out, _ = chain.run("check", "--stdin-filename", "mypkg/__init__.py")
     assert out.splitlines()[:2] == [LINK_ROCM, LINK_CV2]
+
+
+def test_a_warm_whole_tree_run_is_answered_before_any_policy_is_built(
+    chain: Project, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """As without `follow`: the policy index knows what is followed, so the run cache answers
+    from the configuration's bytes, the tree's and the followed files' stat data."""
+    from import_policy.commands import projects
+
+    settle(chain.root)
+    assert chain.lines() == [LINK_ROCM, LINK_CV2]
+
+    def built(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the policy was built")
+
+    monkeypatch.setattr(projects, "check_projects", built)
+    assert chain.lines() == [LINK_ROCM, LINK_CV2]

@@ -113,8 +113,9 @@ def answer_warm(args: argparse.Namespace, cwd: Path) -> int | None:
     named = {*(args.select or ()), *(args.extend_select or ()), *(args.ignore or ())}
     if not named <= set(entry.ids) or SYNTAX_ERROR in (args.ignore or ()):
         return None  # the usual way expands prefixes, says which is unknown, warns of what cannot be ignored
-    run_key = RunCache.key(entry.policy, selection_key(args), files)
-    outcome = RunCache(root).get(run_key, files) if run_key is not None else None
+    watched = [*files, *followed_files(root, entry.follow)]
+    run_key = RunCache.key(entry.policy, selection_key(args), watched)
+    outcome = RunCache(root).get(run_key, watched) if run_key is not None else None
     if outcome is None:
         return None
     if config is None and not args.quiet:
@@ -413,11 +414,18 @@ def cache_policy(policy: Policy, selection: Selection, inputs: Inputs, args: arg
 
 def dependency_files(policy: Policy) -> tuple[SourceFile, ...]:
     """The Python files of the distributions the graph follows (`follow:`), none without it."""
-    if policy.follow is None:
-        return ()
-    from import_policy.graph.through import dependencies
+    follow = policy.follow
+    return followed_files(policy.root, None if follow is None else (follow.python, follow.names, follow.every))
 
-    followed = dependencies(policy)
+
+def followed_files(root: Path, follow: tuple[str | None, tuple[str, ...], bool] | None) -> tuple[SourceFile, ...]:
+    """The same from what the policy index recorded of `follow:` (`answer_warm` builds no policy)."""
+    if follow is None:
+        return ()
+    from import_policy.config.model import Follow, Origin
+    from import_policy.graph.through import dependencies_of
+
+    followed = dependencies_of(root, Follow(follow[1], follow[2], follow[0], Origin("", 0)))
     return tuple(SourceFile(Path(path), path, "python") for path in followed.files()) if followed is not None else ()
 
 

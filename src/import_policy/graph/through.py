@@ -22,10 +22,13 @@ from import_policy.graph.hook import Finding
 
 def dependencies(policy: Policy) -> Followed | None:
     """The distributions the policy follows, in the project's environment; None without `follow:`."""
-    wanted = policy.follow
+    return dependencies_of(policy.root, policy.follow)
+
+
+def dependencies_of(root: Path, wanted: Follow | None) -> Followed | None:
     if wanted is None or not (wanted.names or wanted.every):
         return None
-    return _followed(policy.root, wanted, os.environ.get("VIRTUAL_ENV"))
+    return _followed(root, wanted, os.environ.get("VIRTUAL_ENV"))
 
 
 def _followed(root: Path, wanted: Follow, virtual: str | None) -> Followed:
@@ -120,4 +123,4 @@ def at_links(
     return out
 
 
-__all__ = ["Modules", "at_links", "dependencies", "warnings"]
+__all__ = ["Modules", "at_links", "dependencies", "dependencies_of", "warnings"]
