@@ -66,8 +66,6 @@ class Caches:
     run_key: str | None
     tracker: ExceptTracker | None  # set only when the whole tree is checked, so stale entries can be told
     policy_digest: str | None = None  # what the run cache keys the policy by
-    # Files outside the tree the result depends on too (followed dependencies'), for the run cache.
-    watched: tuple[SourceFile, ...] = ()
 
 
 @dataclass
@@ -113,9 +111,9 @@ def answer_warm(args: argparse.Namespace, cwd: Path) -> int | None:
     named = {*(args.select or ()), *(args.extend_select or ()), *(args.ignore or ())}
     if not named <= set(entry.ids) or SYNTAX_ERROR in (args.ignore or ()):
         return None  # the usual way expands prefixes, says which is unknown, warns of what cannot be ignored
-    watched = [*files, *followed_files(root, entry.follow)]
-    run_key = RunCache.key(entry.policy, selection_key(args), watched)
-    outcome = RunCache(root).get(run_key, watched) if run_key is not None else None
+    stamp = followed_stamp(root, entry.follow)
+    run_key = RunCache.key(entry.policy, _keyed(args, stamp), files) if stamp is not None else None
+    outcome = RunCache(root).get(run_key, files) if run_key is not None else None
     if outcome is None:
         return None
     if config is None and not args.quiet:
@@ -407,26 +405,52 @@ def cache_policy(policy: Policy, selection: Selection, inputs: Inputs, args: arg
     fixing = args.fix or args.fix_only or args.diff
     runs = RunCache(policy.root) if facts is not None and tracker is not None and not fixing else None
     digest = policy_digest(policy) if runs is not None else None
-    watched = dependency_files(policy) if runs is not None else ()
-    run_key = RunCache.key(digest, selection_key(args), [*inputs.files, *watched]) if digest is not None else None
-    return Caches(facts, runs, run_key, tracker, digest, watched)
+    stamp = followed_stamp(policy.root, _follow_of(policy)) if digest is not None else None
+    run_key = (
+        RunCache.key(digest, _keyed(args, stamp), inputs.files) if digest is not None and stamp is not None
+        else None
+    )
+    return Caches(facts, runs, run_key, tracker, digest)
 
 
-def dependency_files(policy: Policy) -> tuple[SourceFile, ...]:
-    """The Python files of the distributions the graph follows (`follow:`), none without it."""
-    follow = policy.follow
-    return followed_files(policy.root, None if follow is None else (follow.python, follow.names, follow.every))
-
-
-def followed_files(root: Path, follow: tuple[str | None, tuple[str, ...], bool] | None) -> tuple[SourceFile, ...]:
-    """The same from what the policy index recorded of `follow:` (`answer_warm` builds no policy)."""
+def followed_stamp(root: Path, follow: tuple[str | None, tuple[str, ...], bool] | None) -> str | None:
+    """What the run cache keys a run by besides the tree: the stat data of every Python file
+    of the followed distributions (their RECORDs), as one digest; "" when nothing is followed.
+    None when one changed too recently for its stat data to tell an edit (git's racy-clean
+    rule): then no cache answers or records the run. An edit in a dependency is a miss."""
     if follow is None:
-        return ()
-    from import_policy.config.model import Follow, Origin
-    from import_policy.graph.through import dependencies_of
+        return ""
+    import hashlib
+    import os
+    import time
 
-    followed = dependencies_of(root, Follow(follow[1], follow[2], follow[0], Origin("", 0)))
-    return tuple(SourceFile(Path(path), path, "python") for path in followed.files()) if followed is not None else ()
+    from import_policy.graph.distributions import follow as followed_of
+    from import_policy.graph.environment import project_environment
+
+    followed = followed_of(project_environment(root, follow[0]), follow[1], follow[2])
+    recent = time.time_ns() - 2_000_000_000
+    stamp = hashlib.blake2b(digest_size=20)
+    for path in followed.files():
+        try:
+            data = os.stat(path)
+        except OSError:
+            stamp.update(f"{path}\0-\0".encode("utf-8", "surrogateescape"))
+            continue
+        if data.st_mtime_ns >= recent:
+            return None
+        stamp.update(f"{path}\0{data.st_mtime_ns}:{data.st_ctime_ns}:{data.st_size}:{data.st_ino}\0".encode(
+            "utf-8", "surrogateescape"))
+    return stamp.hexdigest()
+
+
+def _keyed(args: argparse.Namespace, stamp: str) -> object:
+    """The selection, and what is followed as it stands (nothing: the selection alone)."""
+    return (selection_key(args), stamp) if stamp else selection_key(args)
+
+
+def _follow_of(policy: Policy) -> tuple[str | None, tuple[str, ...], bool] | None:
+    follow = policy.follow
+    return None if follow is None or not (follow.names or follow.every) else (follow.python, follow.names, follow.every)
 
 
 def selection_key(args: argparse.Namespace) -> tuple[object, ...]:
@@ -453,11 +477,10 @@ def run_or_reuse(
     from import_policy.pipeline.plan import Plan
 
     runs, run_key, files = caches.runs, caches.run_key, inputs.files
-    watched = [*files, *caches.watched]
-    reused = runs.get(run_key, watched) if runs is not None and run_key is not None else None
+    reused = runs.get(run_key, files) if runs is not None and run_key is not None else None
     if reused is not None:
         return Checked(Result(reused.diagnostics, reused.files, reused.unreadable), reused.stale)
-    snapshot = RunCache.snapshot(watched) if runs is not None and run_key is not None else None
+    snapshot = RunCache.snapshot(files) if runs is not None and run_key is not None else None
     tracker = caches.tracker
     plan = Plan(
         policy, selection, observe=tracker.observe if tracker else None, cache=caches.facts,
@@ -472,7 +495,7 @@ def run_or_reuse(
         )
     stale = [*notes, *stale_entries(policy, selection, inputs, caches, jobs)]
     if runs is not None and run_key is not None and snapshot is not None:
-        runs.put(run_key, watched, snapshot, Outcome(list(result.diagnostics), result.files, result.unreadable, stale))
+        runs.put(run_key, files, snapshot, Outcome(list(result.diagnostics), result.files, result.unreadable, stale))
     return Checked(result, stale)
 
 

@@ -296,7 +296,8 @@ def remember(loaded: Loaded, cwd: Path, policy_digest: str, ids: Iterable[str]) 
         return
     policy = loaded.policy
     top, top_digest = loaded.read[0]
-    follow = (policy.follow.python, policy.follow.names, policy.follow.every) if policy.follow is not None else None
+    wanted = policy.follow
+    follow = (wanted.python, wanted.names, wanted.every) if wanted is not None and (wanted.names or wanted.every) else None
     entry = Known(policy.root, tuple(glob.text for glob in policy.exclude), policy_digest, tuple(sorted(ids)), follow)
     PolicyIndex(policy.root).put(entry_key(top, top_digest, cwd, policy.root), loaded.read, entry)
 

@@ -40,6 +40,12 @@ def find(root: Path, python: str | None, environ: Mapping[str, str]) -> Environm
     return _at(str(local), ".venv") if local.is_dir() else None
 
 
+def project_environment(root: Path, python: str | None) -> Environment | None:
+    """`find` with this process's environment variables."""
+    names = ("VIRTUAL_ENV", "PRE_COMMIT_HOME", "XDG_CACHE_HOME")
+    return find(root, python, {name: os.environ[name] for name in names if name in os.environ})
+
+
 def _prefix_of(python: str) -> str:
     """The environment folder an interpreter's path names (the path itself when it is a folder).
     The path is not resolved: a venv's `bin/python` is a link to the base interpreter."""
@@ -103,4 +109,4 @@ def _venv_version(prefix: str) -> str | None:
     return None
 
 
-__all__ = ["Environment", "find", "site_packages"]
+__all__ = ["Environment", "find", "project_environment", "site_packages"]

@@ -9,14 +9,13 @@ a suppression or baseline entry names; its message says where in the dependency 
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
 
 from import_policy.config.model import Follow, Policy
 from import_policy.graph.distributions import Followed, follow
-from import_policy.graph.environment import find
+from import_policy.graph.environment import project_environment
 from import_policy.graph.hook import Finding
 
 
@@ -28,14 +27,7 @@ def dependencies(policy: Policy) -> Followed | None:
 def dependencies_of(root: Path, wanted: Follow | None) -> Followed | None:
     if wanted is None or not (wanted.names or wanted.every):
         return None
-    return _followed(root, wanted, os.environ.get("VIRTUAL_ENV"))
-
-
-def _followed(root: Path, wanted: Follow, virtual: str | None) -> Followed:
-    environ = {key: value for key, value in os.environ.items() if key in ("PRE_COMMIT_HOME", "XDG_CACHE_HOME")}
-    if virtual is not None:
-        environ["VIRTUAL_ENV"] = virtual
-    return follow(find(root, wanted.python, environ), wanted.names, wanted.every)
+    return follow(project_environment(root, wanted.python), wanted.names, wanted.every)
 
 
 def warnings(policy: Policy) -> list[str]:
@@ -110,9 +102,8 @@ def at_links(
         text = lines(link.path) or []
         line = text[link.line - 1] if 0 < link.line <= len(text) else ""
         column = len(line) - len(line.lstrip()) + 1
-        module = finding.chain.links[finding.chain.links.index(link)].target
         message = (
-            f"{site.message} (in dependency `{followed.distribution_of(module)}`, "
+            f"{site.message} (in dependency `{followed.distribution_of(link.target)}`, "
             f"{followed.shown(site.path)}:{site.line})"
         )
         moved = replace(
