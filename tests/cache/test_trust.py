@@ -20,6 +20,7 @@ from import_policy.cache.run import Outcome, RunCache
 from import_policy.cli import main
 from import_policy.discovery.files import Locator, SourceFile, discover
 from import_policy.facts.model import FileFacts
+from import_policy.project.layout import layout_digest
 
 POLICY = """\
 version: 1
@@ -121,7 +122,7 @@ def test_a_cache_written_under_one_key_is_ignored_under_another(tmp_path: Path, 
     facts.put(key, FileFacts("m.py", "m", False))
     snapshot = RunCache.snapshot(files)
     assert snapshot is not None
-    runs.put("k", files, snapshot, Outcome([], 1, [], []))
+    runs.put("k", files, snapshot, Outcome([], 1, [], []), (['.'], layout_digest(tmp_path, ['.'])))
     assert discover([tmp_path], tmp_path, (), remember=True) == files
     walk_entries = list((tmp_path / FOLDER / "walk").glob("*.json"))
     assert FactsCache(tmp_path).get(key) is not None and RunCache(tmp_path).get("k", files) is not None
@@ -300,7 +301,11 @@ def test_fix_never_writes_a_file_outside_the_root(tmp_path: Path, monkeypatch: p
         code, out, _ = _run(capsys, "check", *argv)
         assert (code, out) == (1, finding + "\nFound 1 violation (0 fixable with --fix).\n")
     assert _run(capsys, "check", "--diff", "pkg/a.py")[:2] == (0, "")  # nothing --fix would write
-    code, out, _ = _run(capsys, "check", "--fix", str(outside / "x.py"))  # named by its own path, too
+    # Named by its own path, it has no configuration above it: the built-in preset judges it
+    # (nothing to fix); under --config, the project's rules do, and its fix is refused.
+    code, out, err = _run(capsys, "check", "--fix", str(outside / "x.py"))
+    assert (code, out) == (0, "All checks passed!\n") and "built-in rocm-safety preset" in err
+    code, out, _ = _run(capsys, "check", "--config", "import-policy.yaml", "--fix", str(outside / "x.py"))
     assert code == 1 and "(fix not applied: the file resolves outside the project root)" in out
     code, out, err = _run(capsys, "check", "--fix", ".")  # a walk does not even read it
     assert (code, out, err) == (0, "All checks passed!\n", "import-policy: skipped pkg/a.py: a symbolic link to outside the project root\n")
@@ -323,7 +328,9 @@ def test_a_walk_never_follows_a_link_out_of_the_root(tmp_path: Path, monkeypatch
     skipped = "import-policy: skipped pylib: a symbolic link to outside the project root\n"
     code, out, err = _run(capsys, "check", "pylib")  # named, it is still a walk
     assert (code, "os_like" in out, err.splitlines()[0]) == (0, False, skipped.strip())
-    code, out, _ = _run(capsys, "check", str(outside))  # a folder outside, named by its own path, is the user's call
+    # A folder outside, named by its own path, is the user's call (under --config, the project's
+    # rules; alone, it has no configuration above it and gets the preset).
+    code, out, _ = _run(capsys, "check", "--config", "import-policy.yaml", str(outside))
     assert code == 1 and "os_like.py:1:8: no-pickle" in out
     (root / "pylib").unlink()  # retargeted: a link is looked at again on every walk
     (root / "pylib").symlink_to(root / "inner")
@@ -401,6 +408,7 @@ def test_special_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: 
     assert _check(root, tmp_path / "xdg", ".", timeout=60) == expected
     assert _check(root, tmp_path / "xdg", ".", timeout=60) == expected  # from the walk cache
     code, out, err = _run(capsys, "check", "pkg/fifo.py", "pkg/ok.py")
-    assert (code, out, err) == (2, "", "import-policy: error: not a regular file: pkg/fifo.py\n")
+    # Named, each is said and the rest still checked (ruff's E902).
+    assert (code, out, err) == (2, expected[1], "import-policy: cannot read pkg/fifo.py: not a regular file\n")
     code, _, err = _run(capsys, "check", "nope.py", "pkg/fifo.py")
-    assert (code, err) == (2, "import-policy: error: no such file or folder: nope.py; not a regular file: pkg/fifo.py\n")
+    assert (code, err) == (2, "import-policy: cannot read nope.py: No such file or directory\nimport-policy: cannot read pkg/fifo.py: not a regular file\n")

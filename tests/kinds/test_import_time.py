@@ -188,3 +188,17 @@ def test_an_allow_in_that_keeps_a_finding_out_is_not_stale(project: Project) -> 
     project.write("app/media/image.py", "import json\n")
     code, out, err = project.run("check")
     assert "allow_in entry 'app/media/image.py' of rule 'light-import' exempts nothing" in err
+
+
+@pytest.mark.parametrize("platform", ["any", "rocm"])
+def test_a_probe_the_policy_declares_loads_what_it_probes_on_any_platform(project: Project, platform: str) -> None:
+    """`_has_module("cv2")` imports cv2 to see whether it is there, whichever platform runs it."""
+    light_app(project, RULE.replace("    message:", f"    platform: {platform}\n    message:") + (
+        "rocm_safety:\n  heavy_modules: [tilelang]\n  probes: {_has_module: null}\n  entry_modules: [app]\n"
+    ))
+    call = "HAS_CV2 = _has_module('cv2')"
+    project.write("app/media/image.py", f"from app.util import _has_module\n{call}\n")
+    project.write("app/util.py", "import importlib\ndef _has_module(name):\n    return importlib.import_module(name)\n")
+    lines = project.lines("--select", "light-import")
+    where = f"app/media/image.py:2:{call.index('_has_module') + 1}:"
+    assert [line.split(" ")[:2] for line in lines] == [[where, "light-import"]], lines

@@ -120,7 +120,7 @@ def fix_files(
             run.new[file.relative] = fixed.new
         else:
             shown = Path(os.path.relpath(root / file.relative, cwd)).as_posix()
-            run.diffs.append(unified_diff(shown, source, fixed.new))
+            run.diffs.append(unified_diff(shown, source, fixed.edits))
         run.applied += len(fixed.applied)
         run.fixed.extend(fixed.applied)
         run.changed.append(file.relative)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from stat import S_ISDIR
+import time
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol
@@ -42,12 +42,14 @@ from import_policy.facts.walkstate import DYNAMIC_IMPORTERS
 from import_policy.graph.chains import Chain
 from import_policy.graph import hook, through
 from import_policy.graph.distributions import Followed
-from import_policy.rocm import gaps
+from import_policy.rocm import gaps, links
 from import_policy.kinds import import_time as import_time_kind
 from import_policy.kinds.import_time import ImportTimeRule, rules_of as import_time_rules
 from import_policy.graph.reach import HeavySite, Project
 from import_policy.graph.codec import EdgesCodec, GraphCodec, Stat, StoredEdges
-from import_policy.graph.store import Inputs, ModuleGraph, digest, listing_digest, stat_of
+from import_policy.graph.store import (
+    RACY_NS, Inputs, ModuleGraph, digest, folder_stat, index_of, listing_digest, listing_of, stat_of,
+)
 from import_policy.cache.store import Store
 from pathlib import Path
 from import_policy.facts.literal_imports import literal_imports
@@ -151,16 +153,23 @@ class RocmPlan:
         """Which callees of the file `slim` keeps (with a string argument, every call is kept);
         the extractor asks it before it places the calls (`facts.from_ast.CallFilter`)."""
         local = {function.name for function in facts.functions}
-        local |= {name[: -len(".__init__")] for name in local if name.endswith(".__init__")}  # `Loader()`
         methods = {name.rpartition(".")[2] for name in local if "." in name}
+        local |= {c.name for c in facts.classes}  # `Loader()`, and `Loader.m()` through a base
         instances = {assign.name for assign in facts.assigns}
         project_names = self.project_names
+        # A class with a base of the project's: `self.m()` may find `m` in that base's file.
+        inherits = any(
+            base in local or base.partition(".")[0] in project_names for c in facts.classes for base in c.bases
+        )
 
         def kept(callee: str) -> bool:
             root, _, rest = callee.partition(".")
+            owner = callee.rpartition(".")[0]
             return (
-                callee in local or root in project_names or callee in DYNAMIC_IMPORTERS
-                or (root in ("self", "cls") and rest in methods) or (bool(rest) and root in instances)
+                callee in local or owner in local or root in project_names or callee in DYNAMIC_IMPORTERS
+                # `self.m()`, `cls._instance.m()`, `super().m()`
+                or (root in ("self", "cls", "super") and bool(rest) and (inherits or rest.rpartition(".")[2] in methods))
+                or (bool(rest) and root in instances)
             )
 
         return kept
@@ -233,8 +242,12 @@ def make_plan(
     # Platform tests and package walks: a file defining `def supported(): return is_cuda()`
     # or walking a package matters even when it imports nothing of the project.
     heads.update(name.lstrip("_") for name in (*rocm.guards, *rocm.rocm) if name != "TYPE_CHECKING")
-    heads.update(name.rpartition(".")[2] for name, _ in rocm.values)  # `DEVICE_TYPE == "cuda"` in a platform test
+    # `DEVICE_TYPE == "cuda"` in a platform test; `env["has_te"]` spells `env`
+    heads.update(name.partition("[")[0].rpartition(".")[2] for name, _ in rocm.values)
     heads.update(("find_spec", "iter_modules", "walk_packages"))
+    # A class's method may run a subclass's override through `self` (a base in a file that
+    # imports nothing of the project still runs a subclass's heavy import).
+    heads.add("class")
     tokens = tuple(sorted(h.encode() for h in heads if h))
     return replace(plain, tokens=tokens, import_heads=import_heads, heavy_heads=heavy_heads)
 
@@ -273,16 +286,24 @@ def project(
         if facts is not None and facts.parsed:
             if inputs is not None and inputs.content(path) is None:
                 stat = inputs.stat(path)
-                try:  # the engine's facts: its bytes read again, only to be hashed
-                    inputs.file(path, "e", stat, read(file))
-                except OSError:
-                    inputs.file(path, "e", stat, None)
+                if facts.content:  # the digest of the bytes the engine parsed
+                    inputs.file(path, "e", stat, facts.content)
+                else:
+                    try:  # facts from elsewhere: their bytes read again, only to be hashed
+                        inputs.file(path, "e", stat, digest(read(file)))
+                    except OSError:
+                        inputs.file(path, "e", stat, None)
             return facts  # the engine parsed it, for a rule or for this pass
         module, is_package = (
             plan.followed.module_of(path) if plan.followed is not None and plan.followed.owns(path)
             else module_name(file.relative, policy.roots)
         )
         content = inputs.content(path) if inputs is not None else None
+        if content is not None and inputs is not None and inputs.how(path) == "s":
+            # The prefilter turned these bytes down under these settings (the store's key holds
+            # its tokens): nothing to read. No record is kept for it, so none can stand for a
+            # parse once a policy change makes the file matter.
+            return FileFacts(file.relative, module, is_package)
         if content is not None and cache is not None:
             # Unchanged since the log read it (checked this run): its record, without reading it.
             facts = cache.get(cache.key_of(content, file.relative, module, is_package, plan.cache_mode))
@@ -295,14 +316,12 @@ def project(
             if inputs is not None:
                 inputs.file(path, "r", stat, None)
             return None  # an unreadable file outside the ones passed is not this run's business
+        wanted = plan.wants_parse(python_text(source), file.relative)
         if inputs is not None:
-            inputs.file(path, "r", stat, source)
+            inputs.file(path, "r" if wanted else "s", stat, digest(source))
+        if not wanted:
+            return FileFacts(file.relative, module, is_package)
         key = cache.key(source, file.relative, module, is_package, plan.cache_mode) if cache is not None else ""
-        if not plan.wants_parse(python_text(source), file.relative):
-            facts = FileFacts(file.relative, module, is_package)
-            if cache is not None:
-                cache.put(key, facts)  # so that a run that knows its bytes need not read it
-            return facts
         # Cached as the pass keeps them (slimmed): what a batch decodes for every reached module.
         facts = cache.get(key) if cache is not None else None
         if facts is None:
@@ -335,21 +354,21 @@ class _Tree:
     """The tree as it is now, for the module graph to check its log against."""
 
     def __init__(
-        self, plan: RocmPlan, known: Mapping[str, FileFacts], modules: Modules, read: Reader,
+        self, plan: RocmPlan, known: Mapping[str, FileFacts], modules: Modules, read: Reader, since: int,
         overlay: Overlay | None = None,
     ) -> None:
         self.overlay = overlay
         self.root = plan.policy.root
+        self.since = since  # when the engine started reading the files passed
         self.known = known
         self.modules = modules
         self.read = read
         self.sources: dict[str, bytes] = {}  # files found changed: their bytes, read once
 
     def file(self, path: str, how: str, stat: Stat | None, hashed: str | None) -> bool | Stat:
-        if how != "g":  # a `.gitignore` is the same whoever reads it
-            facts = self.known.get(path)
-            if ("e" if facts is not None and facts.parsed else "r") != how:
-                return False
+        facts = self.known.get(path) if how != "g" else None  # a `.gitignore` is the same whoever reads it
+        if how != "g" and ("e" if facts is not None and facts.parsed else "r") != ("r" if how == "s" else how):
+            return False
         held = self.overlay.bytes_of(self.root / path) if self.overlay else None
         if held is not None:  # a buffer: its bytes decide, whatever the file on disk is
             if hashed is not None and digest(held) == hashed:
@@ -361,6 +380,12 @@ class _Tree:
             return hashed is None and now is None
         if stat is not None and now == stat:
             return True
+        if facts is not None and facts.content:
+            # What the engine parsed this run is what counts, whatever the file holds now; its
+            # new stat data stands for those bytes only if it predates the engine's read.
+            if facts.content != hashed:
+                return False
+            return now if max(now[0], now[3]) < self.since - RACY_NS else True
         try:
             source = self.read(SourceFile(self.root / path, path, "python"))
         except OSError:
@@ -370,12 +395,11 @@ class _Tree:
             return False
         return now
 
-    def folder(self, folder: str) -> int | None:
-        try:
-            data = os.stat(f"{self.root}/{folder}" if folder else self.root)
-        except OSError:
-            return None
-        return data.st_mtime_ns if S_ISDIR(data.st_mode) else None
+    def folder(self, folder: str) -> Stat | None:
+        return folder_stat(f"{self.root}/{folder}" if folder else str(self.root))
+
+    def names(self, folder: str) -> str:
+        return listing_of(f"{self.root}/{folder}" if folder else str(self.root))
 
     def passed(self) -> Mapping[str, str]:
         return self.modules.known
@@ -385,6 +409,16 @@ class _Tree:
 
     def listing(self, hashed: str) -> bool:
         return listing_digest(self.modules) == hashed
+
+    def index(self) -> Stat | None:
+        return index_of(self.root)
+
+
+class KeptGraphs(Protocol):
+    """Module graphs a long-lived process keeps in memory between runs (a language server),
+    each told of every file that changes; the pass then neither builds nor stores one."""
+
+    def graph(self, plan: RocmPlan, read: Reader, records: Records | None) -> ModuleGraph: ...
 
 
 class GraphStores:
@@ -401,7 +435,7 @@ def graph_stores(cache: FactsCache | None) -> GraphStores | None:
 
 def module_graph(
     plan: RocmPlan, known: Mapping[str, FileFacts], read: Reader, cache: Records | None = None,
-    stores: GraphStores | None = None, overlay: Overlay | None = None,
+    stores: GraphStores | None = None, overlay: Overlay | None = None, since: int = 0,
 ) -> ModuleGraph:
     """The module graph for this run: what `stores` kept of it while its inputs hold, the rest
     derived (through `project`, reading per-file records from `cache`)."""
@@ -410,7 +444,8 @@ def module_graph(
     settings = graph_settings(plan) if stores is not None else None
     stored = stores.index.get(settings, GRAPH_NAME) if stores is not None and settings is not None else None
 
-    tree = _Tree(plan, known, modules, read, overlay)
+    since = since or time.time_ns()
+    tree = _Tree(plan, known, modules, read, since, overlay)
 
     def make(logged: Mapping[str, str], inputs: Inputs) -> Project:
         return project(plan, known, reread, cache, logged, inputs)
@@ -423,7 +458,7 @@ def module_graph(
     def load_edges() -> StoredEdges | None:
         return stores.edges.get(settings, GRAPH_NAME) if stores is not None and settings is not None else None
 
-    return ModuleGraph(policy.root, modules, make, stored, tree, load_edges, modules.known, policy.roots)
+    return ModuleGraph(policy.root, modules, make, stored, tree, load_edges, modules.known, policy.roots, since)
 
 
 Modules = ProjectModules | through.Modules
@@ -452,7 +487,8 @@ def check(
     named: Collection[str] = (),
     stores: GraphStores | None = None,
     exempted: Callable[[Sequence[Diagnostic]], None] | None = None,
-    overlay: Overlay | None = None,
+    overlay: Overlay | None = None, since: int = 0,
+    graphs: KeptGraphs | None = None,
 ) -> list[Diagnostic]:
     """The pass's diagnostics for the files passed (already parsed by the engine); `named`:
     those named on the command line, where a reachability finding whose chain passes
@@ -464,7 +500,12 @@ def check(
     unless the engine parsed it (it has reported it); nothing silences it.
     `exempted` (stale-allowlist tracking) sees the `import-time` findings an `allow_in` keeps out.
     `overlay`: buffers that stand for their files (`read` reads through it); a kept graph
-    compares them by their bytes, never by the stat data of the file on disk."""
+    compares them by their bytes, never by the stat data of the file on disk.
+    `since`: when the engine began reading the files passed (their facts' bytes).
+    A module reached through a link inside the root is reported at the link's path, where
+    Python imports it, as the file it leads to would be (`links`).
+    `graphs`: the graphs a long-lived process holds (read through `read`, never from `passed`),
+    used instead of building and storing one per run."""
     rocm = plan.rocm
     parsed = {
         path: facts for path, facts in passed.items() if facts.syntax_error is None and not path.endswith(".pyi")
@@ -490,7 +531,11 @@ def check(
     asked: list[gaps.Asked] = []
     if plan.needs_project:
         records: Records | None = cache if cache is not None or not plan.import_time else Memo()
-        graph = module_graph(plan, passed, read, records, stores, overlay)
+        graph = (
+            graphs.graph(plan, read, records) if graphs is not None
+            else module_graph(plan, passed, read, records, stores, overlay, since)
+        )
+        resolved = links.Resolved(plan.policy.root, parsed)
         reported: set[tuple[str, int, int]] = set()
         reached: list[hook.Finding] = []
         walked = bool(applies and plan.rules & {HEAVY_IMPORT_REACHABLE, IMPORT_TIME_JIT})  # else nowhere to report
@@ -517,15 +562,19 @@ def check(
         reached = through.at_links(reached, plan.followed, lines_of)
 
         def where(reports_in: Callable[[str], bool], graph: ModuleGraph) -> hook.Where:
+            checked = links.Standing({path for path in parsed if reports_in(path)}, resolved)
             return hook.Where(
-                named=named, checked={path for path in parsed if reports_in(path)}, reports_in=reports_in,
+                named=links.Standing(named, resolved), checked=checked, reports_in=reports_in,
                 facts=lambda path: graph.project.facts(path), lines=lines_of, quiet=comments,
             )
 
         found.extend(hook.reports(reached, where(_reports_in(rocm.applies_to), graph)))
         for declared in plan.import_time:
             rule_asked = rule_plan(plan, declared)
-            answer = module_graph(rule_asked, passed, read, records, stores, overlay)
+            answer = (
+                graphs.graph(rule_asked, read, records) if graphs is not None
+                else module_graph(rule_asked, passed, read, records, stores, overlay, since)
+            )
             findings = through.at_links(import_time_kind.findings(declared, answer), plan.followed, lines_of)
             found.extend(hook.reports(findings, where(_reports_in(declared.applies_to), answer)))
             if exempted is not None and declared.allow_in:
@@ -533,10 +582,15 @@ def check(
                     d for d in (finding.site for finding in findings)
                     if _kept_out(declared, d.path) and not comments(d.path).covers(d.rule, d.suppress_lines)
                 ])
-            save_graph(rule_asked, answer, stores)
+            if graphs is None and not overlay:
+                save_graph(rule_asked, answer, stores)
             asked.append((answer, declared.entry))
         if EAGER_HEAVY_IMPORT in plan.rules:
-            for path in applies:
+            linked = [
+                path for path in graph.inputs.log.files
+                if rocm.applies_to(path) and (target := resolved.target(path)) is not None and target in applies
+            ]
+            for path in (*applies, *linked):
                 for site in graph.sites(path):
                     if site.kind == "jit" or site.key in reported:
                         continue
@@ -545,7 +599,8 @@ def check(
                     elif site.key in probes:
                         continue
                     found.append(_eager(rocm, site))
-        save_graph(plan, graph, stores)
+        if graphs is None and not overlay:  # a buffer's log holds the disk's stat data with its bytes: never kept
+            save_graph(plan, graph, stores)
     found.extend(probes.values())
     # Reachability findings were judged whole, every report of each at once.
     kept = [d for d in found if d.places or not comments(d.path).covers(d.rule, d.suppress_lines)]
@@ -604,8 +659,17 @@ def _how(rocm: RocmSafety, site: HeavySite) -> str:
     return ""
 
 
+def _unjudged(site: HeavySite) -> str:
+    """What the pass could not judge on the way to the site, for `values` to settle."""
+    if not site.unjudged:
+        return ""
+    names = ", ".join(f"`{text}`" for text in site.unjudged)
+    them = "it" if len(site.unjudged) == 1 else "them"
+    return f"; under {names}, which the pass cannot judge on ROCm: state {them} in rocm_safety.values"
+
+
 def _eager(rocm: RocmSafety, site: HeavySite) -> Diagnostic:
-    because = _because(rocm, site.heavy)
+    because = _because(rocm, site.heavy) + _unjudged(site)
     if site.kind == "import":
         message = (
             f"heavy module `{site.heavy}` is imported when this module is imported{_how(rocm, site)}; "
@@ -622,7 +686,7 @@ def _eager(rocm: RocmSafety, site: HeavySite) -> Diagnostic:
 
 
 def _reached(rule: str, rocm: RocmSafety, chain: Chain, site: HeavySite) -> Diagnostic:
-    because = _because(rocm, site.heavy)
+    because = _because(rocm, site.heavy) + _unjudged(site)
     path = " -> ".join(chain.modules)
     if site.kind == "jit":
         message = (
@@ -636,4 +700,4 @@ def _reached(rule: str, rocm: RocmSafety, chain: Chain, site: HeavySite) -> Diag
     return _diagnostic(rule, site, message, chain.modules)
 
 
-__all__ = ["RocmPlan", "check", "default_entries", "make_plan", "module_graph", "project"]
+__all__ = ["KeptGraphs", "RocmPlan", "check", "default_entries", "make_plan", "module_graph", "project"]
