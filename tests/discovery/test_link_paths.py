@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from import_policy.cli import main
+from import_policy.discovery.files import MANY_PATHS, MAX_PATHS_TO_A_FOLDER, discover
 
 POLICY = """\
 version: 1
@@ -52,6 +53,12 @@ def test_a_link_under_files_reports_at_the_link(
     assert _run(capsys, "check", ".") == expected  # warm: the run and walk caches say the same
     assert _run(capsys, "check", "pkg/fast.py") == expected  # named as pre-commit names it
     assert _run(capsys, "check", "impl/heavy.py") == (0, "All checks passed!\n", "")
+    (root / "impl" / "heavy.py").write_text("import os\n", encoding="utf-8")  # an edit seen through the link
+    assert _run(capsys, "check", ".") == (0, "All checks passed!\n", "")
+    (root / "pkg" / "fast.py").unlink()
+    (root / "impl" / "other.py").write_text("import pickle\n", encoding="utf-8")
+    (root / "pkg" / "fast.py").symlink_to("../impl/other.py")  # retargeted
+    assert _run(capsys, "check", ".") == expected
 
 
 def test_a_link_outside_allow_in_reports_and_its_target_does_not(
@@ -113,3 +120,18 @@ def test_fixes_that_differ_between_two_paths_fix_neither(
     assert out.count("fix not applied: the file is also pkg/") == 2
     assert (root / "pkg" / "a.py").read_text(encoding="utf-8") == "import re\n"
 
+
+
+def test_links_that_double_the_paths_at_each_level_stay_bounded(tmp_path: Path) -> None:
+    # d0/x -> d1, d0/y -> d1, d1/x -> d2, ...: 2**20 paths to d20 without a bound.
+    for level in range(21):
+        (tmp_path / f"d{level}").mkdir()
+        (tmp_path / f"d{level}" / "m.py").write_text("", encoding="utf-8")
+        if level:
+            for name in ("x", "y"):
+                (tmp_path / f"d{level - 1}" / name).symlink_to(f"../d{level}")
+    skipped: list[tuple[str, str]] = []
+    files = discover([tmp_path / "d0"], tmp_path, (), skipped=skipped)
+    assert len(files) <= 21 * MAX_PATHS_TO_A_FOLDER
+    assert "d0/x/x/x/x/m.py" in {file.relative for file in files}  # 16 paths to d4: all walked
+    assert len(skipped) == 21 - 5 and {why for _, why in skipped} == {MANY_PATHS}  # once per folder

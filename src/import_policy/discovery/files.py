@@ -76,6 +76,11 @@ def relative_to_root(path: Path, root: Path) -> str:
 # Why a walk passed over a path, as said on stderr.
 BROKEN_LINK = "a broken symbolic link"
 OUTSIDE_LINK = "a symbolic link to outside the project root"
+# Links with no loop can still reach one folder by a number of paths that doubles with each
+# level (`d1/x -> d2`, `d1/y -> d2`, ...): a checkout could make a walk list millions of
+# files. Past this many paths to one real folder, a linked path is passed over, and said.
+MAX_PATHS_TO_A_FOLDER = 16
+MANY_PATHS = f"a folder already reached by {MAX_PATHS_TO_A_FOLDER} paths through symbolic links"
 
 Skipped = list[tuple[str, str]]  # (root-relative path, why)
 # A folder to walk: its path, root-relative path, whether a .gitignore above it changed
@@ -183,6 +188,7 @@ class _Walker:
         self.links: list[tuple[str, str]] = []  # (path, where it leads) of each link followed
         self.markers: set[str] = set()  # folders holding a file that may be a configuration
         self.ignores = _GitIgnores(root)
+        self.paths_to: dict[str, int] = {}  # real folder -> paths it was walked by
 
     def inside(self, real: str) -> bool:
         return real == self.real_root or real.startswith(_child(self.real_root, ""))
@@ -195,6 +201,12 @@ class _Walker:
             folder, folder_relative, dirty, real, above = stack.pop()
             if real in above:
                 continue  # a link to a folder on its own way: a loop
+            reached = self.paths_to.get(real, 0)
+            self.paths_to[real] = reached + 1
+            if reached >= MAX_PATHS_TO_A_FOLDER:
+                if reached == MAX_PATHS_TO_A_FOLDER:  # said once per folder
+                    self.skipped.append((folder_relative, MANY_PATHS))
+                continue
             try:
                 mtime = stat_or_raise(folder)
             except OSError as error:
