@@ -26,6 +26,7 @@ from import_policy.fix.payload import applies
 from import_policy.fix.reach import OUTSIDE_ROOT, inside
 
 Reader = Callable[[SourceFile], bytes]
+ALSO_AT = "the file is also"  # why a file reached by paths whose fixes differ is not fixed
 Writer = Callable[[SourceFile, bytes], None]  # raises OSError when it cannot write
 
 
@@ -148,7 +149,7 @@ def _refuse_differing(run: FixRun, paths: Sequence[SourceFile], changed: Sequenc
     path Python imports it by, so none is written."""
     for file, fixed in changed:
         others = ", ".join(other.relative for other in paths if other.relative != file.relative)
-        why = f"the file is also {others}, where other fixes apply"
+        why = f"{ALSO_AT} {others}, where other fixes apply"
         for d in [*fixed.applied, *(d for d, _ in fixed.failed)]:
             run.failed[(d.path, d.rule, d.line, d.column)] = why
 
@@ -160,7 +161,7 @@ def note_failures(diagnostics: Sequence[Diagnostic], run: FixRun) -> list[Diagno
     out = []
     for d in diagnostics:
         why = run.failed.get((d.path, d.rule, d.line, d.column)) or run.failed.get((d.path, d.rule, d.message))
-        if why == OUTSIDE_ROOT:  # no later --fix can apply it either: not offered as fixable
+        if why == OUTSIDE_ROOT or (why and why.startswith(ALSO_AT)):  # no later --fix can apply it either: not offered as fixable
             out.append(replace(d, message=f"{d.message} (fix not applied: {why})", fixable=False))
         else:
             out.append(replace(d, message=f"{d.message} (fix not applied: {why})") if why else d)
