@@ -88,6 +88,8 @@ def _parser() -> argparse.ArgumentParser:
     why.add_argument("--format", choices=("text", "json", "mermaid", "dot"), default="text")
     why.add_argument("--all", action="store_true", dest="all_chains", help="every route to MODULE, not only the shortest per entry module")
     why.add_argument("--rule", metavar="ID", help="the chains a `kind: import-time` rule follows (its entry modules and platform)")
+
+    commands.add_parser("server", help="the Language Server Protocol over stdio, for editors")
     # A bad flag is reported with the usage of the command it was given to, not the top level's.
     for name, command in commands.choices.items():
         command.set_defaults(command_parser=command)
@@ -169,6 +171,10 @@ def _load(args: argparse.Namespace) -> Loaded:
 
 
 def _dispatch(args: argparse.Namespace) -> int:
+    if args.command == "server":  # each file's own configuration, found as the editor opens it
+        from import_policy.commands import server
+
+        return server.command()
     if args.command == "check":
         from import_policy.commands.check import answer_warm
 

@@ -301,7 +301,11 @@ def test_fix_never_writes_a_file_outside_the_root(tmp_path: Path, monkeypatch: p
         code, out, _ = _run(capsys, "check", *argv)
         assert (code, out) == (1, finding + "\nFound 1 violation (0 fixable with --fix).\n")
     assert _run(capsys, "check", "--diff", "pkg/a.py")[:2] == (0, "")  # nothing --fix would write
-    code, out, _ = _run(capsys, "check", "--fix", str(outside / "x.py"))  # named by its own path, too
+    # Named by its own path, it has no configuration above it: the built-in preset judges it
+    # (nothing to fix); under --config, the project's rules do, and its fix is refused.
+    code, out, err = _run(capsys, "check", "--fix", str(outside / "x.py"))
+    assert (code, out) == (0, "All checks passed!\n") and "built-in rocm-safety preset" in err
+    code, out, _ = _run(capsys, "check", "--config", "import-policy.yaml", "--fix", str(outside / "x.py"))
     assert code == 1 and "(fix not applied: the file resolves outside the project root)" in out
     code, out, err = _run(capsys, "check", "--fix", ".")  # a walk does not even read it
     assert (code, out, err) == (0, "All checks passed!\n", "import-policy: skipped pkg/a.py: a symbolic link to outside the project root\n")
@@ -324,7 +328,9 @@ def test_a_walk_never_follows_a_link_out_of_the_root(tmp_path: Path, monkeypatch
     skipped = "import-policy: skipped pylib: a symbolic link to outside the project root\n"
     code, out, err = _run(capsys, "check", "pylib")  # named, it is still a walk
     assert (code, "os_like" in out, err.splitlines()[0]) == (0, False, skipped.strip())
-    code, out, _ = _run(capsys, "check", str(outside))  # a folder outside, named by its own path, is the user's call
+    # A folder outside, named by its own path, is the user's call (under --config, the project's
+    # rules; alone, it has no configuration above it and gets the preset).
+    code, out, _ = _run(capsys, "check", "--config", "import-policy.yaml", str(outside))
     assert code == 1 and "os_like.py:1:8: no-pickle" in out
     (root / "pylib").unlink()  # retargeted: a link is looked at again on every walk
     (root / "pylib").symlink_to(root / "inner")

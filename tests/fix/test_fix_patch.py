@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from conftest import Project
@@ -85,6 +85,8 @@ def files_and_edits(draw: st.DrawFn) -> tuple[bytes, list[tuple[int, int, bytes]
 @needs_git
 @settings(max_examples=25)
 @given(files_and_edits())
+# An edit at the end of an unended last line, after one that removed that line: one change.
+@example(case=(b"z", [(0, 1, b""), (1, 1, b"import re\n")]))
 def test_any_edits_make_a_diff_git_applies(tmp_path_factory: pytest.TempPathFactory, case: tuple[bytes, list[tuple[int, int, bytes]]]) -> None:
     old, edits = case
     new = bytearray(old)

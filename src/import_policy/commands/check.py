@@ -204,7 +204,7 @@ def gather(loaded: Loaded, args: argparse.Namespace, split: Split | None = None)
     fixing: FixRun | None = None
     if args.fix or args.fix_only or args.diff:
         if inputs.stdin is not None and not args.diff:
-            return fix_stdin(args, policy, selection, inputs.files, inputs.stdin, checked.result)
+            return fix_stdin(args, policy, selection, inputs, inputs.stdin, checked.result)
         if args.diff:
             return diff(checked.result, inputs, args.unsafe_fixes, policy.root, quiet=args.quiet)
         fixing = fix(checked, inputs, policy, selection, args.unsafe_fixes)
@@ -406,7 +406,7 @@ def cache_policy(policy: Policy, selection: Selection, inputs: Inputs, args: arg
         from import_policy.adoption.stale import ExceptTracker
 
         tracker = ExceptTracker()
-    facts = None if args.no_cache or inputs.stdin is not None else FactsCache(policy.root)
+    facts = None if args.no_cache else FactsCache(policy.root)  # keyed by content: a buffer is safe there
     # An unchanged whole tree is answered from the last run (runcache); fixing always checks afresh.
     fixing = args.fix or args.fix_only or args.diff
     runs = RunCache(policy.root) if facts is not None and tracker is not None and not fixing else None
@@ -564,13 +564,13 @@ def fix(checked: Checked, inputs: Inputs, policy: Policy, selection: Selection, 
 
 
 def fix_stdin(
-    args: argparse.Namespace, policy: Policy, selection: Selection, files: list[SourceFile], source: bytes,
+    args: argparse.Namespace, policy: Policy, selection: Selection, inputs: Inputs, source: bytes,
     before: Result,
 ) -> int:
     """The fixed source to stdout, for an editor's buffer; what remains to stderr."""
     from import_policy.commands.check_stdin import fix_stdin as fixed_stdin
 
-    new, remaining = fixed_stdin(policy, selection, files, source, before, args.unsafe_fixes)
+    new, remaining = fixed_stdin(policy, selection, inputs.files, source, before, args.unsafe_fixes, inputs.read)
     try:
         sys.stdout.flush()
         sys.stdout.buffer.write(new)
@@ -593,16 +593,40 @@ def apply_baseline(
         return list(diagnostics), None
     from import_policy.adoption.steps import AdoptionError, source_reader, use_baseline
 
+    # Entries' paths are relative to the baseline's own folder: one baseline then serves runs
+    # over one project or several, from any folder (a monorepo's pre-commit names either).
+    base = Path(os.path.realpath(os.path.dirname(os.path.abspath(args.write_baseline or args.baseline))))
+    moved, originals = _moved(diagnostics, policy.root, base)
     wrote: list[str] = []
     try:
         kept = use_baseline(
-            diagnostics, write_to=args.write_baseline, read_from=args.baseline,
-            source_of=source_reader(policy.root, overrides), files=files, selection=selection, root=policy.root,
+            moved, write_to=args.write_baseline, read_from=args.baseline,
+            source_of=source_reader(base, {_move(path, policy.root, base): data for path, data in overrides.items()}),
+            files=[replace(file, relative=_move(file.relative, policy.root, base)) for file in files],
+            selection=selection, root=base,
             wrote=wrote.append, **({"warn": lambda _line: None} if args.quiet else {}),
         )
     except AdoptionError as error:
         raise UsageError(str(error)) from None
-    return kept, wrote[0] if wrote else None
+    return [originals.get(id(d), d) for d in kept], wrote[0] if wrote else None
+
+
+def _move(path: str, root: Path, base: Path) -> str:
+    return path if root == base else Path(os.path.relpath(root / path, base)).as_posix()
+
+
+def _moved(diagnostics: Sequence[Diagnostic], root: Path, base: Path) -> tuple[list[Diagnostic], dict[int, Diagnostic]]:
+    """The findings with paths relative to `base`, and each one's original by identity."""
+    if root == base:
+        return list(diagnostics), {}
+    moved: list[Diagnostic] = []
+    originals: dict[int, Diagnostic] = {}
+    for d in diagnostics:
+        places = tuple((_move(place[0], root, base), *place[1:]) for place in d.places)
+        copy = replace(d, path=_move(d.path, root, base), places=places)
+        originals[id(copy)] = d
+        moved.append(copy)
+    return moved, originals
 
 
 def present(diagnostics: Sequence[Diagnostic], unsafe: bool, root: Path, cwd: Path) -> list[Diagnostic]:

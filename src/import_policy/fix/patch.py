@@ -123,7 +123,9 @@ def _line_changes(old: bytes, edits: Sequence[Edit]) -> Iterator[_Change]:
         edited = edit_end
         index += 1
         while True:
-            if index < len(pending) and pending[index][0] < end:
+            # The next edit joins when its line is one this change already holds (an edit at
+            # the end of an unended last line is on that line, though it starts at `end`).
+            if index < len(pending) and old.rfind(b"\n", 0, pending[index][0]) + 1 < end:
                 next_start, next_end, next_text = pending[index]
                 pieces += [old[edited:next_start], next_text]
                 edited = next_end

@@ -478,14 +478,24 @@ class ModuleGraph:
             }
         return self._raw_edges
 
-    def forget(self, path: str) -> None:
-        """A file changed: cut the log where it was first read, and drop what came after."""
+    def forget(self, path: str, others_unchanged: bool = False) -> None:
+        """A file changed: cut the log where it was first read, and drop what came after.
+        `others_unchanged`: the caller knows every other file's bytes are as the log holds
+        them (an editor server is told of every change), so the files read after this one
+        are logged again, in their order, after the cut: what is derived again finds their
+        records by digest without reading them. Logged before any item is derived again,
+        they only make later items depend on more than they read (precision, not soundness)."""
         self._stored_edges()
         found = self.inputs.log.files.get(path)
         if found is None:
             return
         at = found[0]
+        later = sorted(
+            (entry[0], name, entry) for name, entry in self.inputs.log.files.items() if entry[0] > at and name != path
+        ) if others_unchanged else []
         self.inputs.cut(at)
+        for _, name, (_, how, stat, hashed) in later:
+            self.inputs.log.files[name] = (self.inputs._place(), how, stat, hashed)
         for table in (self._stored_edges(), self._raw_sites, self._raw_reach):
             for name in [name for name, item in table.items() if item[0] > at]:
                 del table[name]
@@ -498,6 +508,31 @@ class ModuleGraph:
         self._project = None
         self._graph = ImportGraph(self.modules, self.edges)
         self.cut = self.changed = True
+
+    def renew(self, path: str, hashed: str, moved: str | None = None) -> None:
+        """A file's bytes changed but not its record (what every derivation reads of it): the
+        log holds its new digest and every item stands. `moved`: its record changed only in
+        where its facts stand (the same facts in the same order, at other lines and columns:
+        a line inserted above them), so only what holds those positions is derived again: the
+        module's links and the file's sites (theirs are its lines), and every reach (its
+        links hold them); no other item holds a position of another file."""
+        found = self.inputs.log.files.get(path)
+        if found is None:
+            return
+        place, how, stat, _ = found
+        self.inputs.log.files[path] = (place, how, stat, hashed)
+        self.changed = True
+        if moved is None:
+            return
+        self._stored_edges().pop(moved, None)
+        self._edges.pop(moved, None)
+        self._raw_sites.pop(path, None)
+        self._sites.pop(path, None)
+        self._raw_reach.clear()
+        self._reach.clear()
+        self._project = None  # its memos hold the old positions
+        self._graph = ImportGraph(self.modules, self.edges)
+        self._edges_changed = True
 
     # --- per module ---------------------------------------------------------------
 

@@ -138,7 +138,7 @@ def _run(plan: Plan, files: Sequence[SourceFile], read: Reader, jobs: int, overl
         diagnostics.extend(
             rocm_pass.check(
                 plan.rocm, python, read, plan.cache, named, rocm_pass.graph_stores(plan.cache),
-                plan.exempted if plan.track_allow_in else None, overlay, reading,
+                plan.exempted if plan.track_allow_in else None, overlay, reading, plan.graphs,
             )
         )
     if any(d.fixable for d in diagnostics):

@@ -391,6 +391,13 @@ class _Tree:
         return index_of(self.root)
 
 
+class KeptGraphs(Protocol):
+    """Module graphs a long-lived process keeps in memory between runs (a language server),
+    each told of every file that changes; the pass then neither builds nor stores one."""
+
+    def graph(self, plan: RocmPlan, read: Reader, records: Records | None) -> ModuleGraph: ...
+
+
 class GraphStores:
     """Where the module graph is kept: its index and its links, beside the facts cache."""
 
@@ -449,6 +456,7 @@ def check(
     stores: GraphStores | None = None,
     exempted: Callable[[Sequence[Diagnostic]], None] | None = None,
     overlay: Overlay | None = None, since: int = 0,
+    graphs: KeptGraphs | None = None,
 ) -> list[Diagnostic]:
     """The pass's diagnostics for the files passed (already parsed by the engine); `named`:
     those named on the command line, where a reachability finding whose chain passes
@@ -463,7 +471,9 @@ def check(
     compares them by their bytes, never by the stat data of the file on disk.
     `since`: when the engine began reading the files passed (their facts' bytes).
     A module reached through a link inside the root is reported at the link's path, where
-    Python imports it, as the file it leads to would be (`links`)."""
+    Python imports it, as the file it leads to would be (`links`).
+    `graphs`: the graphs a long-lived process holds (read through `read`, never from `passed`),
+    used instead of building and storing one per run."""
     rocm = plan.rocm
     parsed = {
         path: facts for path, facts in passed.items() if facts.syntax_error is None and not path.endswith(".pyi")
@@ -489,7 +499,10 @@ def check(
     asked: list[gaps.Asked] = []
     if plan.needs_project:
         records: Records | None = cache if cache is not None or not plan.import_time else Memo()
-        graph = module_graph(plan, passed, read, records, stores, overlay, since)
+        graph = (
+            graphs.graph(plan, read, records) if graphs is not None
+            else module_graph(plan, passed, read, records, stores, overlay, since)
+        )
         resolved = links.Resolved(plan.policy.root, parsed)
         reported: set[tuple[str, int, int]] = set()
         reached: list[hook.Finding] = []
@@ -524,7 +537,10 @@ def check(
         found.extend(hook.reports(reached, where(_reports_in(rocm.applies_to), graph)))
         for declared in plan.import_time:
             rule_asked = rule_plan(plan, declared)
-            answer = module_graph(rule_asked, passed, read, records, stores, overlay, since)
+            answer = (
+                graphs.graph(rule_asked, read, records) if graphs is not None
+                else module_graph(rule_asked, passed, read, records, stores, overlay, since)
+            )
             findings = list(import_time_kind.findings(declared, answer))
             found.extend(hook.reports(findings, where(_reports_in(declared.applies_to), answer)))
             if exempted is not None and declared.allow_in:
@@ -532,7 +548,8 @@ def check(
                     d for d in (finding.site for finding in findings)
                     if _kept_out(declared, d.path) and not comments(d.path).covers(d.rule, d.suppress_lines)
                 ])
-            save_graph(rule_asked, answer, stores)
+            if graphs is None and not overlay:
+                save_graph(rule_asked, answer, stores)
             asked.append((answer, declared.entry))
         if EAGER_HEAVY_IMPORT in plan.rules:
             linked = [
@@ -548,7 +565,8 @@ def check(
                     elif site.key in probes:
                         continue
                     found.append(_eager(rocm, site))
-        save_graph(plan, graph, stores)
+        if graphs is None and not overlay:  # a buffer's log holds the disk's stat data with its bytes: never kept
+            save_graph(plan, graph, stores)
     found.extend(probes.values())
     # Reachability findings were judged whole, every report of each at once.
     kept = [d for d in found if d.places or not comments(d.path).covers(d.rule, d.suppress_lines)]
@@ -639,4 +657,4 @@ def _reached(rule: str, rocm: RocmSafety, chain: Chain, site: HeavySite) -> Diag
     return _diagnostic(rule, site, message, chain.modules)
 
 
-__all__ = ["RocmPlan", "check", "default_entries", "make_plan", "module_graph", "project"]
+__all__ = ["KeptGraphs", "RocmPlan", "check", "default_entries", "make_plan", "module_graph", "project"]
