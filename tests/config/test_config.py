@@ -37,7 +37,12 @@ def errors(project: Project, config: str, *argv: str) -> list[str]:
         (
             "rocm_safety:\n  values:\n    DEVICE TYPE: hip\n",
             "import-policy: import-policy.yaml:3: values entry 'DEVICE TYPE' must be a name such as DEVICE_TYPE "
-            "or torch.version.cuda",
+            'or torch.version.cuda, or a dict entry such as env["has_te"]',
+        ),
+        (
+            "rocm_safety:\n  values:\n    env[has_te]: false\n",
+            "import-policy: import-policy.yaml:3: values entry 'env[has_te]' must be a name such as DEVICE_TYPE "
+            'or torch.version.cuda, or a dict entry such as env["has_te"]',
         ),
         (
             "rocm_safety:\n  values:\n    DEVICE_TYPE: [hip]\n",

@@ -302,6 +302,10 @@ XFORMERS_PROBE = "def has_aiter():\n    try:\n        import aiter  # noqa: F401
         ("try:\n    import aiter\nexcept:\n    pass\n", 2),
         ("if is_cuda():\n    try:\n        import aiter\n    except ImportError:\n        pass\n", 3),  # wherever it stands
         (XFORMERS_PROBE, 3),  # in a project function: the `try:` inside is the probe
+        ("try:\n    if x:\n        import aiter\nexcept ImportError:\n    pass\n", 3),  # under an `if` in the `try:`
+        ("try:\n    if x:\n        pass\n    elif y:\n        import aiter\nexcept ImportError:\n    pass\n", 5),
+        # a literal dynamic import only to see whether it loads
+        ("import importlib\ntry:\n    importlib.import_module('aiter')\nexcept ImportError:\n    pass\n", 3),
     ],
 )
 def test_an_inline_probe_is_a_trial_import_probe(project: Project, source: str, line: int) -> None:
@@ -317,7 +321,10 @@ def test_an_inline_probe_is_a_trial_import_probe(project: Project, source: str, 
         "try:\n    import aiter\nexcept ImportError:\n    aiter = None\ndef f():\n    return aiter.ops\n",  # used: optional
         "try:\n    import aiter\nexcept OSError:\n    pass\n",  # a failed import is not caught
         "try:\n    import numpy\nexcept ImportError:\n    pass\n",  # not heavy
-        "try:\n    if x:\n        import aiter\nexcept ImportError:\n    pass\n",  # not straight in the `try:`
+        "import importlib\ntry:\n    m = importlib.import_module('aiter')\nexcept ImportError:\n    m = None\n",  # kept: used
+        "try:\n    if x:\n        import aiter\nexcept ImportError:\n    aiter = None\nY = aiter\n",  # used
+        # a handler that defines the name again: the module provides it either way (a re-export)
+        "try:\n    if x:\n        from aiter import f\nexcept ImportError:\n    def f(*a):\n        raise ImportError\n",
         # the `try:` also imports names that are used: an optional import, its `import aiter` included
         "try:\n    import aiter\n    from aiter.ops import gemm\nexcept ImportError:\n    gemm = None\nX = gemm\n",
     ],
@@ -401,7 +408,7 @@ def test_trial_import_probe_unsafe_fix(project: Project) -> None:
         ("try:\n    import aiter\nexcept ImportError:\n    pass\n", "app/mod.py:2:12: eager-heavy-import heavy module `aiter` is imported when this module is imported (a trial import: `try: import aiter` only to see whether it is installed); import it where it is used, or under a guard"),
         # the name it binds is used: an optional import, not a probe
         ("try:\n    import aiter\nexcept ImportError:\n    aiter = None\nF = aiter.f\n", "app/mod.py:2:12: eager-heavy-import heavy module `aiter` is imported when this module is imported; import it where it is used, or under a guard"),
-        ("if is_cuda() or x:\n    import aiter\n", "app/mod.py:2:12: eager-heavy-import heavy module `aiter` is imported when this module is imported; import it where it is used, or under a guard"),
+        ("if is_cuda() or x:\n    import aiter\n", "app/mod.py:2:12: eager-heavy-import heavy module `aiter` is imported when this module is imported; import it where it is used, or under a guard; under `is_cuda() or x`, which the pass cannot judge on ROCm: state it in rocm_safety.values"),
         ('X = _has_module("aiter")\n', 'app/mod.py:1:5: eager-heavy-import `_has_module("aiter")` runs when this module is imported and imports `aiter`'),
         (
             "def _load():\n    import tilelang\n\n\nOK = _load()\n",

@@ -548,8 +548,10 @@ class _RocmMerge:
             if isinstance(value, dict):
                 merged = self.maps.setdefault(key, {})
                 for name, (held, at) in value.items():
+                    given = name in merged
                     merged.pop(name, None)  # a name given again takes its place at the end
-                    if held is False:
+                    # `values` says what a name holds: `false` there removes only a name given before
+                    if held is False and (key != "values" or given):
                         self.removed[(key, name)] = Origin(source, at)
                     else:
                         self.removed.pop((key, name), None)

@@ -18,6 +18,8 @@ from import_policy.patterns import DottedPattern, PathGlob, PatternError
 RULE_ID = re.compile(r"[a-z0-9][a-z0-9-]*")
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
+# A dict entry read with a literal key (`env["has_te"]`, `env['has_te']`), in `values`.
+VALUE_ENTRY = re.compile(r"""(?P<name>%s)\[(?P<q>["'])(?P<key>[^."'\\\[\]]*)(?P=q)\]""" % DOTTED.pattern)
 TOP_KEYS = ("version", "root", "extends", "exclude", "roots", "rules", "rocm_safety", "ignore", "enable", "target_version")
 PYTHON_VERSION = re.compile(r"3\.(\d+)")
 COMMON_RULE_KEYS = ("id", "kind", "message", "files", "allow_in", "severity", "examples")
@@ -371,14 +373,18 @@ class Validator:
 
     def values(self, node: Node) -> NameMap:
         """`values:` name -> what it holds in a ROCm process: a string, number, true or null
-        (`false`, as in every map of rocm_safety, removes the name `extends` gave)."""
+        (`false`, as in every map of rocm_safety, removes the name `extends` gave; a name no
+        extended file gives holds false). A name may be a dict entry read with a literal key."""
         if not isinstance(node, Map):
             self.error(node.line, f"values must map names to what they hold on ROCm (DEVICE_TYPE: hip), got {describe_node(node)}")
             return {}
         out: NameMap = {}
         for key, (line, value) in node.items.items():
-            if not DOTTED.fullmatch(key):
-                self.error(line, f"values entry {key!r} must be a name such as DEVICE_TYPE or torch.version.cuda")
+            entry = VALUE_ENTRY.fullmatch(key)
+            if entry is not None:  # `env['has_te']` is `env["has_te"]`, as the pass names a dict entry
+                key = f'{entry.group("name")}["{entry.group("key")}"]'
+            if not DOTTED.fullmatch(key) and entry is None:
+                self.error(line, f"values entry {key!r} must be a name such as DEVICE_TYPE or torch.version.cuda, or a dict entry such as env[\"has_te\"]")
             elif not isinstance(value, Scalar):
                 self.error(value.line, f"values[{key!r}] must be a string, number, true or null (false removes the name), got {describe_node(value)}")
             else:

@@ -169,7 +169,7 @@ class GraphCodec:
     """The index: the inputs log, sites and reach."""
 
     name = "rocm-graph"
-    version = 5  # a folder is watched by its listing; lookups that asked git's index
+    version = 6  # a folder is watched by its listing; lookups that asked git's index; a site carries the tests it runs under that the pass could not judge
 
     def encode(self, stored: Stored) -> Json:
         return {
@@ -216,7 +216,10 @@ def decode_links(source: str, raw: Json) -> list[Link]:
 
 def encode_sites(sites: list[HeavySite]) -> Json:
     return [
-        [s.module, s.heavy, *_span(s.span), s.statement_line, s.kind, s.detail, s.trial, s.eager_lazy, s.loaded_by]
+        [
+            s.module, s.heavy, *_span(s.span), s.statement_line, s.kind, s.detail, s.trial, s.eager_lazy, s.loaded_by,
+            list(s.unjudged),
+        ]
         for s in sites
     ]
 
@@ -228,9 +231,10 @@ def _span(span: Span) -> list[int]:
 def decode_sites(path: str, raw: Json) -> list[HeavySite]:
     found: list[HeavySite] = []
     for item in _list(raw):
-        module, heavy, line, column, end_line, end_column, statement_line, kind, detail, trial, eager_lazy, loaded_by = (
-            _list(item)
-        )
+        (
+            module, heavy, line, column, end_line, end_column, statement_line, kind, detail, trial, eager_lazy, loaded_by,
+            unjudged,
+        ) = _list(item)
         if kind not in _SITE_KINDS:
             raise ValueError("unknown site kind")
         if not isinstance(trial, bool) or not isinstance(eager_lazy, bool):
@@ -238,7 +242,7 @@ def decode_sites(path: str, raw: Json) -> list[HeavySite]:
         span = Span(_int(line), _int(column), _int(end_line), _int(end_column))
         found.append(HeavySite(
             path, _opt_str(module), _str(heavy), span, _int(statement_line), kind, _str(detail),
-            trial, eager_lazy, _opt_str(loaded_by),
+            trial, eager_lazy, _opt_str(loaded_by), tuple(_str(text) for text in _list(unjudged)),
         ))
     return found
 

@@ -148,16 +148,23 @@ class RocmPlan:
         """Which callees of the file `slim` keeps (with a string argument, every call is kept);
         the extractor asks it before it places the calls (`facts.from_ast.CallFilter`)."""
         local = {function.name for function in facts.functions}
-        local |= {name[: -len(".__init__")] for name in local if name.endswith(".__init__")}  # `Loader()`
         methods = {name.rpartition(".")[2] for name in local if "." in name}
+        local |= {c.name for c in facts.classes}  # `Loader()`, and `Loader.m()` through a base
         instances = {assign.name for assign in facts.assigns}
         project_names = self.project_names
+        # A class with a base of the project's: `self.m()` may find `m` in that base's file.
+        inherits = any(
+            base in local or base.partition(".")[0] in project_names for c in facts.classes for base in c.bases
+        )
 
         def kept(callee: str) -> bool:
             root, _, rest = callee.partition(".")
+            owner = callee.rpartition(".")[0]
             return (
-                callee in local or root in project_names or callee in DYNAMIC_IMPORTERS
-                or (root in ("self", "cls") and rest in methods) or (bool(rest) and root in instances)
+                callee in local or owner in local or root in project_names or callee in DYNAMIC_IMPORTERS
+                # `self.m()`, `cls._instance.m()`, `super().m()`
+                or (root in ("self", "cls", "super") and bool(rest) and (inherits or rest.rpartition(".")[2] in methods))
+                or (bool(rest) and root in instances)
             )
 
         return kept
@@ -227,8 +234,12 @@ def make_plan(
     # Platform tests and package walks: a file defining `def supported(): return is_cuda()`
     # or walking a package matters even when it imports nothing of the project.
     heads.update(name.lstrip("_") for name in (*rocm.guards, *rocm.rocm) if name != "TYPE_CHECKING")
-    heads.update(name.rpartition(".")[2] for name, _ in rocm.values)  # `DEVICE_TYPE == "cuda"` in a platform test
+    # `DEVICE_TYPE == "cuda"` in a platform test; `env["has_te"]` spells `env`
+    heads.update(name.partition("[")[0].rpartition(".")[2] for name, _ in rocm.values)
     heads.update(("find_spec", "iter_modules", "walk_packages"))
+    # A class's method may run a subclass's override through `self` (a base in a file that
+    # imports nothing of the project still runs a subclass's heavy import).
+    heads.add("class")
     tokens = tuple(sorted(h.encode() for h in heads if h))
     return replace(plain, tokens=tokens, import_heads=import_heads, heavy_heads=heavy_heads)
 
@@ -625,8 +636,17 @@ def _how(rocm: RocmSafety, site: HeavySite) -> str:
     return ""
 
 
+def _unjudged(site: HeavySite) -> str:
+    """What the pass could not judge on the way to the site, for `values` to settle."""
+    if not site.unjudged:
+        return ""
+    names = ", ".join(f"`{text}`" for text in site.unjudged)
+    them = "it" if len(site.unjudged) == 1 else "them"
+    return f"; under {names}, which the pass cannot judge on ROCm: state {them} in rocm_safety.values"
+
+
 def _eager(rocm: RocmSafety, site: HeavySite) -> Diagnostic:
-    because = _because(rocm, site.heavy)
+    because = _because(rocm, site.heavy) + _unjudged(site)
     if site.kind == "import":
         message = (
             f"heavy module `{site.heavy}` is imported when this module is imported{_how(rocm, site)}; "
@@ -643,7 +663,7 @@ def _eager(rocm: RocmSafety, site: HeavySite) -> Diagnostic:
 
 
 def _reached(rule: str, rocm: RocmSafety, chain: Chain, site: HeavySite) -> Diagnostic:
-    because = _because(rocm, site.heavy)
+    because = _because(rocm, site.heavy) + _unjudged(site)
     path = " -> ".join(chain.modules)
     if site.kind == "jit":
         message = (
