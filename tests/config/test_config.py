@@ -21,7 +21,7 @@ def errors(project: Project, config: str, *argv: str) -> list[str]:
     [
         (
             "version: 1\nrulez: []\n",
-            "import-policy: import-policy.yaml:2: unknown key 'rulez' in the configuration; "
+            "import-policy: import-policy.yaml:2: unknown key 'rulez' in the configuration (did you mean 'rules'?); "
             "expected one of: enable, exclude, extends, ignore, rocm_safety, root, roots, rules, target_version, version",
         ),
         (
@@ -93,7 +93,7 @@ def errors(project: Project, config: str, *argv: str) -> list[str]:
         ),
         (
             "rules:\n  - id: a\n    forbid: [x]\n    forbids: [x]\n",
-            "import-policy: import-policy.yaml:4: unknown key 'forbids' in a rule of kind 'import'; expected one of: "
+            "import-policy: import-policy.yaml:4: unknown key 'forbids' in a rule of kind 'import' (did you mean 'forbid'?); expected one of: "
             "allow_in, examples, except, files, fix, forbid, id, kind, message, scope, severity, type_checking",
         ),
         (
@@ -240,4 +240,4 @@ def test_missing_path_is_exit_2(project: Project) -> None:
     project.config("rules:\n  - id: p\n    forbid: [pickle]\n")
     code, out, err = project.run("check", "nope.py")
     assert code == 2
-    assert "no such file or folder: nope.py" in err
+    assert "cannot read nope.py: No such file or directory" in err

@@ -28,8 +28,8 @@ def _git(project: Project, *argv: str) -> None:
 
 def _tree(project: Project) -> None:
     project.config(CONFIG)
-    project.write(".gitignore", "bad.py\nbuild/\n")
-    for path in ("bad.py", "build/gen.py", "build/untracked.py", "good.py"):
+    project.write(".gitignore", "bad.py\ngenerated/\n")
+    for path in ("bad.py", "generated/gen.py", "generated/untracked.py", "good.py"):
         project.write(path, "import re\n")
     _git(project, "init", "-q")
     _age(project)
@@ -54,9 +54,9 @@ def _reported(project: Project, *argv: str) -> set[str]:
 @pytest.mark.parametrize("argv", [[], ["--no-cache"], ["."]])
 def test_a_tracked_file_is_checked_whatever_gitignore_says(project: Project, argv: list[str]) -> None:
     _tree(project)
-    _git(project, "add", "-f", "bad.py", "build/gen.py", "good.py", ".gitignore")
-    assert _reported(project, *argv) == {"bad.py", "build/gen.py", "good.py"}
-    assert _reported(project, *argv) == {"bad.py", "build/gen.py", "good.py"}  # warm
+    _git(project, "add", "-f", "bad.py", "generated/gen.py", "good.py", ".gitignore")
+    assert _reported(project, *argv) == {"bad.py", "generated/gen.py", "good.py"}
+    assert _reported(project, *argv) == {"bad.py", "generated/gen.py", "good.py"}  # warm
 
 
 def test_a_file_tracked_after_a_run_is_seen(project: Project) -> None:
@@ -65,9 +65,9 @@ def test_a_file_tracked_after_a_run_is_seen(project: Project) -> None:
     assert _reported(project) == {"good.py"}
     _age(project)  # the cache folder the first run made is in the root's listing: dated too
     assert _reported(project) == {"good.py"}  # the walk cache now holds a listing it trusts
-    _git(project, "add", "-f", "build/gen.py")
-    assert _reported(project) == {"good.py", "build/gen.py"}
-    _git(project, "rm", "-q", "--cached", "build/gen.py")
+    _git(project, "add", "-f", "generated/gen.py")
+    assert _reported(project) == {"good.py", "generated/gen.py"}
+    _git(project, "rm", "-q", "--cached", "generated/gen.py")
     assert _reported(project) == {"good.py"}
 
 

@@ -115,7 +115,7 @@ def test_sarif_result_shape(project: Project) -> None:
 
 
 def test_sarif_empty_run_is_valid(project: Project) -> None:
-    project.config("rules: []\n")
+    project.config("rules:\n  - id: p\n    forbid: [pickle]\n")
     project.write("a.py", "import os\n")
     code, out, _ = project.run("check", "--format", "sarif")
     assert code == 0
@@ -184,7 +184,7 @@ def test_replacements_per_hunk() -> None:
 
 
 def test_sarif_unsafe_fix_is_offered_and_labelled(project: Project) -> None:
-    project.config("extends: [rocm-safety]\n")
+    project.config("extends: [rocm-safety]\nrocm_safety: {entry_modules: [a]}\n")
     project.write("a.py", 'from u import _has_module\n\n\ndef f():\n    return _has_module("tilelang")\n')
     code, out, _ = project.run("check", "--format", "sarif", "--select", "trial-import-probe")
     assert code == 1

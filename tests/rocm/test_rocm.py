@@ -225,12 +225,14 @@ def test_why_without_entry_modules_is_a_usage_error(project: Project) -> None:
     code, out, err = project.run("why", "tilelang")
     assert code == 2
     assert out == ""
-    # A whole sentence: the project *has* no top-level package, and what to do about it.
+    # A configuration error, as for check: where the pass looked, and what to do about it.
     assert err == (
-        "import-policy: error: rocm_safety has no entry_modules (declared at import-policy.yaml:2) and the project "
-        "has no top-level package (a folder with an __init__.py under roots) to start from; name the modules a "
-        "process imports in rocm_safety.entry_modules\n"
+        "import-policy: import-policy.yaml:2: the ROCm pass has no entry module: rocm_safety.entry_modules is not "
+        "set and there is no top-level package (a folder with an __init__.py, or of modules) in ./ (roots '.'); "
+        "name the modules a process imports in rocm_safety.entry_modules, or set roots\n"
+        "import-policy: 1 configuration error(s); nothing was checked\n"
     )
+    assert project.run("check")[0] == 2
     snapshot("why-no-entry.stderr", err)
 
 

@@ -206,7 +206,10 @@ def gather(loaded: Loaded, args: argparse.Namespace, split: Split | None = None)
         if inputs.stdin is not None and not args.diff:
             return fix_stdin(args, policy, selection, inputs, inputs.stdin, checked.result)
         if args.diff:
-            return diff(checked.result, inputs, args.unsafe_fixes, policy.root, quiet=args.quiet)
+            code = diff(checked.result, inputs, args.unsafe_fixes, policy.root, quiet=args.quiet)
+            unreadable = [*inputs.unreadable, *checked.result.unreadable]
+            say_faults(unreadable, [] if args.quiet else checked.stale)
+            return EXIT_ERROR if unreadable else code
         fixing = fix(checked, inputs, policy, selection, args.unsafe_fixes)
     overrides = {file.relative: inputs.stdin for file in inputs.files if inputs.stdin is not None}
     result = checked.result
@@ -241,7 +244,7 @@ def report(
     hidden = sum(d.fixable and not applies(d, args.unsafe_fixes) for d in kept)
     shown = present(kept, args.unsafe_fixes, root, cwd)
     nothing = inputs.stdin is None and not inputs.files
-    if nothing and not args.quiet:
+    if nothing and not args.quiet and not checked.unreadable:
         # As ruff: a warning, and no "All checks passed!" for a run that checked nothing.
         print("import-policy: warning: no Python or C-family files found under the given paths; nothing was checked", file=sys.stderr)
     if wrote is not None and (args.format != "text" or args.statistics):
@@ -249,17 +252,22 @@ def report(
     text = Text(
         fixed=fixing.applied if fixing is not None else 0, hidden=hidden,
         fixes=present(fixing.fixed, args.unsafe_fixes, root, cwd) if fixing is not None and args.show_fixes else None,
-        summary=not args.quiet, silent=nothing, wrote=wrote, fix_only=args.fix_only,
+        # A path that could not be read is no pass: no "All checks passed!" (ruff's E902).
+        summary=not args.quiet, silent=nothing or (bool(checked.unreadable) and not shown), wrote=wrote, fix_only=args.fix_only,
     )
     write_report(args, shown, checked.files, policy, cwd, overrides, text)
-    for path, reason in checked.unreadable:
-        print(f"import-policy: cannot read {quote_path(path)}: {reason}", file=sys.stderr)
-    if not args.quiet:
-        for line in checked.stale:
-            print(f"import-policy: {line}", file=sys.stderr)
+    say_faults(checked.unreadable, [] if args.quiet else checked.stale)
     if checked.unreadable or (fixing is not None and fixing.write_errors):
         return EXIT_ERROR  # as ruff: a file --fix could not write is an error, named on stderr
     return exit_code(shown, args.exit_zero)
+
+
+def say_faults(unreadable: Sequence[tuple[str, str]], notes: Sequence[str]) -> None:
+    """On stderr: each path that could not be read, then the configuration's warnings and stale entries."""
+    for path, reason in unreadable:
+        print(f"import-policy: cannot read {quote_path(path)}: {reason}", file=sys.stderr)
+    for line in notes:
+        print(f"import-policy: {line}", file=sys.stderr)
 
 
 @dataclass(frozen=True)

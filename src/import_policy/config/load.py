@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from import_policy.cache.policy import Built, Known, PolicyIndex, entry_key
 from import_policy.config.model import Origin, Policy, RocmSafety, Rule
+from import_policy.discovery import probe
 from import_policy.quoting import quote_path
 
 # YAML parsing, validation and the kinds are imported by the functions that build a policy:
@@ -180,8 +181,8 @@ def _named_in_pyproject(pyproject: Path, cwd: Path) -> Path | None:
             'name the policy file, e.g. config = "import-policy.yaml"',
         )])
     path = pyproject.parent / named
-    if not path.is_file():
-        what = "is a folder, not a file" if path.is_dir() else "no such file"
+    if not probe.is_file(path):
+        what = "is a folder, not a file" if probe.is_dir(path) else "no such file"
         raise ConfigErrors([_error(shown, line, f"[tool.import-policy] config = {named!r}: {what}")])
     return path
 
@@ -212,7 +213,7 @@ def load(config: Path | None, cwd: Path, remember: bool = False, start: Path | N
                 loaded = decode(kept)
             except (ValueError, TypeError, KeyError, AttributeError, ImportError, RecursionError):
                 loaded = None  # a record this version cannot read: built afresh
-            if isinstance(loaded, Loaded) and loaded.policy.root.is_dir():
+            if isinstance(loaded, Loaded) and probe.is_dir(loaded.policy.root):
                 return loaded
     loaded = _load(config, cwd, start)
     if found is not None and loaded.read:
@@ -236,9 +237,9 @@ def _load(config: Path | None, cwd: Path, start: Path | None = None) -> Loaded:
     else:
         config = config if config.is_absolute() else cwd / config
         base = config.parent  # --config FILE: FILE's folder, unless its `root:` says otherwise
-    if config.is_dir():
+    if probe.is_dir(config):
         raise ConfigErrors([_error(_shown(config, cwd), 0, "is a folder; --config takes a configuration file")])
-    if not config.is_file():
+    if not probe.is_file(config):
         raise ConfigErrors([_error(_shown(config, cwd), 0, "no such file")])
     read_: list[tuple[str, str]] = []
     policy = _build(base, _Source(_shown(config, cwd), config, None), cwd, read_)
@@ -326,6 +327,11 @@ def _build(root: Path, top: _Source, cwd: Path, read: list[tuple[str, str]]) -> 
     errors: list[ConfigError] = []
     ordered: list[tuple[_Source, Document]] = []
     _collect(top, [], errors, ordered, cwd, set(), read, (root,))
+    from import_policy.config.validate import checks_nothing
+
+    empty = checks_nothing(top.shown, [document for _, document in ordered]) if ordered and not errors else None
+    if empty is not None and top.path is not None:
+        errors.append(empty)
     root = _root(root, top, ordered, errors)
     if errors:
         first_seen = {source: index for index, source in reversed(list(enumerate(e.source for e in errors)))}
@@ -348,7 +354,7 @@ def _root(base: Path, top: _Source, ordered: list[tuple[_Source, Document]], err
         folder = _named_root(source, document)
         if folder is None:
             named = (source.path.parent if source.path is not None else base) / text
-            what = "is not a folder" if named.exists() else "does not exist"
+            what = "is not a folder" if probe.exists(named) else "does not exist"
             errors.append(_error(source.shown, line, f"root {text!r} {what} (it is relative to this file)"))
             continue
         root = folder
@@ -360,7 +366,7 @@ def _named_root(source: _Source, document: Document) -> Path | None:
     if document.root is None or source.path is None:
         return None
     folder = source.path.parent / document.root[0]
-    return folder if folder.is_dir() else None
+    return folder if probe.is_dir(folder) else None
 
 
 def _collect(
@@ -482,7 +488,7 @@ def _resolve_extends(target: str, source: _Source, cwd: Path, inside: tuple[Path
             return "it leaves the project root (there is no git work tree around it to share a base from)"
         if not _within(real, os.path.realpath(repository)):
             return "it leaves the repository (the git work tree holding the project)"
-    if not path.is_file():
+    if not probe.is_file(path):
         return None
     return _Source(_shown(path, cwd), path, None)
 
@@ -515,7 +521,7 @@ def _merge(root: Path, ordered: list[tuple[_Source, Document]], read: list[tuple
         if document.rocm_line:
             rocm.add(source.shown, document.rocm_line, document.rocm_safety)
     if roots is None:
-        roots = ["."] + (["src"] if (root / "src").is_dir() else [])
+        roots = ["."] + (["src"] if probe.is_dir(root / "src") else [])
     rocm_safety = rocm.settings(target or _requires_python(root, read) if rocm.origin is not None else OLDEST_PYTHON)
     _check_switches(switches, {rule.id for rule in rules.values()} | set(BUILTIN_IDS))
     return Policy(

@@ -5,8 +5,9 @@ Nothing here reads files; `load.py` walks `extends` and merges what this returns
 
 from __future__ import annotations
 
+import difflib
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Callable, Protocol, TypedDict, TypeVar
 
@@ -47,6 +48,7 @@ class Document:
     exclude: list[PathGlob] = field(default_factory=list)
     roots: list[str] | None = None
     rules: list[Rule] = field(default_factory=list)
+    rules_line: int = 0
     rocm_safety: dict[str, tuple[object, int]] = field(default_factory=dict)
     rocm_line: int = 0
     ignore: list[tuple[str, int]] = field(default_factory=list)
@@ -101,7 +103,7 @@ class Validator:
     def keys(self, node: Map, allowed: tuple[str, ...], where: str) -> None:
         for key, (line, _) in node.items.items():
             if key not in allowed:
-                self.error(line, f"unknown key {key!r} in {where}; expected one of: {', '.join(sorted(allowed))}")
+                self.error(line, f"unknown key {key!r} in {where}{_did_you_mean(key, allowed)}; expected one of: {', '.join(sorted(allowed))}")
 
     def string(self, node: Node, what: str) -> str | None:
         if isinstance(node, Scalar) and isinstance(node.value, str):
@@ -123,8 +125,11 @@ class Validator:
         return out
 
     def choice(self, node: Node, what: str, choices: tuple[str, ...]) -> str | None:
-        value = self.string(node, what)
-        if value is not None and value not in choices:
+        if not (isinstance(node, Scalar) and isinstance(node.value, str)):
+            self.error(node.line, f"{what} must be one of: {', '.join(choices)}; got {describe_node(node)}")
+            return None
+        value = node.value
+        if value not in choices:
             self.error(node.line, f"{what} must be one of: {', '.join(choices)}; got {value!r}")
             return None
         return value
@@ -182,6 +187,7 @@ class Validator:
                     roots.append(text.rstrip("/") or ".")
             doc.roots = roots
         if "rules" in items:
+            doc.rules_line = items["rules"][1].line
             doc.rules = self.rules(items["rules"][1])
         if "rocm_safety" in items:
             doc.rocm_line, node = items["rocm_safety"]
@@ -244,6 +250,8 @@ class Validator:
         self.keys(node, COMMON_RULE_KEYS + schema.keys, f"a rule of kind {kind!r}")
         if "forbid" in schema.keys and "forbid" not in items:
             self.error(node.line, f"rule {rule_id!r} needs a forbid list")
+        elif "forbid" in schema.keys and isinstance(items["forbid"][1], Seq) and not items["forbid"][1].items:
+            self.error(items["forbid"][1].line, f"rule {rule_id!r} has an empty forbid list, so it checks nothing; name what it forbids")
         message = self.string(items["message"][1], "message") or "" if "message" in items else ""
         files = self.globs(items["files"][1], "files") if "files" in items else []
         allow_in = self.globs(items["allow_in"][1], "allow_in") if "allow_in" in items else []
@@ -390,6 +398,26 @@ class Validator:
             else:
                 out[key] = (value.value, line)
         return out
+
+
+def _did_you_mean(key: str, allowed: Sequence[str]) -> str:
+    """` (did you mean 'rules'?)` for a key near a valid one (`rulez`, `allow-in`), else nothing."""
+    near = difflib.get_close_matches(key.replace("-", "_"), list(allowed), n=1, cutoff=0.7)
+    return f" (did you mean {near[0]!r}?)" if near else ""
+
+
+def checks_nothing(source: str, documents: Sequence[Document]) -> ConfigError | None:
+    """A configuration whose files, merged, declare no rule and no ROCm pass checks nothing:
+    an error at the top file (`documents[-1]`), not a silent pass."""
+    if any(document.rules or document.rocm_line for document in documents):
+        return None
+    top = documents[-1]
+    where = "rules: [] declares no rule" if top.rules_line else "it declares no rules"
+    return ConfigError(
+        source, top.rules_line or 1,
+        f"the configuration checks nothing: {where}, no rocm_safety and extends nothing; "
+        "declare rules, rocm_safety or extends (e.g. extends: [rocm-safety])",
+    )
 
 
 def _is_relative_folder(text: str) -> bool:

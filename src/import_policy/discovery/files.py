@@ -23,6 +23,7 @@ from import_policy.cache.stat import Stat, stat_or_raise
 from import_policy.cache.ignores import rules_digest
 from import_policy.cache.walk import Kind, WalkCache, gitignore_stat
 from import_policy.discovery.tracked import Tracked, index_stat
+from import_policy.discovery import probe
 
 if TYPE_CHECKING:
     import pathspec
@@ -31,11 +32,14 @@ if TYPE_CHECKING:
 
 PYTHON_SUFFIXES = (".py", ".pyi")
 C_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".hxx", ".cu", ".cuh", ".hip")
-# As ruff's default `exclude`: tool caches, virtual environments and VCS metadata.
+# ruff's default `exclude`, whole: tool caches, virtual environments, VCS metadata, and built
+# or installed copies of the project (`build/`, `dist/`, `site-packages/`), whose findings
+# would double the project's own; plus our cache and `__pycache__`.
 SKIPPED_FOLDERS = frozenset({
-    ".bzr", ".direnv", ".eggs", ".git", ".git-rewrite", ".hg", ".mypy_cache", ".nox", ".pants.d",
-    ".pytype", ".ruff_cache", ".svn", ".tox", ".venv", "__pypackages__", "_build", "buck-out",
-    "node_modules", "venv", "__pycache__", ".import_policy_cache",
+    ".bzr", ".direnv", ".eggs", ".git", ".git-rewrite", ".hg", ".ipynb_checkpoints", ".mypy_cache", ".nox",
+    ".pants.d", ".pyenv", ".pytest_cache", ".pytype", ".ruff_cache", ".svn", ".tox", ".venv", ".vscode",
+    "__pypackages__", "_build", "buck-out", "build", "dist", "node_modules", "site-packages", "venv",
+    "__pycache__", ".import_policy_cache",
 })
 
 Language = Literal["python", "c"]
@@ -102,8 +106,9 @@ def discover(
 ) -> list[SourceFile]:
     """Every file to check, each once per path, sorted by path: a link inside the root is a
     file (or a folder of files) at the link's own path, as Python imports it, besides the
-    file it leads to; a link that leads to a folder above it (a loop) is not followed. `remember`: keep what each folder held in the
-    project's cache (walkcache), so the next walk of an unchanged tree is cheap. A walk
+    file it leads to; a link that leads to a folder above it (a loop) is not followed.
+    `remember`: keep what each folder held in the project's cache (walkcache), so the next
+    walk of an unchanged tree is cheap. A walk
     never follows a link out of the project root: such links, and broken ones, are passed
     over and added to `skipped`, and so is a named folder inside the root that is such a
     link. A named file is checked as named (`--fix` keeps its own guard against writing
@@ -146,6 +151,11 @@ def discover(
         elif any_match(exclude, relative) is None:
             language = language_of(path.name) or "python"
             keep(SourceFile(path, relative, language, named=True))
+    if unreadable is not None:
+        # As ruff's E902: a named path that is missing or not a file is named, the rest still checked.
+        unreadable.extend((relative_to_root(Path(os.path.abspath(given)), root), "No such file or directory") for given in missing)
+        unreadable.extend((relative_to_root(Path(os.path.abspath(given)), root), "not a regular file") for given in special)
+        missing, special = [], []
     if missing or special:
         faults = ([f"no such file or folder: {', '.join(map(quote_path, missing))}"] if missing else []) + (
             [f"not a regular file: {', '.join(map(quote_path, special))}"] if special else []
@@ -336,7 +346,7 @@ class Locator:
 
     def _kept(self, path: Path) -> bool:
         """`path` is no link, or a link to a place inside the root."""
-        if not path.is_symlink():
+        if not probe.is_symlink(path):
             return True
         real = os.path.realpath(path)
         return real == self.real_root or real.startswith(_child(self.real_root, ""))
@@ -357,11 +367,12 @@ class Locator:
 
     def walked(self, relative: str) -> bool:
         """`relative` is a file under the root that `discover([root], ...)` would list."""
+        if not probe.is_file(os.path.join(self.root, relative)):
+            return False  # most lookups, asked first: no pathlib object for a name of any length
         path = self.root / relative
         parent = relative.rpartition("/")[0]
         return (
-            path.is_file()
-            and self._folder_walked(parent)
+            self._folder_walked(parent)
             and any_match(self.exclude, relative) is None
             and not self.ignores.for_folder(path.parent).ignored(relative, False)
             and self._kept(path)

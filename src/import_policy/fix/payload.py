@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from import_policy.config.model import GatewayFix, ModuleFix
 from import_policy.diagnostics import Diagnostic, FixPayload
-from import_policy.patterns import DottedPattern, prefixes
+from import_policy.patterns import DottedPattern, longest_match
 
 if TYPE_CHECKING:  # facts.model costs a warm run, which only decodes payloads, 6 ms to import
     from import_policy.facts.model import ImportFact
@@ -177,10 +177,8 @@ def applies(d: Diagnostic, unsafe: bool) -> bool:
 
 def _matched_prefix(name: str, forbid: tuple[DottedPattern, ...]) -> str | None:
     """The longest prefix of `name` a forbid pattern matches: the part a module fix replaces."""
-    for prefix in prefixes(name):
-        if any(pattern.matches(prefix) for pattern in forbid):
-            return prefix
-    return None
+    size = longest_match(name, forbid)[0]
+    return ".".join(name.split(".")[:size]) if size else None
 
 
 def plan_edit(

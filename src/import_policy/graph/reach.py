@@ -19,7 +19,7 @@ from import_policy.config.model import RocmSafety
 from import_policy.facts.model import (
     CallFact, Context, FileFacts, ImportFact, Leaf, ReadFact, ScanFact, Span, SyntaxErrorFact,
 )
-from import_policy.patterns import prefixes
+from import_policy.patterns import module_heads
 from import_policy.graph.chains import Chain, ImportGraph, Link
 from import_policy.project.modules import modules_of
 from import_policy.graph.judge import AFTER, Judge
@@ -496,7 +496,7 @@ class Project:
             line, detail = (where.span.line, f"{_spelled(fact)}, loaded by reading `{where.name}`") \
                 if isinstance(where, ReadFact) else (fact.span.line, _spelled(fact))
             named = fact.module if fact.kind == "from" and fact.member != "*" else fact.name
-            for prefix in reversed(prefixes(named)):
+            for prefix in module_heads(named):
                 add(prefix, line, "import", detail)
             if fact.kind == "from" and fact.member != "*" and fact.name in self.module_path:
                 # `from pkg import name` imports the submodule only when pkg/__init__ does not bind
@@ -518,7 +518,7 @@ class Project:
                     add(child, call.span.line, "scan", f"{call.tail}() imports every module of {package}")
             for target in self.targets(call.callee, facts.path, call.context.function):
                 for name in self.body_imports(target):
-                    for prefix in reversed(prefixes(name)):
+                    for prefix in module_heads(name):
                         add(prefix, call.span.line, "call", f"{call.tail}() imports {name}")
         return links
 

@@ -200,8 +200,7 @@ class Inputs:
         folder on its way is watched itself, so a change there shows as one of these."""
         parts = module.split(".")
         for prefix in self.prefixes:
-            way = folders_on_way(prefix, parts)
-            for folder in way:
+            for folder in walk_way(prefix, parts):
                 if folder in ignores:
                     return True
                 mark = self.log.folders.get(folder)
@@ -209,14 +208,15 @@ class Inputs:
                     if folder in listing:
                         return True
                     break
-            if way[-2] in listing or way[-1] in listing:
+            holder, package = _last_two(prefix, parts)
+            if holder in listing or package in listing:
                 return True
         return False
 
     def log_way(self, module: str) -> None:
         """Watch the folders on a lookup's way, up to the first that is not there."""
         for prefix in self.prefixes:
-            for folder in folders_on_way(prefix, module.split(".")):
+            for folder in walk_way(prefix, module.split(".")):
                 if not self._watch(folder):
                     break
 
@@ -362,14 +362,23 @@ def _ignore_of(folder: str) -> str:
     return f"{folder}/.gitignore" if folder else ".gitignore"
 
 
-def folders_on_way(prefix: str, parts: list[str]) -> list[str]:
+def walk_way(prefix: str, parts: list[str]) -> Iterator[str]:
     """The folders from the project root to where a module's package would be: for `a.b.c`
-    under the root, "", "a", "a/b" (which would hold `c.py`) and "a/b/c" (its `__init__.py`)."""
-    way = [""]
+    under the root, "", "a", "a/b" (which would hold `c.py`) and "a/b/c" (its `__init__.py`),
+    one at a time: a caller that stops at the first folder that is not there pays for the
+    folders up to it, however many segments the name has."""
+    last = ""
+    yield last
     for part in [*prefix.strip("/").split("/"), *parts]:
         if part:
-            way.append(f"{way[-1]}/{part}" if way[-1] else part)
-    return way
+            last = f"{last}/{part}" if last else part
+            yield last
+
+
+def _last_two(prefix: str, parts: list[str]) -> tuple[str, str]:
+    """The last two folders of `walk_way` (the one holding the module's file, and its package's)."""
+    pieces = [part for part in (*prefix.strip("/").split("/"), *parts) if part]
+    return "/".join(pieces[:-1]), "/".join(pieces)
 
 
 def listing_digest(modules: Mapping[str, str]) -> str:

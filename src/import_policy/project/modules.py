@@ -111,7 +111,7 @@ class ProjectModules(Mapping[str, str]):
             for root in self.policy.roots:
                 prefix = "" if root in (".", "") else root.rstrip("/") + "/"
                 for relative in (f"{prefix}{inner}.py", f"{prefix}{inner}/__init__.py"):
-                    if module_name(relative, self.policy.roots)[0] == module and self.locator.walked(relative):
+                    if self.locator.walked(relative) and module_name(relative, self.policy.roots)[0] == module:
                         candidates.append(relative)
             best: str | None = None
             for candidate in candidates:
