@@ -29,6 +29,12 @@ BODIES = [
     "", "import tilelang\n", "import cv2\n", "if False:\n    import tilelang\n",
     "from pkg import b\n", "from pkg import c\n", "import pkg.a\n", "def f():\n    import cv2\n",
     "# a comment\n", "\n\n", "x = 1  # import tilelang\n", "FLAG = False\nif FLAG:\n    import tilelang\n",
+    # Names other modules read, and names nobody reads (an edit of these derives only its own module's items):
+    "b = 1\n", "c = None\n", "FLAG = True\n", "FLAG = False\n", "_unread = 1\n", "_unread = 2\n", "load = 1\n",
+    "from pkg.c import FLAG\nif FLAG:\n    import tilelang\n", "from pkg import FLAG\nif not FLAG:\n    import cv2\n",
+    "from pkg.b import load\nload()\n", "import pkg.c\npkg.c.load()\n", "def load():\n    import tilelang\n",
+    "def load():\n    if not FLAG:\n        import tilelang\n", "from typing import TYPE_CHECKING\nFLAG = TYPE_CHECKING\n",
+    "from typing import TYPE_CHECKING\nFLAG = not TYPE_CHECKING\n",
 ]
 
 
@@ -52,9 +58,23 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder.resolve()
 
 
+EDITS = st.lists(st.tuples(st.sampled_from(FILES), st.sampled_from(BODIES), st.sampled_from(BODIES)), min_size=1, max_size=6)
+
+
 @settings(max_examples=30)
-@given(edits=st.lists(st.tuples(st.sampled_from(FILES), st.sampled_from(BODIES), st.sampled_from(BODIES)), min_size=1, max_size=6))
+@given(edits=EDITS)
 def test_warm_equals_cold_after_any_edits(root: Path, edits: list[tuple[str, str, str]]) -> None:
+    _warm_equals_cold(root, edits)
+
+
+@pytest.mark.slow
+@settings(max_examples=300, deadline=None)
+@given(edits=EDITS)
+def test_warm_equals_cold_after_any_edits_many(root: Path, edits: list[tuple[str, str, str]]) -> None:
+    _warm_equals_cold(root, edits)
+
+
+def _warm_equals_cold(root: Path, edits: list[tuple[str, str, str]]) -> None:
     documents = Documents()
     kept = Projects(documents, root)
     for relative in FILES:  # every file open, as it is on disk
@@ -73,6 +93,45 @@ def test_warm_equals_cold_after_any_edits(root: Path, edits: list[tuple[str, str
             cold = _findings(Projects(documents, root), root / other)  # a graph built afresh, same buffers
             assert warm == cold, (other, edits)
     assert project.graphs.built == built
+
+
+def test_a_new_name_nothing_reads_derives_only_its_module_again(root: Path) -> None:
+    documents = Documents()
+    projects = Projects(documents, root)
+    init, a = root / "pkg/__init__.py", root / "pkg/a.py"
+    documents.open(uri_of(a), "from pkg import b\n", 1)
+    (root / "pkg/b.py").write_text("import tilelang\n")
+    try:
+        (before,) = _findings(projects, a)
+        project = projects.for_file(a)
+        assert isinstance(project, Project)
+        documents.open(uri_of(init), "from pkg import a\n_unread = 1\n", 2)
+        project.graphs.forget("pkg/__init__.py")
+        assert project.graphs.unread == 2  # the pass's graph and the import-time rule's
+        assert _findings(projects, a) == [before]
+        # `pkg/__init__` binding `b` makes `from pkg import b` no longer import the submodule.
+        documents.open(uri_of(init), "from pkg import a\n_unread = 1\nb = 1\n", 3)
+        project.graphs.forget("pkg/__init__.py")
+        assert project.graphs.unread == 2
+        assert _findings(projects, a) == [] == _findings(Projects(documents, root), a)
+    finally:
+        (root / "pkg/b.py").write_text("")
+
+
+def test_a_changed_name_the_file_itself_reads_reaches_the_callers(root: Path) -> None:
+    documents = Documents()
+    projects = Projects(documents, root)
+    a, c = root / "pkg/a.py", root / "pkg/c.py"
+    body = "def load():\n    if not FLAG:\n        import tilelang\n"
+    documents.open(uri_of(a), "import pkg.c\npkg.c.load()\n", 1)
+    documents.open(uri_of(c), "from typing import TYPE_CHECKING\nFLAG = not TYPE_CHECKING\n" + body, 1)
+    assert _findings(projects, a) == []
+    project = projects.for_file(a)
+    assert isinstance(project, Project)
+    documents.open(uri_of(c), "from typing import TYPE_CHECKING\nFLAG = TYPE_CHECKING\n" + body, 2)  # `load` now imports tilelang: a.py's call reaches it
+    project.graphs.forget("pkg/c.py")
+    assert project.graphs.unread == 0
+    assert _findings(projects, a) == _findings(Projects(documents, root), a) != []
 
 
 def test_an_edit_that_leaves_the_record_as_it_was_derives_nothing_again(root: Path) -> None:

@@ -20,8 +20,10 @@ contract, graph/store.py), so an unchanged record changes no item.
 from __future__ import annotations
 
 import hashlib
+import re
+from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields, is_dataclass
+from dataclasses import dataclass, field, fields, is_dataclass, replace
 from pathlib import Path
 from typing import TypeVar
 
@@ -108,6 +110,9 @@ class Graphs:
     built: int = 0  # graphs built from nothing (a test hook: an edit must not build one)
     kept: int = 0  # changes whose record was unchanged, so nothing was derived again (a test hook)
     moved: int = 0  # changes whose record only moved (a test hook)
+    unread: int = 0  # changes in names nothing else reads (a test hook)
+    # Per cache mode, per file: the digest of the record read and every name it spells.
+    _tokens: dict[str, dict[str, tuple[str, frozenset[str]]]] = field(default_factory=dict)
 
     def graph(self, plan: RocmPlan, read: Reader, records: Records | None) -> ModuleGraph:
         settings = graph_settings(plan)
@@ -153,14 +158,41 @@ class Graphs:
         if now is None:
             return False
         moved = now != before
-        if moved and not moved_only(before, now):
-            return False
-        self.records.put(self.records.key(source, path, module, is_package, mode), now)
-        graph.renew(path, content_digest(source), module if moved and module is not None else None)
-        if moved:
+        names = rebound(before, now) if moved else frozenset()
+        if names:
+            # New facts: the file's own items only, where nothing else can read the difference.
+            if module is None or not only_names(before, now, names) or not self._unread_elsewhere(plan, graph, path, names):
+                return False
+            self.unread += 1
+        elif moved:
+            if not moved_only(before, now):
+                return False
             self.moved += 1
         else:
             self.kept += 1
+        self.records.put(self.records.key(source, path, module, is_package, mode), now)
+        graph.renew(path, content_digest(source), module if moved and module is not None else None)
+        return True
+
+    def _unread_elsewhere(self, plan: RocmPlan, graph: ModuleGraph, path: str, names: frozenset[str]) -> bool:
+        """Whether no other file the graph read spells any of `names` anywhere in its record
+        (`only_names`: then no derivation but the file's own links and sites reads them)."""
+        mode = plan.cache_mode
+        tokens = self._tokens.setdefault(mode, {})
+        for other, (_, how, _, hashed) in graph.inputs.log.files.items():
+            if other == path or how == "s" or (how == "r" and hashed is None):
+                continue  # turned down by the prefilter, or unreadable: no facts to name anything
+            if how != "r" or hashed is None:
+                return False  # facts the engine gave: not kept here, so not known
+            found = tokens.get(other)
+            if found is None or found[0] != hashed:
+                module, is_package = module_name(other, plan.policy.roots)
+                facts = self.records.get(self.records.key_of(hashed, other, module, is_package, mode))
+                if facts is None:
+                    return False
+                found = tokens[other] = (hashed, spelled(facts))
+            if not names.isdisjoint(found[1]):
+                return False
         return True
 
     def clear(self) -> None:
@@ -249,3 +281,49 @@ def moved_only(before: FileFacts, now: FileFacts) -> bool:
     return (
         shape_before == shape_now and _same_order(lines_before, lines_now) and _same_order(points_before, points_now)
     )
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def spelled(value: object) -> frozenset[str]:
+    """Every identifier a record's strings spell (`a.b.c` spells `a`, `b` and `c`): a name
+    a derivation looks up in another file comes from one of these."""
+    found: set[str] = set()
+
+    def walk(item: object) -> None:
+        if isinstance(item, str):
+            found.update(_IDENTIFIER.findall(item))
+        elif isinstance(item, (tuple, list, frozenset, set)):
+            for inner in item:
+                walk(inner)
+        elif is_dataclass(item) and not isinstance(item, type):
+            for name in _names(type(item)):
+                walk(getattr(item, name))
+
+    walk(value)
+    return frozenset(found)
+
+
+def rebound(before: FileFacts, now: FileFacts) -> frozenset[str]:
+    """The names whose assignments differ between two records (one added, removed or given
+    another value or condition; where they stand aside)."""
+    old = Counter((a.name, a.value, a.context) for a in before.assigns)
+    new = Counter((a.name, a.value, a.context) for a in now.assigns)
+    return frozenset(key[0] for key in (old - new) + (new - old))
+
+
+def only_names(before: FileFacts, now: FileFacts, names: frozenset[str]) -> bool:
+    """Whether the two records differ only in the assignments of `names` (but for where the
+    other facts stand), and the rest of the record never spells those names.
+
+    Another file's derivation reads a file's bindings only by name (`from m import x`, the
+    flag `m.x`, `m.x()` resolved, `from m import *` then `x`), so such a change reaches no
+    item but the module's own links and sites (and every reach, which holds its links)
+    unless another record spells one of the names (`Graphs._unread_elsewhere`)."""
+    rest_before = replace(before, assigns=tuple(a for a in before.assigns if a.name not in names))
+    rest_now = replace(now, assigns=tuple(a for a in now.assigns if a.name not in names))
+    if rest_before != rest_now and not moved_only(rest_before, rest_now):
+        return False
+    # Moved or not, the two rests hold the same strings.
+    return names.isdisjoint(spelled(rest_now))
