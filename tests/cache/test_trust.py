@@ -352,20 +352,24 @@ def test_links_inside_the_root_keep_working(tmp_path: Path, monkeypatch: pytest.
         assert _run(capsys, "check", ".") == expected
 
 
-def test_the_same_real_file_by_two_paths_is_checked_and_fixed_once(
+def test_the_same_real_file_by_two_paths_is_checked_at_each_and_fixed_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    # Python imports pkg.b, alias.a and alias.b from the links' own paths (contract section 4).
     root, _ = _project(tmp_path, monkeypatch)
     (root / "pkg").mkdir()
     (root / "pkg" / "a.py").write_text("import re\n", encoding="utf-8")
     (root / "pkg" / "b.py").symlink_to("a.py")
-    (root / "alias").symlink_to("pkg")  # sorts before pkg: the path without a link still wins
-    expected = (1, "pkg/a.py:1:8: no-re [*] `re` is forbidden\nFound 1 violation (1 fixable with --fix).\n", "")
+    (root / "alias").symlink_to("pkg")
+    found = "".join(f"{path}:1:8: no-re [*] `re` is forbidden\n" for path in ("alias/a.py", "alias/b.py", "pkg/a.py", "pkg/b.py"))
+    expected = (1, found + "Found 4 violations (4 fixable with --fix).\n", "")
     assert _run(capsys, "check", ".") == expected
     assert _run(capsys, "check", "alias", "pkg/b.py", "pkg") == expected
-    assert _run(capsys, "check", "--fix", ".") == (0, "Found 1 violation (1 fixed, 0 remaining).\n", "")
+    code, out, _ = _run(capsys, "check", "--diff", ".")
+    assert (code, out.count("+++ b/"), "+++ b/pkg/a.py" in out) == (1, 1, True)  # once, under the real path
+    assert _run(capsys, "check", "--fix", ".") == (0, "Found 4 violations (4 fixed, 0 remaining).\n", "")
     assert (root / "pkg" / "a.py").read_text(encoding="utf-8") == "import regex as re\n"
-    assert (root / "pkg" / "b.py").is_symlink()
+    assert (root / "pkg" / "b.py").is_symlink() and (root / "alias").is_symlink()
 
 
 def test_the_rocm_pass_looks_up_modules_as_a_walk_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -56,3 +56,16 @@ def test_a_buffer_is_written_in_the_encoding_its_cookie_names(tmp_path: Path) ->
     assert buffer.data == text.encode("latin-1")
     unspellable = Buffer("file:///x.py", tmp_path / "x.py", text.replace("é", "😀"), 1)
     assert unspellable.data == unspellable.text.encode("utf-8")  # the cookie cannot spell it: as the editor would save it
+
+
+def test_a_linked_module_keeps_its_own_path_and_a_linked_folder_is_resolved(tmp_path: Path) -> None:
+    from import_policy.server.documents import path_of, uri_of
+
+    real = tmp_path / "real"
+    (real / "pkg").mkdir(parents=True)
+    (real / "pkg" / "impl.py").write_text("import pickle\n", encoding="utf-8")
+    (real / "pkg" / "fast.py").symlink_to("impl.py")
+    (tmp_path / "work").symlink_to(real)  # a workspace opened through a link
+    # Python imports `pkg.fast` from the link's path, and `check` reports there.
+    assert path_of(uri_of(tmp_path / "work" / "pkg" / "fast.py")) == real / "pkg" / "fast.py"
+    assert path_of(uri_of(real / "pkg" / "impl.py")) == real / "pkg" / "impl.py"

@@ -116,7 +116,8 @@ def answer_warm(args: argparse.Namespace, cwd: Path) -> int | None:
     named = {*(args.select or ()), *(args.extend_select or ()), *(args.ignore or ())}
     if not named <= set(entry.ids) or SYNTAX_ERROR in (args.ignore or ()):
         return None  # the usual way expands prefixes, says which is unknown, warns of what cannot be ignored
-    run_key = RunCache.key(entry.policy, selection_key(args), files, links)
+    stamp = followed_stamp(root, entry.follow)
+    run_key = RunCache.key(entry.policy, _keyed(args, stamp), files, links) if stamp is not None else None
     outcome = RunCache(root).get(run_key, files) if run_key is not None else None
     if outcome is None:
         return None
@@ -419,8 +420,52 @@ def cache_policy(policy: Policy, selection: Selection, inputs: Inputs, args: arg
     fixing = args.fix or args.fix_only or args.diff
     runs = RunCache(policy.root) if facts is not None and tracker is not None and not fixing else None
     digest = policy_digest(policy) if runs is not None else None
-    run_key = RunCache.key(digest, selection_key(args), inputs.files, inputs.links) if digest is not None else None
+    stamp = followed_stamp(policy.root, _follow_of(policy)) if digest is not None else None
+    run_key = (
+        RunCache.key(digest, _keyed(args, stamp), inputs.files, inputs.links) if digest is not None and stamp is not None
+        else None
+    )
     return Caches(facts, runs, run_key, tracker, digest)
+
+
+def followed_stamp(root: Path, follow: tuple[str | None, tuple[str, ...], bool] | None) -> str | None:
+    """What the run cache keys a run by besides the tree: the stat data of every Python file
+    of the followed distributions (their RECORDs), as one digest; "" when nothing is followed.
+    None when one changed too recently for its stat data to tell an edit (git's racy-clean
+    rule): then no cache answers or records the run. An edit in a dependency is a miss."""
+    if follow is None:
+        return ""
+    import hashlib
+    import os
+    import time
+
+    from import_policy.graph.distributions import follow as followed_of
+    from import_policy.graph.environment import project_environment
+
+    followed = followed_of(project_environment(root, follow[0]), follow[1], follow[2])
+    recent = time.time_ns() - 2_000_000_000
+    stamp = hashlib.blake2b(digest_size=20)
+    for path in followed.files():
+        try:
+            data = os.stat(path)
+        except OSError:
+            stamp.update(f"{path}\0-\0".encode("utf-8", "surrogateescape"))
+            continue
+        if data.st_mtime_ns >= recent:
+            return None
+        stamp.update(f"{path}\0{data.st_mtime_ns}:{data.st_ctime_ns}:{data.st_size}:{data.st_ino}\0".encode(
+            "utf-8", "surrogateescape"))
+    return stamp.hexdigest()
+
+
+def _keyed(args: argparse.Namespace, stamp: str) -> object:
+    """The selection, and what is followed as it stands (nothing: the selection alone)."""
+    return (selection_key(args), stamp) if stamp else selection_key(args)
+
+
+def _follow_of(policy: Policy) -> tuple[str | None, tuple[str, ...], bool] | None:
+    follow = policy.follow
+    return None if follow is None or not (follow.names or follow.every) else (follow.python, follow.names, follow.every)
 
 
 def selection_key(args: argparse.Namespace) -> tuple[object, ...]:

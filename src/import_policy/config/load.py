@@ -10,12 +10,12 @@ import hashlib
 import os
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from import_policy.cache.policy import Built, Known, PolicyIndex, entry_key
-from import_policy.config.model import Origin, Policy, RocmSafety, Rule
+from import_policy.config.model import Follow, Origin, Policy, RocmSafety, Rule
 from import_policy.discovery import probe
 from import_policy.quoting import quote_path
 
@@ -297,7 +297,9 @@ def remember(loaded: Loaded, cwd: Path, policy_digest: str, ids: Iterable[str]) 
         return
     policy = loaded.policy
     top, top_digest = loaded.read[0]
-    entry = Known(policy.root, tuple(glob.text for glob in policy.exclude), policy_digest, tuple(sorted(ids)))
+    wanted = policy.follow
+    follow = (wanted.python, wanted.names, wanted.every) if wanted is not None and (wanted.names or wanted.every) else None
+    entry = Known(policy.root, tuple(glob.text for glob in policy.exclude), policy_digest, tuple(sorted(ids)), follow)
     PolicyIndex(policy.root).put(entry_key(top, top_digest, cwd, policy.root), loaded.read, entry)
 
 
@@ -507,9 +509,11 @@ def _merge(root: Path, ordered: list[tuple[_Source, Document]], read: list[tuple
     rocm = _RocmMerge()
     switches: dict[str, list[tuple[str, ConfigError]]] = {"ignore": [], "enable": []}
     target: tuple[int, int] | None = None
+    follow: Follow | None = None
     for source, document in ordered:
         if document.target_version is not None:
             target = document.target_version
+        follow = _follow(follow, source, document)
         for key, ids in (("ignore", document.ignore), ("enable", document.enable)):
             switches[key].extend((rule_id, _error(source.shown, line, "")) for rule_id, line in ids)
         for rule in document.rules:
@@ -534,7 +538,26 @@ def _merge(root: Path, ordered: list[tuple[_Source, Document]], read: list[tuple
         ignore=tuple(dict.fromkeys(rule_id for rule_id, _ in switches["ignore"])),
         enable=tuple(dict.fromkeys(rule_id for rule_id, _ in switches["enable"])),
         target_version=target,
+        follow=follow,
     )
+
+
+def _follow(before: Follow | None, source: _Source, document: Document) -> Follow | None:
+    """`environment:` and `follow:` across `extends`: a later file replaces what it gives. The
+    interpreter's path is relative to the file that names it (a preset names none)."""
+    if document.environment is None and document.follow is None:
+        return before
+    python = before.python if before is not None else None
+    if document.environment is not None and source.path is not None:
+        python = os.path.normpath(os.path.join(source.path.parent.absolute(), document.environment[0]))
+    if document.follow is not None:
+        names = tuple(name for name, _ in document.follow if name != "*")
+        lines = tuple(line for name, line in document.follow if name != "*")
+        every = any(name == "*" for name, _ in document.follow)
+        return Follow(names, every, python, Origin(source.shown, document.follow_line), lines)
+    if before is not None:
+        return replace(before, python=python)
+    return Follow((), False, python, Origin(source.shown, document.environment_line))
 
 
 class _RocmMerge:

@@ -23,6 +23,18 @@ class Origin:
 
 
 @dataclass(frozen=True)
+class Follow:
+    """Which installed distributions the graph reads through (`follow:`), in which environment
+    (`environment.python`, absolute, resolved against the folder of the file that gave it)."""
+
+    names: tuple[str, ...]  # distribution names as written (`follow: all` gives none)
+    every: bool  # `follow: all`
+    python: str | None
+    origin: Origin  # the `follow:` key (the `environment:` key when only it is given)
+    lines: tuple[int, ...] = field(default=(), compare=False)  # of each name, for warnings
+
+
+@dataclass(frozen=True)
 class Examples:
     flag: tuple[str, ...] = ()
     allow: tuple[str, ...] = ()
@@ -119,6 +131,7 @@ class Policy:
     ignore: tuple[str, ...] = ()  # rule ids turned off by the configuration
     enable: tuple[str, ...] = ()  # rule ids, off by default, turned on by the configuration
     target_version: tuple[int, int] | None = None  # the top-level `target_version`, when given
+    follow: Follow | None = None  # `environment:` and `follow:`, when either is given
 
     def rule(self, rule_id: str) -> Rule | None:
         for rule in self.rules:

@@ -67,6 +67,10 @@ def against_tree(policy: Policy, remember: bool = False) -> Checked:
             kept = _bound_exports(policy, rule, fix, path, warnings)
             rule = replace(rule, fix=replace(fix, exports=kept), gateway_file=path)  # type: ignore[call-arg]
         rules.append(rule)
+    if policy.follow is not None:
+        from import_policy.graph.through import warnings as follow_warnings
+
+        warnings.extend(follow_warnings(policy))
     return Checked(replace(policy, rules=tuple(rules)), tuple(warnings))
 
 

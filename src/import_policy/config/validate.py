@@ -21,7 +21,11 @@ IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 # A dict entry read with a literal key (`env["has_te"]`, `env['has_te']`), in `values`.
 VALUE_ENTRY = re.compile(r"""(?P<name>%s)\[(?P<q>["'])(?P<key>[^."'\\\[\]]*)(?P=q)\]""" % DOTTED.pattern)
-TOP_KEYS = ("version", "root", "extends", "exclude", "roots", "rules", "rocm_safety", "ignore", "enable", "target_version")
+TOP_KEYS = ("version", "root", "extends", "exclude", "roots", "rules", "rocm_safety", "ignore", "enable", "target_version",
+            "environment", "follow")
+# A distribution's name (PEP 508): letters, digits, and `.`, `-`, `_` inside.
+DISTRIBUTION = re.compile(r"[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?")
+ENVIRONMENT_KEYS = ("python",)
 PYTHON_VERSION = re.compile(r"3\.(\d+)")
 COMMON_RULE_KEYS = ("id", "kind", "message", "files", "allow_in", "severity", "examples")
 DEFAULT_KIND = "import"
@@ -54,6 +58,10 @@ class Document:
     ignore: list[tuple[str, int]] = field(default_factory=list)
     enable: list[tuple[str, int]] = field(default_factory=list)
     target_version: tuple[int, int] | None = None
+    environment: tuple[str, int] | None = None  # `environment.python` as written, and its line
+    environment_line: int = 0
+    follow: list[tuple[str, int]] | None = None  # distribution names; `all` as ("*", line)
+    follow_line: int = 0
 
 
 T = TypeVar("T")
@@ -200,6 +208,12 @@ class Validator:
                 self.error(target.line, f'target_version must be a Python version in quotes, like "3.15", got {describe_node(target)}')
             else:
                 doc.target_version = (3, int(found.group(1)))
+        if "environment" in items:
+            doc.environment_line, node = items["environment"]
+            doc.environment = self.environment(node)
+        if "follow" in items:
+            doc.follow_line, node = items["follow"]
+            doc.follow = self.follow(node)
         for key in ("ignore", "enable"):
             if key in items:
                 ids = []
@@ -210,6 +224,34 @@ class Validator:
                         self.error(line, f"{key} entry {text!r} must be a rule id (lowercase letters, digits and '-')")
                 setattr(doc, key, ids)
         return doc
+
+    def environment(self, node: Node) -> tuple[str, int] | None:
+        if not isinstance(node, Map):
+            self.error(node.line, f"environment must be a map like {{python: .venv/bin/python}}, got {describe_node(node)}")
+            return None
+        self.keys(node, ENVIRONMENT_KEYS, "environment")
+        if "python" not in node.items:
+            return None
+        python = node.items["python"][1]
+        text = self.string(python, "environment.python")
+        if text is not None and not text.strip():
+            self.error(python.line, "environment.python must name the environment's interpreter, like .venv/bin/python")
+            return None
+        return (text, python.line) if text is not None else None
+
+    def follow(self, node: Node) -> list[tuple[str, int]]:
+        if isinstance(node, Scalar) and node.value == "all":
+            return [("*", node.line)]
+        if not isinstance(node, Seq):
+            self.error(node.line, f"follow must be `all` or a list of installed distribution names, got {describe_node(node)}")
+            return []
+        names = []
+        for text, line in self.strings(node, "follow"):
+            if DISTRIBUTION.fullmatch(text):
+                names.append((text, line))
+            else:
+                self.error(line, f"follow entry {text!r} must be a distribution name, like 'transformers' or 'unsloth-zoo'")
+        return names
 
     def rules(self, node: Node) -> list[Rule]:
         if not isinstance(node, Seq):

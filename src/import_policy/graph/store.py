@@ -271,7 +271,7 @@ class Inputs:
 
     def stat(self, path: str) -> Stat | None:
         """Taken before the file is read: a change after it shows as new stat data."""
-        return stat_of(f"{self._root}/{path}")
+        return stat_of(os.path.join(self._root, path))  # a followed dependency's path is absolute
 
     def how(self, path: str) -> str | None:
         """How the log's derivation read a file: "e" (the engine's facts), "r" (read and

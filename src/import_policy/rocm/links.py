@@ -1,10 +1,10 @@
 """Modules reached through a link inside the project root, as the files they lead to.
 
-A walk checks each real file once, by its path without a link (`discovery.files`); Python
-imports a link by its own path (`pkg/fast.py -> heavy_impl.py` is the module `pkg.fast`, a
-linked folder holds modules of their own), so the pass reads it there and its sites stand
-there. Such a path counts as checked where the file it leads to is checked, and as named
-where that file is named: its findings are reported at the link's path, as Python runs it.
+Python imports a link by its own path (`pkg/fast.py -> heavy_impl.py` is the module
+`pkg.fast`, a linked folder holds modules of their own), so the pass reads it there and its
+sites stand there. A walk lists such a path as a file (`discovery.files`); where a run names
+only the file a link leads to (a hook run), the link's path counts as named too: its findings
+are reported at the link's path, as Python runs it.
 """
 
 from __future__ import annotations

@@ -13,6 +13,7 @@ site and no function that reaches one.
 from __future__ import annotations
 
 import hashlib
+import os
 import time
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -39,7 +40,8 @@ from import_policy.facts.comments import suppressions
 from import_policy.facts.model import FileFacts, Suppressions
 from import_policy.facts.walkstate import DYNAMIC_IMPORTERS
 from import_policy.graph.chains import Chain
-from import_policy.graph import hook
+from import_policy.graph import hook, through
+from import_policy.graph.distributions import Followed
 from import_policy.rocm import gaps, links
 from import_policy.kinds import import_time as import_time_kind
 from import_policy.kinds.import_time import ImportTimeRule, rules_of as import_time_rules
@@ -112,6 +114,9 @@ class RocmPlan:
     import_time: tuple[ImportTimeRule, ...] = ()
     # The top-level names of the heavy modules: an inline probe's file spells one and `try`.
     heavy_heads: tuple[bytes, ...] = ()
+    # Installed distributions the graph reads through (`follow:`); their top-level names are
+    # among `project_names`, so their imports and calls are kept as the project's are.
+    followed: Followed | None = field(default=None, compare=False)
 
     @property
     def cache_mode(self) -> str:
@@ -212,9 +217,12 @@ def make_plan(
         rocm = RocmSafety(heavy_modules=(), probes=(), guards=(), files=(), entry_modules=(), origin=Origin("built-in", 0))
     exports = gateway_exports(policy)
     top = [(name, package) for name, _, package in top_level_names(policy.root, policy.roots)]
-    project_names = frozenset(name for name, _ in top)
+    followed = through.dependencies(policy)
+    project_names = frozenset(name for name, _ in top) | (followed.names if followed is not None else frozenset())
     entries = rocm.entry_modules or default_entries(top)
-    plain = RocmPlan(policy, rocm, selected, exports, None, project_names, entries, import_time=import_time)
+    plain = RocmPlan(
+        policy, rocm, selected, exports, None, project_names, entries, import_time=import_time, followed=followed,
+    )
     if not prefilter:
         return plain
     heads: set[str] = set()
@@ -286,7 +294,10 @@ def project(
                     except OSError:
                         inputs.file(path, "e", stat, None)
             return facts  # the engine parsed it, for a rule or for this pass
-        module, is_package = module_name(file.relative, policy.roots)
+        module, is_package = (
+            plan.followed.module_of(path) if plan.followed is not None and plan.followed.owns(path)
+            else module_name(file.relative, policy.roots)
+        )
         content = inputs.content(path) if inputs is not None else None
         if content is not None and inputs is not None and inputs.how(path) == "s":
             # The prefilter turned these bytes down under these settings (the store's key holds
@@ -321,7 +332,7 @@ def project(
                 cache.put(key, facts)
         return facts
 
-    found = modules if modules is not None else ProjectModules(policy, known, remember=cache is not None)
+    found = modules if modules is not None else _modules(plan, known, cache is not None)
     return Project(plan.rocm, found, load, plan.exports)
 
 
@@ -332,6 +343,7 @@ def graph_settings(plan: RocmPlan) -> str | None:
         plan.rocm, sorted(plan.exports.items()), sorted(plan.project_names), plan.entries, plan.policy.roots,
         plan.policy.exclude,
         plan.tokens, sorted(plan.import_heads) if plan.import_heads is not None else None, plan.cache_mode,
+        plan.followed.identity if plan.followed is not None else None,
     ))
     if " at 0x" in described:
         return None
@@ -342,7 +354,7 @@ class _Tree:
     """The tree as it is now, for the module graph to check its log against."""
 
     def __init__(
-        self, plan: RocmPlan, known: Mapping[str, FileFacts], modules: ProjectModules, read: Reader, since: int,
+        self, plan: RocmPlan, known: Mapping[str, FileFacts], modules: Modules, read: Reader, since: int,
         overlay: Overlay | None = None,
     ) -> None:
         self.overlay = overlay
@@ -363,7 +375,7 @@ class _Tree:
                 return True
             self.sources[path] = held
             return False
-        now = stat_of(f"{self.root}/{path}")
+        now = stat_of(os.path.join(self.root, path))  # a followed dependency's path is absolute
         if hashed is None or now is None:
             return hashed is None and now is None
         if stat is not None and now == stat:
@@ -428,7 +440,7 @@ def module_graph(
     """The module graph for this run: what `stores` kept of it while its inputs hold, the rest
     derived (through `project`, reading per-file records from `cache`)."""
     policy = plan.policy
-    modules = ProjectModules(policy, known, remember=stores is not None)
+    modules = _modules(plan, known, stores is not None)
     settings = graph_settings(plan) if stores is not None else None
     stored = stores.index.get(settings, GRAPH_NAME) if stores is not None and settings is not None else None
 
@@ -447,6 +459,15 @@ def module_graph(
         return stores.edges.get(settings, GRAPH_NAME) if stores is not None and settings is not None else None
 
     return ModuleGraph(policy.root, modules, make, stored, tree, load_edges, modules.known, policy.roots, since)
+
+
+Modules = ProjectModules | through.Modules
+
+
+def _modules(plan: RocmPlan, known: Mapping[str, FileFacts], remember: bool) -> Modules:
+    """The project's module map, then the followed dependencies' modules."""
+    found = ProjectModules(plan.policy, known, remember=remember)
+    return through.Modules(found, plan.followed) if plan.followed is not None else found
 
 
 def save_graph(plan: RocmPlan, graph: ModuleGraph, stores: GraphStores | None) -> None:
@@ -538,6 +559,8 @@ def check(
                 lines[path] = _lines(plan, path, read)
             return lines[path]
 
+        reached = through.at_links(reached, plan.followed, lines_of)
+
         def where(reports_in: Callable[[str], bool], graph: ModuleGraph) -> hook.Where:
             checked = links.Standing({path for path in parsed if reports_in(path)}, resolved)
             return hook.Where(
@@ -552,7 +575,7 @@ def check(
                 graphs.graph(rule_asked, read, records) if graphs is not None
                 else module_graph(rule_asked, passed, read, records, stores, overlay, since)
             )
-            findings = list(import_time_kind.findings(declared, answer))
+            findings = through.at_links(import_time_kind.findings(declared, answer), plan.followed, lines_of)
             found.extend(hook.reports(findings, where(_reports_in(declared.applies_to), answer)))
             if exempted is not None and declared.allow_in:
                 exempted([

@@ -19,8 +19,11 @@ def path_of(uri: str) -> Path | None:
     parts = urlsplit(uri)
     if parts.scheme != "file":
         return None
-    # Real paths, as the policy's root is: a workspace opened through a link still matches.
-    return Path(os.path.realpath(unquote(parts.path)))
+    # The folder's real path, as the policy's root is (a workspace opened through a link
+    # still matches), but the file's own name: a link to a module is a module at the link's
+    # path, which `check` reports there, not at the file it leads to.
+    path = os.path.abspath(unquote(parts.path))
+    return Path(os.path.realpath(os.path.dirname(path))) / os.path.basename(path)
 
 
 def uri_of(path: Path) -> str:
