@@ -23,7 +23,7 @@ from import_policy.discovery.files import SourceFile
 from import_policy.pipeline.engine import run
 from import_policy.pipeline.plan import Plan, Selection
 from spellings import Spelling, spellings
-from corner_cases import TRICKY_BYTES
+from corner_cases import DYNAMIC_SPELLINGS, TRICKY_BYTES
 
 POLICY = """\
 version: 1
@@ -89,7 +89,10 @@ def test_every_spelling_is_read_as_the_read_everything_path_reads_it(policy: Pol
     check(policy, spelling)
 
 
-@pytest.mark.parametrize("source", TRICKY_BYTES, ids=[repr(s[:30]) for s in TRICKY_BYTES])
+SOURCES = [*TRICKY_BYTES, *(s.encode("utf-8") for s in DYNAMIC_SPELLINGS)]
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=[repr(s[:30]) for s in SOURCES])
 def test_tricky_spellings(policy: Policy, source: bytes) -> None:
     check(policy, Spelling(source, "pickle", lazy=False))
     if b"pickle" in source:  # the same spelling of a heavy module, for the ROCm pass
