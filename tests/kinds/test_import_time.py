@@ -194,3 +194,33 @@ def test_an_allow_in_that_keeps_a_finding_out_is_not_stale(project: Project) -> 
     project.write("app/media/image.py", "import json\n")
     code, out, err = project.run("check")
     assert "allow_in entry 'app/media/image.py' of rule 'light-import' exempts nothing" in err
+
+
+@pytest.mark.parametrize(("setting", "lazy"), [
+    ('target_version: "3.15"\n', True),
+    ('target_version: "3.14"\n', False),
+    ("", False),
+])
+@pytest.mark.parametrize("source", ["lazy import cv2\n", "__lazy_modules__ = ['cv2']\nimport cv2\n"])
+def test_a_lazy_import_is_lazy_where_every_supported_python_runs_it_so(
+    project: Project, setting: str, lazy: bool, source: str
+) -> None:
+    """As the ROCm pass judges it (a lazy import is no edge from `target_version` 3.15 on),
+    with or without a `rocm_safety` section."""
+    light_app(project, RULE + setting)
+    project.write("app/media/image.py", source)
+    lines = project.lines("--no-cache")
+    assert lines == project.lines()
+    if lazy:
+        assert lines == []
+    else:
+        [line] = lines
+        assert line.startswith("app/media/image.py:") and "cv2 is loaded at import time" in line
+
+
+@pytest.mark.parametrize(("requires", "lazy"), [(">=3.15", True), (">=3.10", False)])
+def test_requires_python_decides_when_no_target_version_is_given(project: Project, requires: str, lazy: bool) -> None:
+    light_app(project)
+    project.write("pyproject.toml", f'[project]\nname = "app"\nrequires-python = "{requires}"\n')
+    project.write("app/media/image.py", "lazy import cv2\n")
+    assert (project.lines("--no-cache") == []) is lazy
