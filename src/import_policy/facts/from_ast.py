@@ -10,7 +10,8 @@ judged is resolved from `symtable` (facts.uses_ast), as libcst's scope analysis 
 
 Where `ast` does not carry a position libcst reports (a dotted name spelled with
 inner spaces, `from` and its module on different lines, a decorator off its `@`
-line, a call misplaced inside an f-string), the file goes to libcst instead.
+line, a call misplaced inside an f-string), or the file's syntax is newer than the running
+interpreter's (facts.newer), the file goes to libcst instead.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from import_policy.facts.model import (
     Not,
     Opaque,
     Span,
+    SyntaxErrorFact,
     Test,
     UseFact,
     Value,
@@ -46,7 +48,7 @@ from import_policy.facts import uses_ast
 from import_policy.facts.identifiers import NAME, normal, spelled_at
 from import_policy.facts.kept import CallFilter, kept_calls
 from import_policy.facts.reads import read_names
-from import_policy.facts.syntax import cpython_read
+from import_policy.facts.syntax import newest_read
 from import_policy.facts.usegate import UseGate, bound_imports, could_matter
 from import_policy.facts.walkstate import (
     DYNAMIC_IMPORTERS, IMPORT_CATCHERS, IMPORTED_NAME, PACKAGE_WALKERS, WalkState, compared, getattr_leaf,
@@ -137,9 +139,11 @@ def _collect(
     source: bytes, path: str, module: str | None, is_package: bool, chains: bool, keeps: CallFilter | None = None
 ) -> tuple[FileFacts, _Collector | None, ast.Module | None] | None:
     suppressions = comments.suppressions(source)
-    parsed, lazy = cpython_read(source, path)
-    if not isinstance(parsed, ast.Module):
+    parsed, lazy = newest_read(source, path)
+    if isinstance(parsed, SyntaxErrorFact):
         return FileFacts(path, module, is_package, suppressions=suppressions, syntax_error=parsed), None, None
+    if not isinstance(parsed, ast.Module):
+        return None  # syntax newer than this interpreter's: only libcst's tree has it
     if lazy is not None:
         source = lazy.source  # the `lazy` keywords blanked, as the tree was parsed
     try:

@@ -49,7 +49,8 @@ from import_policy.facts.model import (
     Value,
 )
 from import_policy.facts.reads import read_names
-from import_policy.facts.syntax import cpython_read
+from import_policy.facts.cst_reads import cst_read_names
+from import_policy.facts.syntax import newest_read
 from import_policy.facts.usegate import UseGate, bound_imports, could_matter
 from import_policy.facts.walkstate import (
     DYNAMIC_IMPORTERS, IMPORT_CATCHERS, IMPORTED_NAME, PACKAGE_WALKERS, WalkState, compared, getattr_leaf,
@@ -73,13 +74,14 @@ def extract(
     """`use_gate`, when given, limits the uses recorded to those it lets through; scope and
     qualified-name analysis (the dearest part) runs only if some use could pass it."""
     suppressions = comments.suppressions(source)
-    parsed, lazy = cpython_read(source, path)
-    if not isinstance(parsed, ast.Module):
+    parsed, lazy = newest_read(source, path)
+    if isinstance(parsed, SyntaxErrorFact):
         return FileFacts(path, module, is_package, suppressions=suppressions, syntax_error=parsed)
     if lazy is not None:
         source = lazy.source  # the `lazy` keywords blanked, as CPython's tree was parsed
     try:
-        tree = cst.parse_module(source)
+        # Syntax newer than this interpreter's: libcst's tree, parsed already, is the only one.
+        tree = parsed if isinstance(parsed, cst.Module) else cst.parse_module(source)
     except cst.ParserSyntaxError as error:
         return FileFacts(
             path, module, is_package, suppressions=suppressions,
@@ -110,11 +112,13 @@ def extract(
         )
     package = module if is_package else (module.rpartition(".")[0] if module else None)
     collector = _Collector(package, _bound_names(tree.body) if want_uses else None)
-    collector.tree = parsed
+    collector.tree = parsed if isinstance(parsed, ast.Module) else None
     if lazy is not None:
         collector.lazy_at = lazy.at
     wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
     try:
+        if collector.tree is None:  # no CPython tree to ask which names the file reads
+            collector.read_names = cst_read_names(wrapper)
         if resized:  # positions count the rewritten code: moved back to the source's columns
             collector.columns = columns(resized, wrapper.resolve(PositionProvider))
         wrapper.visit(collector)
