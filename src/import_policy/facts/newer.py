@@ -8,7 +8,8 @@ so would a file on 3.10 with `except*`. libcst's grammar is the newest (pyprojec
 release that reads all of these), so where CPython refuses a file, libcst decides:
 
 - it refuses the file too: a syntax error, at CPython's position, or at libcst's where that
-  is further on (CPython stopped early, at syntax it does not know);
+  is on a later line and the lines before it parse, with CPython's error inside a newer
+  construct of theirs (CPython stopped early, at syntax it does not know);
 - it accepts it, and CPython's error stands inside one of those newer constructs (its span
   in libcst's tree, ends included: CPython 3.11 ends a nested-quote f-string early and
   complains at its end): the file is valid, and its facts come from libcst's tree;
@@ -67,20 +68,33 @@ def _judge(source: bytes, refused: SyntaxErrorFact) -> cst.Module | SyntaxErrorF
         found = _LIBCST_AT.search(error.message)
         if found is not None:
             at = _placed(source, int(found.group(1)), int(found.group(2)))
-            if at > (refused.line, refused.column):
+            if at[0] > refused.line and _explained(source, at[0], refused):
                 return SyntaxErrorFact("invalid syntax", *at)
         return refused
     except (RecursionError, MemoryError, UnicodeDecodeError, LookupError, ValueError, SyntaxError):
         return refused
-    wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
     try:
-        spans = _Newer.spans_of(wrapper)
+        return tree if _within(tree, refused) else refused
     except RecursionError:
         return refused
+
+
+def _within(tree: cst.Module, refused: SyntaxErrorFact) -> bool:
+    """Whether CPython's error stands inside one of the tree's newer constructs."""
     where = (refused.line, refused.column - 1)  # libcst's columns start at 0
-    if any((span.start.line, span.start.column) <= where <= (span.end.line, span.end.column) for span in spans):
-        return tree
-    return refused
+    spans = _Newer.spans_of(MetadataWrapper(tree, unsafe_skip_copy=True))
+    return any((span.start.line, span.start.column) <= where <= (span.end.line, span.end.column) for span in spans)
+
+
+def _explained(source: bytes, line: int, refused: SyntaxErrorFact) -> bool:
+    """Whether the lines before `line` (where libcst's own error is) parse, with CPython's
+    error inside a newer construct of theirs: then CPython stopped at syntax it does not know,
+    and libcst's error is the file's first. Otherwise CPython's error is the one to report."""
+    head = b"".join(source.splitlines(keepends=True)[: line - 1])
+    try:
+        return _within(cst.parse_module(head), refused)
+    except (cst.ParserSyntaxError, RecursionError, MemoryError, UnicodeDecodeError, LookupError, ValueError, SyntaxError):
+        return False
 
 
 def _placed(source: bytes, line: int, column: int) -> tuple[int, int]:
