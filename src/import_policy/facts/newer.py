@@ -52,8 +52,9 @@ def judge(source: bytes, refused: SyntaxErrorFact) -> cst.Module | SyntaxErrorFa
     """libcst's tree of a file CPython refused (`source` with its `lazy` keywords blanked),
     when the newest Python accepts it; else the syntax error."""
     global _last
-    if _last is not None and _last[0] == source:
-        return _last[1]
+    last = _last  # one read: a server's threads may judge files at once
+    if last is not None and last[0] == source:
+        return last[1]
     result = _judge(source, refused)
     _last = (source, result)
     return result
