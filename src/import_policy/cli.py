@@ -20,7 +20,7 @@ from import_policy import __version__
 from import_policy.cache.seal import FOLDER as CACHE_FOLDER
 from import_policy.quoting import escape_controls
 from import_policy.commands import EXIT_ERROR, EXIT_OK, EXIT_VIOLATIONS, UsageError, discard_stdout
-from import_policy.config.load import DEFAULT_PRESET, ConfigErrors, Loaded, load
+from import_policy.config.load import ConfigErrors, Loaded, load, no_config_note
 from import_policy.report.formats import FORMATS
 
 __all__ = ["EXIT_ERROR", "EXIT_OK", "EXIT_VIOLATIONS", "UsageError", "main"]
@@ -162,11 +162,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _load(args: argparse.Namespace) -> Loaded:
-    # A check that may use the caches takes the policy built from the same bytes before.
-    remember = args.command == "check" and not args.no_cache
-    loaded = load(args.config, Path.cwd(), remember=remember)
+    loaded = load(args.config, Path.cwd())
     if loaded.config is None and not getattr(args, "quiet", False):
-        print(f"import-policy: no configuration found; using the built-in {DEFAULT_PRESET} preset", file=sys.stderr)
+        print(f"import-policy: {no_config_note(Path.cwd(), Path.cwd())}", file=sys.stderr)
     return loaded
 
 
@@ -177,6 +175,9 @@ def _dispatch(args: argparse.Namespace) -> int:
         warm = answer_warm(args, Path.cwd())  # an unchanged tree and configuration: no policy to build
         if warm is not None:
             return warm
+        from import_policy.commands.projects import check_projects
+
+        return check_projects(args, Path.cwd())  # each file under its nearest configuration
     loaded = _load(args)
     # Each command's module is imported only when asked for: start-up time is most of a warm run.
     if args.command == "rules":
@@ -199,6 +200,4 @@ def _dispatch(args: argparse.Namespace) -> int:
         from import_policy.commands import test_rules
 
         return test_rules.command(loaded.policy)
-    from import_policy.commands.check import check
-
-    return check(loaded, args)
+    raise AssertionError(f"unknown command {args.command!r}")  # argparse allows only the commands above

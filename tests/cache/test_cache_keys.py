@@ -152,7 +152,7 @@ def test_the_run_key_changes_with_each_field(tmp_path: Path, monkeypatch: pytest
 
 def test_the_graph_store_key_changes_with_the_extraction(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from import_policy.cache import store
-    from import_policy.rocm.graphcodec import GraphCodec
+    from import_policy.graph.codec import GraphCodec
 
     stored = store.Store(tmp_path, GraphCodec())
     before = stored.key("settings", "graph")

@@ -141,7 +141,7 @@ def test_flags_of_later_features_are_not_accepted_without_them(tree: Project) ->
 def test_no_configuration_uses_the_default_preset(project: Project) -> None:
     project.write("a.py", "import pickle\n")
     code, out, err = project.run("check")
-    assert err.splitlines()[0] == "import-policy: no configuration found; using the built-in rocm-safety preset"
+    assert err.splitlines()[0] == "import-policy: no configuration found from . upward (looked for import-policy.yaml, .import-policy.yaml, or a pyproject.toml with [tool.import-policy] config); using the built-in rocm-safety preset"
 
 
 def test_unreadable_file_is_exit_2(tree: Project, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -91,3 +91,42 @@ def test_try_repo_blocks_a_commit_that_makes_an_entry_reach_a_hazard(tmp_path: P
     assert gap.returncode == 1, gap.stdout + gap.stderr
     assert "mypkg/heavy_side.py:2:5: syntax-error the file does not parse" in gap.stdout
     assert "mypkg -> mypkg.heavy_side" in gap.stdout
+
+
+def test_try_repo_from_the_root_checks_a_project_kept_in_a_subfolder(tmp_path: Path, source_repo: Path) -> None:
+    """sglang's layout: the package and its configuration in `python/`; pre-commit runs the
+    hook from the repository root with `python/...` paths and no `args:`."""
+    user = tmp_path / "user"
+    (user / "python" / "kern").mkdir(parents=True)
+    _git(user, "init", "-q")
+    (user / "python" / "import-policy.yaml").write_text(
+        "version: 1\nrules:\n  - id: no-pickle\n    message: no pickle\n    forbid: [pickle]\n"
+    )
+    (user / "python" / "kern" / "__init__.py").write_text("import pickle\n")
+    _git(user, "add", "-A")
+    failing = _pre_commit(user, "try-repo", str(source_repo), "import-policy", "--files", "python/kern/__init__.py")
+    assert failing.returncode == 1, failing.stdout + failing.stderr
+    assert "python/kern/__init__.py:1:8: no-pickle no pickle" in failing.stdout
+
+
+def test_try_repo_from_the_root_of_a_monorepo(tmp_path: Path, source_repo: Path) -> None:
+    """Two packages, each with its own configuration and a shared base above them."""
+    user = tmp_path / "user"
+    for name in ("alpha", "beta"):
+        (user / "packages" / name / name).mkdir(parents=True)
+    _git(user, "init", "-q")
+    (user / "import-policy-base.yaml").write_text(
+        "version: 1\nrules:\n  - id: no-pickle\n    message: no pickle\n    forbid: [pickle]\n"
+    )
+    (user / "packages" / "alpha" / "import-policy.yaml").write_text("version: 1\nextends: [../../import-policy-base.yaml]\n")
+    (user / "packages" / "beta" / "import-policy.yaml").write_text(
+        "version: 1\nrules:\n  - id: no-marshal\n    message: no marshal\n    forbid: [marshal]\n"
+    )
+    (user / "packages" / "alpha" / "alpha" / "__init__.py").write_text("import pickle\nimport marshal\n")
+    (user / "packages" / "beta" / "beta" / "__init__.py").write_text("import pickle\nimport marshal\n")
+    _git(user, "add", "-A")
+    failing = _pre_commit(user, "try-repo", str(source_repo), "import-policy", "--all-files")
+    assert failing.returncode == 1, failing.stdout + failing.stderr
+    assert "packages/alpha/alpha/__init__.py:1:8: no-pickle no pickle" in failing.stdout
+    assert "packages/beta/beta/__init__.py:2:8: no-marshal no marshal" in failing.stdout
+    assert "alpha/__init__.py:2:8" not in failing.stdout and "beta/__init__.py:1:8" not in failing.stdout

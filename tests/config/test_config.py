@@ -207,7 +207,7 @@ def test_pyproject_without_the_table_is_passed_over(project: Project) -> None:
     project.write("a.py", "import pickle\n")
     code, _, err = project.run("check")
     assert code == 0
-    assert "no configuration found; using the built-in rocm-safety preset" in err
+    assert "no configuration found from . upward (looked for import-policy.yaml, .import-policy.yaml, or a pyproject.toml with [tool.import-policy] config); using the built-in rocm-safety preset" in err
 
 
 def test_extends_merges_and_a_later_rule_replaces_an_earlier_one(project: Project) -> None:

@@ -191,7 +191,8 @@ def test_extends_refuses_an_absolute_path(project: Project, name: str) -> None:
     line = _refused(project, str(secret))
     assert line == (
         f"import-policy: proj/import-policy.yaml:2: extends {str(secret)!r}: an absolute path is refused; "
-        "extends takes a built-in preset or a YAML file inside the project root, relative to this file"
+        "extends takes a built-in preset or a YAML file inside the repository "
+        "(the project root where there is no git work tree), relative to this file"
     )
 
 
@@ -201,7 +202,7 @@ def test_extends_refuses_a_path_that_leaves_the_project_root(project: Project, t
     project.write("token.yaml", SECRET + "\n")
     (project.root / "proj" / "sub").mkdir(parents=True)
     line = _refused(project, target)
-    assert line == f"import-policy: proj/import-policy.yaml:2: extends {target!r}: it leaves the project root"
+    assert line == f"import-policy: proj/import-policy.yaml:2: extends {target!r}: it leaves the project root (there is no git work tree around it to share a base from)"
 
 
 def test_extends_refuses_a_link_out_of_the_project_root(project: Project) -> None:
@@ -209,7 +210,7 @@ def test_extends_refuses_a_link_out_of_the_project_root(project: Project) -> Non
     (project.root / "proj").mkdir()
     (project.root / "proj" / "base.yaml").symlink_to(project.root / "token.yaml")
     line = _refused(project, "base.yaml")
-    assert line == "import-policy: proj/import-policy.yaml:2: extends 'base.yaml': it leaves the project root"
+    assert line == "import-policy: proj/import-policy.yaml:2: extends 'base.yaml': it leaves the project root (there is no git work tree around it to share a base from)"
 
 
 @pytest.mark.parametrize(
@@ -243,4 +244,4 @@ def test_extends_may_reach_the_root_that_root_names(project: Project) -> None:
     project.write("tools/import-policy.yaml", "version: 1\nroot: ..\nextends: [../../outside.yaml]\n")
     code, _, err = project.run("check", "--config", "tools/import-policy.yaml")
     assert code == 2
-    assert "tools/import-policy.yaml:3: extends '../../outside.yaml': it leaves the project root" in err
+    assert "tools/import-policy.yaml:3: extends '../../outside.yaml': it leaves the project root (there is no git work tree around it to share a base from)" in err

@@ -103,10 +103,14 @@ def recorded(items: Sequence[Keyed]) -> list[tuple[Key, str]]:
     return [group[0].places[0] if group[0].places else (group[0].key, group[0].text) for group in _findings(items)]
 
 
-def dumps(items: Sequence[Keyed]) -> str:
+def dumps(items: Sequence[Keyed], others: Sequence[Entry] = ()) -> str:
+    """`others`: entries kept as they are (of files the run did not check)."""
     kept = recorded(items)
     counts = Counter(key for key, _ in kept)
     texts = {key: text for key, text in kept}
+    for entry in others:
+        counts[entry.key] += entry.count
+        texts.setdefault(entry.key, entry.text)
     entries = [
         {"rule": rule, "path": path, "fingerprint": print_, "count": counts[(rule, path, print_)], "text": texts[(rule, path, print_)]}
         for rule, path, print_ in sorted(counts)
@@ -114,8 +118,8 @@ def dumps(items: Sequence[Keyed]) -> str:
     return json.dumps({"version": VERSION, "tool": "import-policy", "entries": entries}, indent=2) + "\n"
 
 
-def write(path: Path, items: Sequence[Keyed]) -> None:
-    path.write_text(dumps(items), encoding="utf-8")
+def write(path: Path, items: Sequence[Keyed], others: Sequence[Entry] = ()) -> None:
+    path.write_text(dumps(items, others), encoding="utf-8")
 
 
 @dataclass(frozen=True)
@@ -187,9 +191,10 @@ def apply(
     return Applied(kept, suppressed, stale)
 
 
-def stale_message(baseline: Path, entry: Entry, left: int) -> str:
+def stale_message(baseline: Path, entry: Entry, left: int, gone: bool = False) -> str:
     times = "" if left == 1 else f" ({left} of its findings)"
+    where = " (the file is gone)" if gone else ""
     return (
-        f"warning: {baseline}: entry no longer matches{times}: {entry.rule} in {entry.path}: {entry.text!r}; "
+        f"warning: {baseline}: entry no longer matches{times}: {entry.rule} in {entry.path}{where}: {entry.text!r}; "
         "shrink the baseline with --write-baseline"
     )

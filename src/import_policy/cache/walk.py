@@ -8,7 +8,9 @@ racily clean (cache.stat: git's rule, against the second the cache was saved) an
 untracked cache. The whole file is keyed by the tool version, `exclude` and the languages
 walked; it is JSON, sealed with a MAC under the user's cache key, and best effort like the
 other caches. A link is kept as kind "l" and looked at again on every walk: where it leads
-can change without its folder's mtime changing.
+can change without its folder's mtime changing. A file that may hold a configuration
+(`import-policy.yaml`, `pyproject.toml`) is kept as kind "p": a walk tells which folders
+may hold a project of their own.
 """
 
 from __future__ import annotations
@@ -24,9 +26,9 @@ from import_policy.cache.key import cache_key
 from import_policy.cache.seal import FOLDER, read_regular, seal, unseal, write_entry
 from import_policy.cache.stat import Stat, as_stat, stat_of, trusted
 
-Kind = Literal["d", "python", "c", "l"]
+Kind = Literal["d", "python", "c", "l", "p"]  # "p": a file that may hold a configuration
 GitIgnoreStat = Stat | None
-_FORMAT = 3
+_FORMAT = 4
 _PURPOSE = b"walk"
 
 
@@ -63,7 +65,7 @@ class WalkCache:
                 self.folders[str(relative)] = (
                     as_stat(folder),
                     None if ignore is None else as_stat(ignore),
-                    [(str(name), kind) for name, kind in entries if kind in ("d", "python", "c", "l")],
+                    [(str(name), kind) for name, kind in entries if kind in ("d", "python", "c", "l", "p")],
                 )
         except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError, RecursionError):
             self.folders = {}

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -35,6 +35,7 @@ from import_policy.report import text as text_report
 # builds no policy, runs no engine and reads no file but the configuration's.
 if TYPE_CHECKING:
     from import_policy.adoption.stale import ExceptTracker
+    from import_policy.discovery.overlay import Overlay
     from import_policy.cache.facts import FactsCache
     from import_policy.fix.run import FixRun
     from import_policy.pipeline.engine import Result
@@ -53,6 +54,7 @@ class Inputs:
     read: Reader
     stdin: bytes | None
     unreadable: list[tuple[str, str]] = field(default_factory=list)  # folders the walk could not read
+    overlay: Overlay | None = None  # buffers standing for their files (stdin's)
 
 
 @dataclass(frozen=True)
@@ -77,7 +79,7 @@ def answer_warm(args: argparse.Namespace, cwd: Path) -> int | None:
     index (cache.policy) knows, from the bytes of every configuration file, the root, the
     `exclude` globs and the policy digest the last run was keyed by. None: no such answer
     (something differs, or the flags need the policy), so `check` runs the usual way."""
-    from import_policy.config.load import DEFAULT_PRESET, known
+    from import_policy.config.load import known, no_config_note
 
     refuse_conflicts(args)
     needs_policy = args.fix or args.fix_only or args.diff or args.baseline is not None or args.write_baseline is not None
@@ -97,12 +99,15 @@ def answer_warm(args: argparse.Namespace, cwd: Path) -> int | None:
         return None
     skipped: list[tuple[str, str]] = []
     unreadable: list[tuple[str, str]] = []
+    markers: set[str] = set()
     try:
-        files = discover(paths, root, exclude, remember=True, skipped=skipped, unreadable=unreadable)
+        files = discover(paths, root, exclude, remember=True, skipped=skipped, unreadable=unreadable, markers=markers)
     except PathError:
         return None
     if unreadable:
         return None  # the usual way names them
+    if args.config is None and _nested_project(root, markers, cwd):
+        return None  # a project nested in this one judges its own files: the usual way splits them
     named = {*(args.select or ()), *(args.extend_select or ()), *(args.ignore or ())}
     if not named <= set(entry.ids) or SYNTAX_ERROR in (args.ignore or ()):
         return None  # the usual way expands prefixes, says which is unknown, warns of what cannot be ignored
@@ -111,7 +116,7 @@ def answer_warm(args: argparse.Namespace, cwd: Path) -> int | None:
     if outcome is None:
         return None
     if config is None and not args.quiet:
-        print(f"import-policy: no configuration found; using the built-in {DEFAULT_PRESET} preset", file=sys.stderr)
+        print(f"import-policy: {no_config_note(cwd, cwd)}", file=sys.stderr)
     for path, why in skipped:
         print(f"import-policy: skipped {quote_path(path)}: {why}", file=sys.stderr)
     inputs = Inputs(paths, files, lambda file: file.path.read_bytes(), None)
@@ -119,7 +124,53 @@ def answer_warm(args: argparse.Namespace, cwd: Path) -> int | None:
     return report(args, root, None, inputs, Finished(outcome.files, outcome.unreadable, outcome.stale), kept, None, None, {})
 
 
-def check(loaded: Loaded, args: argparse.Namespace) -> int:
+def _nested_project(root: Path, markers: set[str], cwd: Path) -> bool:
+    """Whether a folder the walk of `root` met below it holds a configuration of its own
+    (`markers`: the walked folders holding a file that may be one)."""
+    from import_policy.config.load import ConfigErrors, config_in
+
+    try:
+        return any(config_in(root / folder, cwd) is not None for folder in markers if folder != ".")
+    except ConfigErrors:
+        return True  # the usual way reports it
+
+
+
+def check(loaded: Loaded, args: argparse.Namespace, split: Split | None = None) -> int:
+    """One project's check and its report. `split`: hands back the walked files this
+    project's configuration judges (the others belong to a project nested in it)."""
+    gathered = gather(loaded, args, split)
+    if isinstance(gathered, int):
+        return gathered
+    kept, wrote = apply_baseline(
+        gathered.result.diagnostics, args, gathered.policy, gathered.inputs.files, gathered.selection, gathered.overrides,
+    )
+    return report(
+        args, gathered.policy.root, gathered.policy, gathered.inputs, gathered.finished, kept, gathered.fixing, wrote,
+        gathered.overrides,
+    )
+
+
+# Walked files -> those the project's own configuration judges.
+Split = Callable[[list[SourceFile]], list[SourceFile]]
+
+
+@dataclass
+class Gathered:
+    """A project's part of a run, before baselines and the report."""
+
+    policy: Policy
+    selection: Selection
+    inputs: Inputs
+    result: Result
+    finished: Finished
+    fixing: FixRun | None
+    overrides: dict[str, bytes]
+
+
+def gather(loaded: Loaded, args: argparse.Namespace, split: Split | None = None) -> Gathered | int:
+    """A project's files checked (and fixed, with `--fix`); an exit code when the step
+    already wrote its whole output (`--diff`, `--fix` on stdin)."""
     from import_policy.config.tree import against_tree
     from import_policy.pipeline.parallel import default_jobs
 
@@ -131,6 +182,8 @@ def check(loaded: Loaded, args: argparse.Namespace) -> int:
     policy = loaded.policy
     selection = selection_of(loaded, args)
     inputs = read_inputs(policy, args)
+    if split is not None and inputs.stdin is None:
+        inputs = replace(inputs, files=split(inputs.files))
     unused = wants_unused_suppression(selection, args)
     caches = cache_policy(policy, selection, inputs, args, unused)
     if caches.run_key is not None and caches.policy_digest is not None:
@@ -151,10 +204,9 @@ def check(loaded: Loaded, args: argparse.Namespace) -> int:
             return diff(checked.result, inputs, args.unsafe_fixes, policy.root, quiet=args.quiet)
         fixing = fix(checked, inputs, policy, selection, args.unsafe_fixes)
     overrides = {file.relative: inputs.stdin for file in inputs.files if inputs.stdin is not None}
-    kept, wrote = apply_baseline(checked.result.diagnostics, args, policy, inputs.files, selection, overrides)
     result = checked.result
     finished = Finished(result.files, [*inputs.unreadable, *result.unreadable], checked.stale)
-    return report(args, policy.root, policy, inputs, finished, kept, fixing, wrote, overrides)
+    return Gathered(policy, selection, inputs, result, finished, fixing, overrides)
 
 
 @dataclass(frozen=True)
@@ -164,6 +216,9 @@ class Finished:
     files: int
     unreadable: list[tuple[str, str]]
     stale: list[str]  # the stale-entry lines for stderr
+    # The findings' paths are already relative to the current folder, each judged under its
+    # own project root (a run over several projects).
+    rebased: bool = False
 
 
 def report(
@@ -175,7 +230,7 @@ def report(
     cwd = Path.cwd()
     if args.fix_only:
         kept = []  # ruff's --fix-only: what remains is neither reported nor a failure
-    if inputs.stdin is None:
+    if inputs.stdin is None and not checked.rebased:
         kept = refuse_outside_root(kept, root)
     # `fixable` means: a fix that would apply with the flags given; the others are "hidden" (ruff).
     hidden = sum(d.fixable and not applies(d, args.unsafe_fixes) for d in kept)
@@ -288,9 +343,17 @@ def read_inputs(policy: Policy, args: argparse.Namespace) -> Inputs:
 
     if [str(p) for p in args.paths] not in ([], ["-"]):
         raise UsageError("--stdin-filename reads the source from stdin: give '-' or no PATH")
+    from import_policy.discovery.overlay import Overlay
+
     source = read_stdin(sys.stdin.buffer)
     stdin_source = stdin_file(policy, args.stdin_filename)
-    return Inputs(paths, [stdin_source] if stdin_source is not None else [], _constant(source), source)
+    if stdin_source is None:
+        return Inputs(paths, [], _constant(source), source)
+    # The buffer stands for its file, and only for it, wherever the run reads that file.
+    # Keyed by the path given and by the one under the project root the pass builds (they
+    # differ where the current folder is reached through a link).
+    overlay = Overlay({stdin_source.path: source, policy.root / stdin_source.relative: source})
+    return Inputs(paths, [stdin_source], overlay.reader(), source, overlay=overlay)
 
 
 def warn_excluded(policy: Policy, named: Sequence[Path]) -> None:
@@ -380,7 +443,7 @@ def run_or_reuse(
         # Stale `allow_in` entries are told from this run too: no second one.
         track_allow_in=tracker is not None, exempted=tracker.exempted if tracker else None,
     )
-    result = run(plan, files, inputs.read, jobs=jobs)
+    result = run(plan, files, inputs.read, jobs=jobs, overlay=inputs.overlay)
     if unused:
         result.diagnostics[:] = sorted(
             result.diagnostics + unused_suppressions(policy, selection, inputs, caches, jobs), key=Diagnostic.sort_key
@@ -524,7 +587,7 @@ def apply_baseline(
     try:
         kept = use_baseline(
             diagnostics, write_to=args.write_baseline, read_from=args.baseline,
-            source_of=source_reader(policy.root, overrides), files=files, selection=selection,
+            source_of=source_reader(policy.root, overrides), files=files, selection=selection, root=policy.root,
             wrote=wrote.append, **({"warn": lambda _line: None} if args.quiet else {}),
         )
     except AdoptionError as error:

@@ -27,7 +27,7 @@ from import_policy.kinds.syntax import syntax_error
 from import_policy.pipeline.plan import Plan, Selection
 from import_policy.pipeline.extract import Reader
 from import_policy.pipeline.engine import run
-from import_policy.rocm.import_time import ImportTimeRule
+from import_policy.kinds.import_time import ImportTimeRule
 
 _FILLERS = ("example", "sample", "other_module")
 _CLASS = re.compile(r"\[(!|\^)?([^\]]*)\]")

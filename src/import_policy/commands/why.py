@@ -10,14 +10,14 @@ from pathlib import Path
 
 from import_policy.quoting import quote_path
 from import_policy.rocm import run as rocm_pass
-from import_policy.rocm.import_time import ImportTimeRule
+from import_policy.kinds.import_time import ImportTimeRule
 from import_policy.rocm.predicates import RULE_IDS as ROCM_RULE_IDS
-from import_policy.rocm.predicates import is_heavy
+from import_policy.graph.sites import is_heavy
 from import_policy.cache.facts import FactsCache
 from import_policy.commands import EXIT_OK, UsageError
 from import_policy.config.model import Policy
 from import_policy.pipeline.extract import read_file
-from import_policy.project.graph import Chain
+from import_policy.graph.chains import Chain
 from import_policy.report.why import RENDERERS
 
 

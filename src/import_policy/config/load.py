@@ -99,16 +99,39 @@ def find_config(start: Path, cwd: Path | None = None) -> tuple[Path, Path] | Non
     `tools/import-policy.yaml`, the pyproject's folder). A pyproject.toml counts only if it
     has a `[tool.import-policy]` table, and then that table must name one (`ConfigErrors` if not)."""
     for folder in (start, *start.parents):
-        for name in CONFIG_NAMES:
-            candidate = folder / name
-            if candidate.is_file():
-                return candidate, folder
-        pyproject = folder / "pyproject.toml"
-        if pyproject.is_file():
-            named = _named_in_pyproject(pyproject, cwd or start)
-            if named is not None:
-                return named, folder
+        found = config_in(folder, cwd or start)
+        if found is not None:
+            return found, folder
     return None
+
+
+def config_in(folder: Path | str, cwd: Path) -> Path | None:
+    """The configuration `folder` itself holds, if any (the search's one step). Strings and
+    `os.path`: a walk asks this of every folder it meets."""
+    for name in CONFIG_NAMES:
+        candidate = os.path.join(folder, name)
+        if os.path.isfile(candidate):
+            return Path(candidate)
+    pyproject = os.path.join(folder, "pyproject.toml")
+    if os.path.isfile(pyproject):
+        return _named_in_pyproject(Path(pyproject), cwd)
+    return None
+
+
+# What the search looks for, as a message names it.
+LOOKED_FOR = f"{', '.join(CONFIG_NAMES)}, or a pyproject.toml with [tool.import-policy] config"
+
+
+def no_config_note(start: Path, cwd: Path) -> str:
+    """The stderr line of a run judged by the built-in preset: where the search began, what it sought."""
+    return (
+        f"no configuration found from {_shown_relative(start, cwd)} upward (looked for {LOOKED_FOR}); "
+        f"using the built-in {DEFAULT_PRESET} preset"
+    )
+
+
+def _shown_relative(folder: Path, cwd: Path) -> str:
+    return quote_path(Path(os.path.relpath(os.path.abspath(folder), os.path.abspath(cwd))).as_posix())
 
 
 _TABLE_HEADER = re.compile(r"""^[ \t]*\[\s*tool\s*\.\s*(["']?)import-policy\1\s*\]""", re.MULTILINE)
@@ -119,6 +142,12 @@ def _named_in_pyproject(pyproject: Path, cwd: Path) -> Path | None:
     """The file `[tool.import-policy] config` names; None for a pyproject.toml without the table."""
     import sys
 
+    try:
+        data = pyproject.read_bytes()
+    except OSError:
+        return None
+    if b"import-policy" not in data:
+        return None  # no `[tool.import-policy]` table can be spelled without it: no TOML parse
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # pragma: no cover
@@ -126,8 +155,8 @@ def _named_in_pyproject(pyproject: Path, cwd: Path) -> Path | None:
 
     shown = _shown(pyproject, cwd)
     try:
-        text = pyproject.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        text = _text(data)
+    except UnicodeDecodeError:
         return None
     try:
         data = tomllib.loads(text)
@@ -165,13 +194,14 @@ class Loaded:
     read: tuple[tuple[str, str], ...] = field(default=())
 
 
-def load(config: Path | None, cwd: Path, remember: bool = False) -> Loaded:
-    """`config` from --config, else discovered from `cwd`; the default preset if there is none.
+def load(config: Path | None, cwd: Path, remember: bool = False, start: Path | None = None) -> Loaded:
+    """`config` from --config, else discovered from `start` (default `cwd`) upward; the default
+    preset if there is none.
     `remember`: a run that may use the caches takes the policy built from the same bytes
     before (cache.policy's `Built`), and keeps the one it builds."""
     if not remember:
-        return _load(config, cwd)
-    found = _entry(config, cwd)
+        return _load(config, cwd, start)
+    found = _entry(config, cwd, start)
     if found is not None:
         key, root, _ = found
         kept = Built(root).get(key, _digest_of)
@@ -184,7 +214,7 @@ def load(config: Path | None, cwd: Path, remember: bool = False) -> Loaded:
                 loaded = None  # a record this version cannot read: built afresh
             if isinstance(loaded, Loaded) and loaded.policy.root.is_dir():
                 return loaded
-    loaded = _load(config, cwd)
+    loaded = _load(config, cwd, start)
     if found is not None and loaded.read:
         from import_policy.cache.records import encode
 
@@ -195,9 +225,9 @@ def load(config: Path | None, cwd: Path, remember: bool = False) -> Loaded:
     return loaded
 
 
-def _load(config: Path | None, cwd: Path) -> Loaded:
+def _load(config: Path | None, cwd: Path, start: Path | None = None) -> Loaded:
     if config is None:
-        found = find_config(cwd, cwd)
+        found = find_config(start or cwd, cwd)
         if found is None:
             read: list[tuple[str, str]] = []
             policy = _build(cwd, _Source(f"preset:{DEFAULT_PRESET}", None, DEFAULT_PRESET), cwd, read)
@@ -215,22 +245,22 @@ def _load(config: Path | None, cwd: Path) -> Loaded:
     return Loaded(policy, config, tuple(read_))
 
 
-def _entry(config: Path | None, cwd: Path) -> tuple[str, Path, Path | None] | None:
+def _entry(config: Path | None, cwd: Path, start: Path | None = None) -> tuple[str, Path, Path | None] | None:
     """The key the caches know the policy `load(config, cwd)` builds by, with the root they
     live under and the configuration file (None: the default preset); None when the
     configuration cannot be found or read (building it says why)."""
-    found = _top(config, cwd)
+    found = _top(config, cwd, start)
     if found is None:
         return None
     top, root, data, config = found
     return entry_key(top, digest(data), cwd, root), root, config
 
 
-def known(config: Path | None, cwd: Path) -> tuple[Known, Path | None] | None:
+def known(config: Path | None, cwd: Path, start: Path | None = None) -> tuple[Known, Path | None] | None:
     """What the last run recorded of the policy `load(config, cwd)` would build, when not a
     byte of any file it came from has changed since (cache.policy); with the configuration
     file (None: the default preset). None: build it."""
-    found = _entry(config, cwd)
+    found = _entry(config, cwd, start)
     if found is None:
         return None
     key, root, config = found
@@ -238,12 +268,12 @@ def known(config: Path | None, cwd: Path) -> tuple[Known, Path | None] | None:
     return None if entry is None else (entry, config)
 
 
-def _top(config: Path | None, cwd: Path) -> tuple[str, Path, bytes, Path | None] | None:
+def _top(config: Path | None, cwd: Path, start: Path | None = None) -> tuple[str, Path, bytes, Path | None] | None:
     """(how the caches name the top configuration, the root they live under, its bytes, its file)."""
     try:
         base: Path | None = None
         if config is None:
-            discovered = find_config(cwd, cwd)
+            discovered = find_config(start or cwd, cwd)
             config, base = discovered if discovered is not None else (None, None)
         if config is None:
             top, root, data = f"preset:{DEFAULT_PRESET}", cwd.resolve(), preset_bytes(DEFAULT_PRESET)
@@ -344,8 +374,9 @@ def _collect(
     inside: tuple[Path, ...],
 ) -> None:
     """Depth-first over `extends`, parents before children, each file once; `read` gets
-    each source's digest; an extended file must lie inside one of the folders `inside`:
-    where the configuration was found and the project root its `root:` names."""
+    each source's digest; an extended file must lie inside one of the folders `inside`
+    (where the configuration was found and the project root its `root:` names) or the git
+    work tree that encloses the first of them."""
     from import_policy.config.validate import ConfigError, Validator
     from import_policy.config.yamltree import Scalar, YamlError, parse
     from import_policy.kinds.registry import BUILTIN_IDS, KINDS
@@ -413,9 +444,23 @@ def _collect(
 
 
 OUTSIDE_EXTENDS = (
-    "an absolute path is refused; extends takes a built-in preset or a YAML file inside the project root, "
-    "relative to this file"
+    "an absolute path is refused; extends takes a built-in preset or a YAML file inside the repository "
+    "(the project root where there is no git work tree), relative to this file"
 )
+
+
+def _repository(folder: Path) -> Path | None:
+    """The git work tree enclosing `folder`, as git says; None where there is none (or no git)."""
+    import subprocess
+
+    try:
+        done = subprocess.run(
+            ["git", "rev-parse", "--show-toplevel"], cwd=folder, capture_output=True, text=True, timeout=30,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    top = done.stdout.strip()
+    return Path(top) if done.returncode == 0 and top else None
 
 
 def _resolve_extends(target: str, source: _Source, cwd: Path, inside: tuple[Path, ...]) -> _Source | str | None:
@@ -431,7 +476,12 @@ def _resolve_extends(target: str, source: _Source, cwd: Path, inside: tuple[Path
     path = (source.path.parent / target)
     real = os.path.realpath(path)
     if not any(_within(real, os.path.realpath(folder)) for folder in inside):
-        return "it leaves the project root"
+        # A monorepo's shared base lies above the project: the repository bounds what may be read.
+        repository = _repository(inside[0])
+        if repository is None:
+            return "it leaves the project root (there is no git work tree around it to share a base from)"
+        if not _within(real, os.path.realpath(repository)):
+            return "it leaves the repository (the git work tree holding the project)"
     if not path.is_file():
         return None
     return _Source(_shown(path, cwd), path, None)

@@ -39,6 +39,9 @@ SKIPPED_FOLDERS = frozenset({
 })
 
 Language = Literal["python", "c"]
+# Files that may hold a configuration (config.load's names): a walk notes the folders that
+# have one, where a project of its own may begin.
+CONFIG_FILES = frozenset({"import-policy.yaml", ".import-policy.yaml", "pyproject.toml"})
 
 
 @dataclass(frozen=True)
@@ -88,6 +91,7 @@ def discover(
     remember: bool = False,
     skipped: Skipped | None = None,
     unreadable: Skipped | None = None,
+    markers: set[str] | None = None,
 ) -> list[SourceFile]:
     """Every file to check, each once per real path (by the path that involves no link
     when there is one), sorted by path. `remember`: keep what each folder held in the
@@ -96,7 +100,9 @@ def discover(
     over and added to `skipped`, and so is a named folder inside the root that is such a
     link. A named file is checked as named (`--fix` keeps its own guard against writing
     outside the root), and so is a folder named by a path outside the root. A folder the
-    walk cannot read goes to `unreadable` (its path, why): the run names it and fails."""
+    walk cannot read goes to `unreadable` (its path, why): the run names it and fails.
+    `markers` gets the root-relative folders walked that hold a file that may be a
+    configuration (`CONFIG_FILES`)."""
     paths = list(paths)
     # Named files are not walked: a pre-commit batch does not read the walk cache at all.
     walks = remember and any(os.path.isdir(given) for given in paths)
@@ -141,6 +147,8 @@ def discover(
         cache.save()
     if unreadable is not None:
         unreadable.extend(walker.unreadable)
+    if markers is not None:
+        markers.update(walker.markers)
     return sorted((file for file, _ in found.values()), key=lambda f: f.relative)
 
 
@@ -167,6 +175,7 @@ class _Walker:
         self.cache = cache
         self.skipped = skipped
         self.unreadable: Skipped = []
+        self.markers: set[str] = set()  # folders holding a file that may be a configuration
         self.ignores = _GitIgnores(root)
 
     def inside(self, real: str) -> bool:
@@ -219,6 +228,8 @@ class _Walker:
                     elif kind == "l":
                         spec = spec or self.ignores.for_folder(folder)
                         yield from self._link(str(folder / name), name, prefix + name, spec, dirty, subfolders)
+                    elif kind == "p":
+                        self.markers.add(folder_relative)
                     elif kind in languages:
                         yield SourceFile(folder / name, prefix + name, kind), _child(real, name), canonical
                 return
@@ -248,6 +259,10 @@ class _Walker:
                     listed.append((entry.name, "d"))
                     continue
                 language = language_of(entry.name)
+                if entry.name in CONFIG_FILES and entry.is_file():
+                    listed.append((entry.name, "p"))
+                    self.markers.add(folder_relative)
+                    continue
                 if language is None or language not in languages or not entry.is_file():
                     continue  # not a source file, or not a regular one (a FIFO would hang the read)
             except OSError:

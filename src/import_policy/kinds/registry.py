@@ -16,7 +16,7 @@ from import_policy.kinds.imports import ImportKind
 from import_policy.kinds.relative_imports import RelativeImportsKind
 from import_policy.kinds.syntax import SYNTAX_ERROR_RULE
 from import_policy.kinds.unused_suppression import UNUSED_SUPPRESSION_RULE
-from import_policy.rocm.import_time import ImportTimeKind
+from import_policy.kinds.import_time import ImportTimeKind
 from import_policy.rocm.rules import ROCM_RULES
 
 AnyKind = Union[PythonKind, CKind]

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from import_policy.config.model import RuleBase
 from import_policy.diagnostics import Diagnostic, unfixable_where
 from import_policy.discovery.files import SourceFile
+from import_policy.discovery.overlay import Overlay
 from import_policy.facts.encoding import unfixable_encoding
 from import_policy.facts.model import FileFacts
 from import_policy.kinds import cfamily
@@ -71,20 +72,25 @@ def _pool(plan: Plan, files: Sequence[SourceFile], jobs: int) -> dict[str, paral
     return done
 
 
-def run(plan: Plan, files: Sequence[SourceFile], read: Reader = read_file, jobs: int = 1) -> Result:
+def run(
+    plan: Plan, files: Sequence[SourceFile], read: Reader = read_file, jobs: int = 1, overlay: Overlay | None = None,
+) -> Result:
+    """`overlay`: buffers that stand for their files wherever a file is read (an editor's)."""
+    if overlay:
+        read = overlay.reader(read)
     # A run holds the facts of thousands of files: acyclic records the cyclic collector would
     # walk again at every collection, for nothing (its passes grow with the heap, so a big tree
     # cost more than linearly). What cycles a parse leaves are collected once the run is over.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _run(plan, files, read, jobs)
+        return _run(plan, files, read, jobs, overlay)
     finally:
         if collecting:
             gc.enable()
 
 
-def _run(plan: Plan, files: Sequence[SourceFile], read: Reader, jobs: int) -> Result:
+def _run(plan: Plan, files: Sequence[SourceFile], read: Reader, jobs: int, overlay: Overlay | None) -> Result:
     diagnostics: list[Diagnostic] = []
     unreadable: list[tuple[str, str]] = []
     python: dict[str, FileFacts] = {}  # for the project-level ROCm pass
@@ -131,7 +137,7 @@ def _run(plan: Plan, files: Sequence[SourceFile], read: Reader, jobs: int) -> Re
         diagnostics.extend(
             rocm_pass.check(
                 plan.rocm, python, read, plan.cache, named, rocm_pass.graph_stores(plan.cache),
-                plan.exempted if plan.track_allow_in else None,
+                plan.exempted if plan.track_allow_in else None, overlay,
             )
         )
     if any(d.fixable for d in diagnostics):

@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from import_policy.project.graph import Chain, Link
+from import_policy.graph.chains import Chain, Link
 
 # Rebases a root-relative path for display (the CLI shows paths relative to the current folder).
 Shown = Callable[[str], str]

@@ -1,1 +1,1 @@
-"""The ROCm-safety pass (contract section 4) as one package: predicates, sites, graph, plan, rules."""
+"""The ROCm-safety pass (contract section 4): its rules, their predicates and messages, the pass runner, the probe fixes and the rules docs; the graph it reads is `graph/`."""

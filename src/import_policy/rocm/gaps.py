@@ -17,9 +17,9 @@ from dataclasses import replace
 from import_policy.diagnostics import Diagnostic
 from import_policy.facts.model import FileFacts, SyntaxErrorFact
 from import_policy.kinds.syntax import syntax_error
-from import_policy.project.graph import Chain
+from import_policy.graph.chains import Chain
 from import_policy.project.modules import module_name
-from import_policy.rocm.modulegraph import ModuleGraph
+from import_policy.graph.store import ModuleGraph
 
 # A graph the pass read, with the entries its question starts from.
 Asked = tuple[ModuleGraph, tuple[str, ...]]

@@ -1,8 +1,8 @@
 """The ROCm-safety pass over one file's facts (contract section 4).
 
-Pure functions: what is heavy, what a probe is, and the per-file finding
-`trial-import-probe`. What runs on ROCm is `platform.py`'s; heavy sites and
-chains, which need the whole project, are `graph.py`'s.
+Pure functions: the rule ids, the per-file finding `trial-import-probe` and the gateways'
+exports. What is heavy and what a probe is are `graph.sites`'s; what runs on ROCm is
+`graph.judge`'s; heavy sites and chains, which need the whole project, are `graph.reach`'s.
 """
 
 from __future__ import annotations
@@ -13,42 +13,15 @@ from dataclasses import replace
 from import_policy.config.model import Policy, RocmSafety
 from import_policy.kinds.imports import gateways
 from import_policy.diagnostics import Diagnostic
-from import_policy.facts.model import CallFact, FileFacts, ImportFact, Span
+from import_policy.facts.model import FileFacts, ImportFact, Span
 from import_policy.fix.payload import InlineProbeFix, ProbeFix
-from import_policy.patterns import judge
+from import_policy.graph.sites import is_heavy, probe_of
 
 TRIAL_IMPORT_PROBE = "trial-import-probe"
 EAGER_HEAVY_IMPORT = "eager-heavy-import"
 IMPORT_TIME_JIT = "import-time-jit"
 HEAVY_IMPORT_REACHABLE = "heavy-import-reachable"
 RULE_IDS = (TRIAL_IMPORT_PROBE, EAGER_HEAVY_IMPORT, IMPORT_TIME_JIT, HEAVY_IMPORT_REACHABLE)
-
-
-def is_heavy(rocm: RocmSafety, name: str) -> bool:
-    """A heavy module, or anything under one (`tilelang.language`)."""
-    return judge(name, rocm.heavy_modules, ()).forbidden
-
-
-def probe_of(rocm: RocmSafety, call: CallFact) -> tuple[str, str | None] | None:
-    """(probe, alternative) when `call` is a configured probe on a heavy module."""
-    if call.first_string is None or not is_heavy(rocm, call.first_string):
-        return None
-    for probe, alternative in rocm.probes:
-        if probe in (call.tail, call.callee):
-            return probe, alternative
-    return None
-
-
-# `find_spec("a.b")` imports `a` (and runs its __init__) to find `a.b`.
-FIND_SPEC = "importlib.util.find_spec"
-
-
-def find_spec_of(rocm: RocmSafety, call: CallFact) -> str | None:
-    """The heavy parent that `importlib.util.find_spec("a.b")` imports (`a`); None for a top-level name."""
-    if call.callee != FIND_SPEC or call.first_string is None or "." not in call.first_string:
-        return None
-    parent = call.first_string.rpartition(".")[0]
-    return parent if is_heavy(rocm, parent) else None
 
 
 def _diagnostic(rule: str, facts: FileFacts, span: Span, statement_line: int, message: str) -> Diagnostic:
@@ -105,13 +78,3 @@ def trial_import_probes(rocm: RocmSafety, facts: FileFacts) -> Iterator[Diagnost
 def gateway_exports(policy: Policy) -> dict[str, str]:
     """`vllm.tilelang_utils.tilelang` -> `tilelang`: names a gateway re-exports, from every rule's fix."""
     return gateways(policy.rules)
-
-
-def through_gateway(name: str, exports: dict[str, str]) -> str:
-    """The name a gateway re-export stands for (`vllm.tilelang_utils.tilelang.jit` -> `tilelang.jit`)."""
-    parts = name.split(".")
-    for cut in range(len(parts), 0, -1):
-        original = exports.get(".".join(parts[:cut]))
-        if original is not None:
-            return ".".join([original, *parts[cut:]])
-    return name

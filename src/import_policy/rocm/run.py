@@ -32,19 +32,21 @@ from import_policy.rocm.predicates import (
 from import_policy.config.model import Origin, Policy, RocmSafety, RuleBase
 from import_policy.diagnostics import Diagnostic
 from import_policy.discovery.files import SourceFile
+from import_policy.discovery.overlay import Overlay
 from import_policy.project.layout import top_level_names
 from import_policy.project.modules import ProjectModules, module_name
 from import_policy.facts.kept import kept_calls
 from import_policy.facts.comments import suppressions
 from import_policy.facts.model import FileFacts, Suppressions
 from import_policy.facts.walkstate import DYNAMIC_IMPORTERS
-from import_policy.project.graph import Chain
-from import_policy.rocm import gaps, hook
-from import_policy.rocm import import_time as import_time_kind
-from import_policy.rocm.import_time import ImportTimeRule, rules_of as import_time_rules
-from import_policy.rocm.graph import HeavySite, Project
-from import_policy.rocm.graphcodec import EdgesCodec, GraphCodec, Stat, StoredEdges
-from import_policy.rocm.modulegraph import Inputs, ModuleGraph, digest, listing_digest, stat_of
+from import_policy.graph.chains import Chain
+from import_policy.graph import hook
+from import_policy.rocm import gaps
+from import_policy.kinds import import_time as import_time_kind
+from import_policy.kinds.import_time import ImportTimeRule, rules_of as import_time_rules
+from import_policy.graph.reach import HeavySite, Project
+from import_policy.graph.codec import EdgesCodec, GraphCodec, Stat, StoredEdges
+from import_policy.graph.store import Inputs, ModuleGraph, digest, listing_digest, stat_of
 from import_policy.cache.store import Store
 from pathlib import Path
 from import_policy.facts.literal_imports import literal_imports
@@ -324,7 +326,11 @@ def graph_settings(plan: RocmPlan) -> str | None:
 class _Tree:
     """The tree as it is now, for the module graph to check its log against."""
 
-    def __init__(self, plan: RocmPlan, known: Mapping[str, FileFacts], modules: ProjectModules, read: Reader) -> None:
+    def __init__(
+        self, plan: RocmPlan, known: Mapping[str, FileFacts], modules: ProjectModules, read: Reader,
+        overlay: Overlay | None = None,
+    ) -> None:
+        self.overlay = overlay
         self.root = plan.policy.root
         self.known = known
         self.modules = modules
@@ -336,6 +342,12 @@ class _Tree:
             facts = self.known.get(path)
             if ("e" if facts is not None and facts.parsed else "r") != how:
                 return False
+        held = self.overlay.bytes_of(self.root / path) if self.overlay else None
+        if held is not None:  # a buffer: its bytes decide, whatever the file on disk is
+            if hashed is not None and digest(held) == hashed:
+                return True
+            self.sources[path] = held
+            return False
         now = stat_of(f"{self.root}/{path}")
         if hashed is None or now is None:
             return hashed is None and now is None
@@ -381,7 +393,7 @@ def graph_stores(cache: FactsCache | None) -> GraphStores | None:
 
 def module_graph(
     plan: RocmPlan, known: Mapping[str, FileFacts], read: Reader, cache: Records | None = None,
-    stores: GraphStores | None = None,
+    stores: GraphStores | None = None, overlay: Overlay | None = None,
 ) -> ModuleGraph:
     """The module graph for this run: what `stores` kept of it while its inputs hold, the rest
     derived (through `project`, reading per-file records from `cache`)."""
@@ -390,7 +402,7 @@ def module_graph(
     settings = graph_settings(plan) if stores is not None else None
     stored = stores.index.get(settings, GRAPH_NAME) if stores is not None and settings is not None else None
 
-    tree = _Tree(plan, known, modules, read)
+    tree = _Tree(plan, known, modules, read, overlay)
 
     def make(logged: Mapping[str, str], inputs: Inputs) -> Project:
         return project(plan, known, reread, cache, logged, inputs)
@@ -423,6 +435,7 @@ def check(
     named: Collection[str] = (),
     stores: GraphStores | None = None,
     exempted: Callable[[Sequence[Diagnostic]], None] | None = None,
+    overlay: Overlay | None = None,
 ) -> list[Diagnostic]:
     """The pass's diagnostics for the files passed (already parsed by the engine); `named`:
     those named on the command line, where a reachability finding whose chain passes
@@ -432,7 +445,9 @@ def check(
     `import-time-jit`, else a probe as `trial-import-probe`, else `eager-heavy-import`.
     A file a graph read and could not parse is a `syntax-error` (`gaps`), checked or not,
     unless the engine parsed it (it has reported it); nothing silences it.
-    `exempted` (stale-allowlist tracking) sees the `import-time` findings an `allow_in` keeps out."""
+    `exempted` (stale-allowlist tracking) sees the `import-time` findings an `allow_in` keeps out.
+    `overlay`: buffers that stand for their files (`read` reads through it); a kept graph
+    compares them by their bytes, never by the stat data of the file on disk."""
     rocm = plan.rocm
     parsed = {
         path: facts for path, facts in passed.items() if facts.syntax_error is None and not path.endswith(".pyi")
@@ -458,7 +473,7 @@ def check(
     asked: list[gaps.Asked] = []
     if plan.needs_project:
         records: Records | None = cache if cache is not None or not plan.import_time else Memo()
-        graph = module_graph(plan, passed, read, records, stores)
+        graph = module_graph(plan, passed, read, records, stores, overlay)
         reported: set[tuple[str, int, int]] = set()
         reached: list[hook.Finding] = []
         walked = bool(applies and plan.rules & {HEAVY_IMPORT_REACHABLE, IMPORT_TIME_JIT})  # else nowhere to report
@@ -491,7 +506,7 @@ def check(
         found.extend(hook.reports(reached, where(_reports_in(rocm.applies_to), graph)))
         for declared in plan.import_time:
             rule_asked = rule_plan(plan, declared)
-            answer = module_graph(rule_asked, passed, read, records, stores)
+            answer = module_graph(rule_asked, passed, read, records, stores, overlay)
             findings = list(import_time_kind.findings(declared, answer))
             found.extend(hook.reports(findings, where(_reports_in(declared.applies_to), answer)))
             if exempted is not None and declared.allow_in:

@@ -14,8 +14,8 @@ from typing import Any
 from collections.abc import Iterator, Mapping
 
 from import_policy.facts.model import Span
-from import_policy.project.graph import Link
-from import_policy.rocm.graph import HeavySite, SiteKind
+from import_policy.graph.chains import Link
+from import_policy.graph.reach import HeavySite, SiteKind
 
 Json = Any
 Stat = tuple[int, int, int, int]  # mtime_ns, size, inode, ctime_ns

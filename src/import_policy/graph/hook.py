@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 
 from import_policy.diagnostics import Diagnostic, Place
 from import_policy.facts.model import FileFacts, Suppressions
-from import_policy.project.graph import Chain
+from import_policy.graph.chains import Chain
 
 # Links no statement makes: importing `a.b` runs `a/__init__` first, which is no line of `a`.
 _NO_STATEMENT = frozenset({"package"})

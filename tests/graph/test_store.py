@@ -19,7 +19,7 @@ from import_policy.cache.seal import FOLDER
 from import_policy.config.load import load
 from import_policy.discovery.files import SourceFile
 from import_policy.pipeline.extract import read_file
-from import_policy.rocm.modulegraph import ModuleGraph
+from import_policy.graph.store import ModuleGraph
 from import_policy.rocm.run import GraphStores, RocmPlan, make_plan, module_graph, save_graph
 
 POLICY = """\

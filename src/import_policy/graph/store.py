@@ -32,9 +32,9 @@ from typing import Protocol
 from import_policy.cache.facts import content_digest
 from import_policy.cache.seal import read_regular
 from import_policy.facts.model import SyntaxErrorFact
-from import_policy.project.graph import Chain, ImportGraph, Link
-from import_policy.rocm.graph import HeavySite, Project, first_reached, with_site
-from import_policy.rocm.graphcodec import (
+from import_policy.graph.chains import Chain, ImportGraph, Link
+from import_policy.graph.reach import HeavySite, Project, first_reached, with_site
+from import_policy.graph.codec import (
     Items,
     Log,
     Stat,

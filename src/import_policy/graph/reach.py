@@ -2,7 +2,7 @@
 
 Built from the facts of every project file, never by importing anything.
 Nodes are project modules; an edge is an import that runs on ROCm when its
-module is imported (`platform.Judge` decides what runs). A heavy site is, in
+module is imported (`judge.Judge` decides what runs). A heavy site is, in
 code that runs at import time on ROCm: an import of a heavy module, a call of a
 probe on one (or `find_spec("a.b")` with `a` heavy), a call of a project
 function that (through other project functions, across modules) imports or
@@ -18,10 +18,10 @@ from typing import Literal, Union
 from import_policy.config.model import RocmSafety
 from import_policy.facts.model import CallFact, FileFacts, ImportFact, Leaf, ReadFact, ScanFact, Span, SyntaxErrorFact
 from import_policy.patterns import prefixes
-from import_policy.project.graph import Chain, ImportGraph, Link
+from import_policy.graph.chains import Chain, ImportGraph, Link
 from import_policy.project.modules import modules_of
-from import_policy.rocm.platform import Judge
-from import_policy.rocm.predicates import find_spec_of, is_heavy, probe_of, through_gateway
+from import_policy.graph.judge import Judge
+from import_policy.graph.sites import find_spec_of, is_heavy, probe_of, through_gateway
 
 # The kinds of link this pass's edges make (`Link.kind`): "import", "package", "probe",
 # "call", "scan", "jit".

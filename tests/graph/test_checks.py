@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from import_policy.rocm.platform import Judge
-from import_policy.rocm.predicates import through_gateway
+from import_policy.graph.judge import Judge
+from import_policy.graph.sites import through_gateway
 from import_policy.config.model import Origin, RocmSafety
 from import_policy.facts.model import (
     BoolOp, Branch, CallFact, Context, FileFacts, FunctionFact, ImportFact, Leaf, Not, Opaque, Span, Test,
 )
-from import_policy.rocm.graph import Project
+from import_policy.graph.reach import Project
 from import_policy.patterns import DottedPattern
 
 GUARDS = ("TYPE_CHECKING", "is_cuda")

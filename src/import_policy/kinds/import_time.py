@@ -25,10 +25,10 @@ from import_policy.facts.model import FileFacts
 from import_policy.facts.usegate import UseGate
 from import_policy.kinds.base import NO_FILE, Candidates, RuleFault
 from import_policy.patterns import DottedPattern, Verdict, judge
-from import_policy.project.graph import Chain
+from import_policy.graph.chains import Chain
 from import_policy.project.modules import ProjectModules
-from import_policy.rocm.graph import HeavySite
-from import_policy.rocm.hook import Finding
+from import_policy.graph.reach import HeavySite
+from import_policy.graph.hook import Finding
 
 # Validation and the YAML tree are imported by the parse functions: a run that takes its
 # policy from the cache (cache.policy) imports neither.

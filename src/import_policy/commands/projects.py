@@ -1,0 +1,181 @@
+"""`check` over paths that may span several projects: each file judged by its nearest configuration.
+
+The paths named are grouped by the configuration found from each one upward; a
+walked folder that holds a project of its own (its own configuration, deeper
+down) hands that project's files over to it, so a walk over a monorepo finds
+every project in it. Each project is checked apart (its own policy, root and
+graph), and one report covers them all, its paths relative to the current folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from import_policy.config.load import Loaded, load, no_config_note
+from import_policy.config.nearest import Found, Nearest, same
+from import_policy.diagnostics import Diagnostic
+from import_policy.discovery.files import SourceFile
+
+if TYPE_CHECKING:
+    from import_policy.commands.check import Gathered, Split
+
+
+@dataclass
+class Group:
+    """One project's share of the paths named."""
+
+    found: Found  # its configuration and where it was found; None: the built-in preset
+    start: Path  # where its search began (for the preset's note)
+    paths: list[Path] = field(default_factory=list)
+
+
+def check_projects(args: argparse.Namespace, cwd: Path) -> int:
+    from import_policy.commands.check import check
+
+    if args.config is not None:
+        return check(_load(args, cwd, cwd), args)
+    nearest = Nearest(cwd)
+    if args.stdin_filename is not None:
+        # The buffer is judged where its file is: by the configuration nearest to that path.
+        (group,) = _groups([args.stdin_filename], nearest)
+        return check(_load(args, cwd, group.start), args)
+    done = _gather_all(args, cwd, _groups(args.paths or [Path(".")], nearest), nearest)
+    if isinstance(done, int):
+        return done
+    if len(done) == 1:
+        return _report_one(args, done[0])
+    return _report_several(args, cwd, done)
+
+
+def _groups(paths: list[Path], nearest: Nearest) -> list[Group]:
+    groups: list[Group] = []
+    for path in paths:
+        found = nearest.of_path(path)
+        for group in groups:
+            if same(group.found, found):
+                group.paths.append(path)
+                break
+        else:
+            absolute = os.path.abspath(path)
+            # Loaded from where it was found; the preset's note names where the search began.
+            start = found[1] if found is not None else Path(absolute if os.path.isdir(absolute) else os.path.dirname(absolute))
+            groups.append(Group(found, start, [path]))
+    return groups
+
+
+def _splitter(group: Group, nearest: Nearest, nested: list[Group]) -> Split:
+    """Keeps the walked files `group`'s configuration judges; a file judged by another (one
+    deeper down: the folder named is the other's nearest) puts that project in `nested`."""
+
+    def split(files: list[SourceFile]) -> list[SourceFile]:
+        kept: list[SourceFile] = []
+        folders: dict[str, bool] = {}
+        for file in files:
+            folder = file.relative.rpartition("/")[0]  # one path computed per folder, not per file
+            ours = folders.get(folder)
+            if ours is None:
+                found = nearest.of_folder(os.path.dirname(file.path))
+                ours = folders[folder] = same(found, group.found)
+                if not ours and found is not None and not any(same(found, other.found) for other in nested):
+                    nested.append(Group(found, found[1], [found[1]]))
+            if ours:
+                kept.append(file)
+        return kept
+
+    return split
+
+
+def _load(args: argparse.Namespace, cwd: Path, start: Path, note: bool = True) -> Loaded:
+    loaded = load(args.config, cwd, remember=not args.no_cache, start=start)
+    if loaded.config is None and note and not args.quiet:
+        print(f"import-policy: {no_config_note(start, cwd)}", file=sys.stderr)
+    return loaded
+
+
+def _with_paths(args: argparse.Namespace, paths: list[Path]) -> argparse.Namespace:
+    return argparse.Namespace(**{**vars(args), "paths": paths})
+
+
+def _gather_all(args: argparse.Namespace, cwd: Path, queue: list[Group], nearest: Nearest) -> list[Gathered] | int:
+    """Each project's part of the run, the projects a walk finds nested included."""
+    from import_policy.commands.check import gather
+
+    done: list[Gathered] = []
+    seen: list[Group] = []
+    codes: list[int] = []  # `--diff`: each project's part is written as it is found
+    while queue:
+        group = queue.pop(0)
+        if any(same(group.found, other.found) for other in seen):
+            continue  # a nested project met again, or named as well as walked into
+        seen.append(group)
+        nested: list[Group] = []
+        # The preset's note waits for the walk: a monorepo's root with no configuration of
+        # its own, whose files all belong to its projects, is judged by no preset.
+        loaded = _load(args, cwd, group.start, note=False)
+        gathered = gather(loaded, _with_paths(args, group.paths), _splitter(group, nearest, nested))
+        queue.extend(nested)
+        if isinstance(gathered, int):
+            codes.append(gathered)
+            continue
+        if loaded.config is None:
+            if not gathered.inputs.files and (nested or done):
+                continue  # every file it walked is another project's
+            if not args.quiet:
+                print(f"import-policy: {no_config_note(group.start, cwd)}", file=sys.stderr)
+        done.append(gathered)
+    return max(codes) if codes else done
+
+
+def _report_one(args: argparse.Namespace, g: Gathered) -> int:
+    from import_policy.commands.check import apply_baseline, report
+
+    kept, wrote = apply_baseline(g.result.diagnostics, args, g.policy, g.inputs.files, g.selection, g.overrides)
+    return report(args, g.policy.root, g.policy, g.inputs, g.finished, kept, g.fixing, wrote, g.overrides)
+
+
+def _report_several(args: argparse.Namespace, cwd: Path, done: list[Gathered]) -> int:
+    """One report over several projects: every path relative to the current folder (a
+    baseline's too), each finding judged fixable under its own project's root."""
+    from import_policy.commands.check import Finished, Inputs, apply_baseline, report
+    from import_policy.fix.reach import refuse_outside_root
+    from import_policy.fix.run import FixRun
+
+    diagnostics: list[Diagnostic] = []
+    files: list[SourceFile] = []
+    unreadable: list[tuple[str, str]] = []
+    stale: list[str] = []
+    fixing = FixRun() if any(g.fixing is not None for g in done) else None
+    count = 0
+    for g in done:
+        root = g.policy.root
+        diagnostics.extend(_rebase(d, root, cwd) for d in refuse_outside_root(g.result.diagnostics, root))
+        files.extend(replace(f, relative=_relative(f.relative, root, cwd)) for f in g.inputs.files)
+        unreadable.extend((_relative(path, root, cwd), why) for path, why in g.finished.unreadable)
+        stale.extend(g.finished.stale)
+        count += g.finished.files
+        if fixing is not None and g.fixing is not None:
+            fixing.applied += g.fixing.applied
+            fixing.fixed.extend(_rebase(d, root, cwd) for d in g.fixing.fixed)
+            fixing.write_errors.extend((_relative(path, root, cwd), why) for path, why in g.fixing.write_errors)
+    diagnostics.sort(key=Diagnostic.sort_key)
+    first = done[0]
+    kept, wrote = apply_baseline(diagnostics, args, replace(first.policy, root=cwd), files, first.selection, {})
+    inputs = Inputs([p for g in done for p in g.inputs.paths], files, first.inputs.read, None)
+    finished = Finished(count, unreadable, stale, rebased=True)
+    return report(args, cwd, first.policy, inputs, finished, kept, fixing, wrote, {})
+
+
+def _relative(path: str, root: Path, cwd: Path) -> str:
+    if root == cwd:
+        return path
+    return Path(os.path.relpath(root / path, cwd)).as_posix()
+
+
+def _rebase(d: Diagnostic, root: Path, cwd: Path) -> Diagnostic:
+    path = _relative(d.path, root, cwd)
+    return d if path == d.path else replace(d, path=path)

@@ -1,0 +1,80 @@
+"""Baselines across renames and partial runs: a file git sees as renamed keeps its entries; an
+entry whose file is gone is named as stale with its old path; `--write-baseline` on named
+files keeps the entries of the files it did not check."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import Project
+
+CONFIG = "rules:\n  - id: no-pickle\n    message: no pickle\n    forbid: [pickle]\n"
+A = "import os\nimport pickle\n\n\ndef f():\n    return pickle.dumps(os.name)\n"
+
+needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+
+
+def _git(project: Project, *args: str) -> None:
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=project.root, check=True, capture_output=True,
+    )
+
+
+@pytest.fixture
+def repo(project: Project) -> Project:
+    project.config(CONFIG)
+    project.write("pkg/a.py", A)
+    project.write("pkg/b.py", "import pickle\n")
+    _git(project, "init", "-q")
+    assert project.run("check", "--write-baseline", "baseline.json")[0] == 0
+    _git(project, "add", "-A")
+    _git(project, "commit", "-qm", "legacy")
+    return project
+
+
+@needs_git
+def test_a_file_git_sees_as_renamed_keeps_its_entries(repo: Project) -> None:
+    _git(repo, "mv", "pkg/a.py", "pkg/c.py")
+    assert repo.run("check", "--baseline", "baseline.json") == (0, "All checks passed!\n", "")
+    # Renamed and edited a little, as git still matches it by content.
+    (repo.root / "pkg" / "c.py").write_text(A + "\n\ndef g():\n    return 1\n")
+    assert repo.run("check", "--baseline", "baseline.json") == (0, "All checks passed!\n", "")
+    # Named alone, as pre-commit passes the renamed file.
+    assert repo.run("check", "--baseline", "baseline.json", "pkg/c.py") == (0, "All checks passed!\n", "")
+
+
+@needs_git
+def test_an_entry_whose_file_is_gone_is_stale_and_named(repo: Project) -> None:
+    (repo.root / "pkg" / "b.py").unlink()
+    code, out, err = repo.run("check", "--baseline", "baseline.json")
+    assert (code, out) == (0, "All checks passed!\n")
+    assert err.splitlines() == [
+        "import-policy: warning: baseline.json: entry no longer matches: no-pickle in pkg/b.py (the file is gone): "
+        "'import pickle'; shrink the baseline with --write-baseline",
+    ]
+
+
+@needs_git
+def test_a_rename_git_cannot_see_names_the_old_path(repo: Project) -> None:
+    """Moved without git and rewritten: the finding is new, and the old entry is named."""
+    (repo.root / "pkg" / "a.py").rename(repo.root / "pkg" / "c.py")
+    (repo.root / "pkg" / "c.py").write_text("import pickle as p\n")
+    code, out, err = repo.run("check", "--baseline", "baseline.json")
+    assert code == 1 and out.startswith("pkg/c.py:1:8: no-pickle")
+    assert "no-pickle in pkg/a.py (the file is gone)" in err
+
+
+def test_write_baseline_on_named_files_keeps_the_others(project: Project) -> None:
+    project.config(CONFIG)
+    project.write("pkg/a.py", A)
+    project.write("pkg/b.py", "import pickle\n")
+    assert project.run("check", "--write-baseline", "baseline.json")[0] == 0
+    project.write("pkg/b.py", "import os\nimport pickle\n")
+    assert project.run("check", "--write-baseline", "baseline.json", "pkg/b.py")[0] == 0
+    paths = sorted(entry["path"] for entry in json.loads((project.root / "baseline.json").read_text())["entries"])
+    assert paths == ["pkg/a.py", "pkg/b.py"]
+    assert project.run("check", "--baseline", "baseline.json") == (0, "All checks passed!\n", "")
