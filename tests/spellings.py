@@ -8,7 +8,8 @@ concatenation, parentheses, comments and line breaks inside the call, by positio
 `name=`; every importer: `import_module`, `__import__`, `importlib.__import__`,
 `builtins.__import__`), identifiers in NFKC-equivalent letters, and the
 file in any encoding a coding cookie or BOM declares (UTF-7, ISO-2022-JP and HZ with ASCII
-letters spelled in their own escapes).
+letters spelled in their own escapes), after a line in syntax newer than the running
+interpreter's.
 """
 
 from __future__ import annotations
@@ -163,12 +164,25 @@ def encoded(draw: st.DrawFn, text: str) -> bytes:
     return cookie + body
 
 
+# Lines in the newest Python's syntax (PEP 695, 701, 750, 758), which the interpreter running
+# the tests may not know: a file holding one is read all the same.
+NEWER_LINES = (
+    "type Alias = list[int]\n",
+    "def first[T](items: list[T]) -> T:\n    return items[0]\n",
+    "x = f\"{'a' + \"b\"}\"\n",
+    "greeting = t\"hello {x}\"\n",
+    "try:\n    pass\nexcept ValueError, TypeError:\n    pass\n",
+)
+
+
 @st.composite
 def spellings(draw: st.DrawFn, targets: tuple[str, ...] = ("pickle",)) -> Spelling:
     target = draw(st.sampled_from(targets))
     text, lazy = draw(statement(target))
     if draw(st.booleans()):
         text = "import os\n" + text + "os.getcwd()\n"
+    if draw(st.integers(0, 3)) == 0:
+        text = draw(st.sampled_from(NEWER_LINES)) + text
     try:
         source = draw(encoded(text))
     except UnicodeEncodeError:  # a fullwidth letter in Latin-1
