@@ -1,6 +1,6 @@
 """Benchmark import-policy against the tools it replaces, on a vLLM checkout.
 
-    python bench/run.py [--corpus DIR] [--venv DIR] [--runs 5] [--slow-runs 5] [--cases T1,T2,T3,T4,T6,T7,T8]
+    python bench/run.py [--corpus DIR] [--venv DIR] [--runs 5] [--slow-runs 5] [--cases T1,T2,T3,T4,T6,T7,T8,T9]
     python bench/run.py --prepare-only      # build T6's tree and config, check the config loads, stop
     python bench/run.py --write-t7 DIR      # write T7's file and configs into DIR, stop (to time it by hand)
 
@@ -15,12 +15,15 @@ Cases (docs/benchmarks.md has the targets and how to read them):
   T6  the tree copied 4 times, cold                                       vs the same layout with 1 copy (T1')
   T7  one generated 1.4 MB file, a use rule (forbid: [torch.cuda.synchronize]), cold   vs ruff TID251 on it
   T8  `check --diff` of one generated 4 MB file with one fixable import   against absolute targets (5 s, 300 MB)
+  T9  `check --diff` of one generated file with 16,000 fixable imports    vs `check` of the same file
+  T10 the vllm preset with `follow: [transformers]` (--deps-env: a venv with transformers installed,
+      --no-deps is enough), whole tree cold and warm and T3's batch warm    vs the same without `follow`
 
 T1-T4 and T6 read the corpus, which defaults to ~/.cache/import-policy-corpus/vllm-0.33.0
-and is fetched with ../shared/corpus/fetch_sdist.py when missing; T7 and T8 generate
+and is fetched with ../shared/corpus/fetch_sdist.py when missing; T7, T8 and T9 generate
 their own files and need neither. Everything runs in a venv of its own
 (~/.cache/import-policy-bench/venv: this repository, editable, and the tools the cases
-compare with: regex, ruff, import-linter; T8 needs none of them): the bench sets it up,
+compare with: regex, ruff, import-linter; T8 and T9 need none of them): the bench sets it up,
 then runs itself again under it.
 Commands alternate within each round; every figure is a median over the rounds.
 CPU time (user + sys of the process and its children, from wait4) is the figure
@@ -59,10 +62,12 @@ DEFAULT_FETCHER = REPO.parent / "shared" / "corpus" / "fetch_sdist.py"
 TOOLS = ("regex", "ruff", "import-linter")  # regex: vLLM's script imports it
 # What each case needs besides import-policy: the vLLM corpus, and the tools it is compared with.
 # T7 and T8 generate their own files, so on a fresh clone they need neither the corpus nor its fetcher.
-CORPUS_CASES = frozenset({"T1", "T2", "T3", "T4", "T6"})
+CORPUS_CASES = frozenset({"T1", "T2", "T3", "T4", "T6", "T10"})
 CASE_TOOLS = {"T1": ("regex",), "T2": ("ruff",), "T3": ("regex",), "T4": ("import-linter",), "T7": ("ruff",)}
 INNER = "IMPORT_POLICY_BENCH_VENV"  # set when the bench runs itself again under its venv
-CASES = ("T1", "T2", "T3", "T4", "T5", "T6", "T7", "T8")
+CASES = ("T1", "T2", "T3", "T4", "T5", "T6", "T7", "T8", "T9", "T10")
+FOLLOW_CONFIG = "import-policy-bench-follow.yaml"
+FOLLOW_POLICY = "version: 1\nextends: [vllm]\nenvironment:\n  python: {python}\nfollow: [transformers]\n"
 GRAPH_RULE = "heavy-import-reachable"
 PRESET_POLICY = "version: 1\nextends: [vllm]\n"
 # vllm.yaml extends these two; `_merge` in config/load.py merges parents first.
@@ -72,6 +77,8 @@ T6_TARGET = 4.4  # linear in the tree's size, with 10% slack
 T8_BYTES = 4 * 1024 * 1024
 T8_TARGET_S = 5.0
 T8_POLICY = "version: 1\nrules:\n  - id: regex-not-re\n    forbid: [re]\n    fix: {replace_module: regex}\n"
+T9_FIXES = 16_000
+T9_TARGET = 3.0  # --diff within a few times the check of the same file
 
 
 @dataclass
@@ -307,6 +314,7 @@ class Bench:
     slow_runs: int
     rows: list[str] = field(default_factory=list)
     commands: list[Command] = field(default_factory=list)
+    deps_env: Path | None = None  # T10's environment
 
     @property
     def ours(self) -> list[str]:
@@ -474,6 +482,29 @@ def case_t4(bench: Bench) -> None:
     bench.rows.append(rows("T4 heavy-import-reachable, cold", t4_cold, lint_cold, 3))
     bench.rows.append(rows("T4 heavy-import-reachable, warm", t4_warm, lint_warm, 1))
     bench.commands += [t4_cold, lint_cold, t4_warm, lint_warm]
+
+
+def case_t10(bench: Bench, config: Path) -> None:
+    """`follow: [transformers]` against the same run without it: the whole tree (the graph
+    rule on) cold and warm, and T3's batch warm, which must not move."""
+    print("T10 follow: [transformers]", file=sys.stderr)
+    whole = [bench.python, "-m", "import_policy", "check", "--jobs", bench.jobs]
+    followed = [*whole, "--config", str(config)]
+    plain_cold = Command("import-policy without follow, cold", whole, before=bench.clear)
+    follow_cold = Command("import-policy follow, cold", followed, before=bench.clear)
+    alternate([follow_cold, plain_cold], bench.slow_runs, bench.corpus)
+    measure(whole, bench.corpus)
+    measure(followed, bench.corpus)
+    plain_warm = Command("import-policy without follow, warm", whole)
+    follow_warm = Command("import-policy follow, warm", followed)
+    batch = no_parse_batch(bench.corpus, bench.files)
+    plain_batch = Command("import-policy T3 batch without follow, warm", [*bench.ours, *batch])
+    follow_batch = Command("import-policy T3 batch with follow, warm", [*bench.ours, "--config", str(config), *batch])
+    alternate([follow_warm, plain_warm, follow_batch, plain_batch], bench.runs, bench.corpus)
+    bench.rows.append(rows("T10 whole tree, follow: [transformers], cold", follow_cold, plain_cold, None))
+    bench.rows.append(rows("T10 whole tree, follow: [transformers], warm", follow_warm, plain_warm, 1.1))
+    bench.rows.append(rows("T10 T3's 10-file batch with follow, warm", follow_batch, plain_batch, 1.1))
+    bench.commands += [follow_cold, plain_cold, follow_warm, plain_warm, follow_batch, plain_batch]
 
 
 def case_t6(bench: Bench, four: Path, one: Path) -> None:
@@ -672,6 +703,34 @@ def case_t8(bench: Bench) -> None:
     bench.commands.append(t8)
 
 
+# --- T9: --diff of many fixes ------------------------------------------------------------
+
+
+def generate_t9(folder: Path, fixes: int = T9_FIXES) -> Path:
+    """A project whose one file, `many.py`, holds `fixes` fixable imports, each followed by code
+    that uses it (similar lines throughout: what made a whole-file sequence match quadratic)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / CONFIG).write_text(T8_POLICY, encoding="utf-8")
+    parts = [f"import re\npattern_{n} = re.compile(r'item-{n}')\n" for n in range(fixes)]
+    path = folder / "many.py"
+    path.write_text("".join(parts), encoding="utf-8")
+    return path
+
+
+def case_t9(bench: Bench) -> None:
+    folder = bench.work / "t9"
+    path = generate_t9(folder)
+    print(f"T9 --diff of {T9_FIXES} fixes in {path}", file=sys.stderr)
+    diff = Command("import-policy T9 --diff 16,000 fixes",
+                   [bench.python, "-m", "import_policy", "check", "--no-cache", "--diff", "many.py"], cwd=folder)
+    check = Command("import-policy T9 check", [bench.python, "-m", "import_policy", "check", "--no-cache", "many.py"],
+                    cwd=folder)
+    alternate([diff, check], bench.runs, folder)
+    bench.rows.append(rows(f"T9 --diff, one file with {T9_FIXES:,} fixable imports, against check of it", diff, check,
+                           T9_TARGET))
+    bench.commands += [diff, check]
+
+
 # --- output ---------------------------------------------------------------------------
 
 
@@ -715,8 +774,10 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--venv", type=Path, default=DEFAULT_VENV, help=f"the bench's own venv (default: {DEFAULT_VENV})")
     parser.add_argument("--runs", type=int, default=5, help="rounds for fast cases (median; at least 5 for the record)")
     parser.add_argument("--slow-runs", type=int, default=5, help="rounds for the cold whole-tree cases (T1, T4 cold, T6)")
-    parser.add_argument("--cases", type=case_list, default=case_list("T1,T2,T3,T4,T6,T7,T8"),
+    parser.add_argument("--cases", type=case_list, default=case_list("T1,T2,T3,T4,T6,T7,T8,T9"),
                         help="comma-separated subset of " + ",".join(CASES) + " (T5, peak RSS, is always printed)")
+    parser.add_argument("--deps-env", type=Path,
+                        help="T10: a venv with transformers installed (pip install --no-deps is enough)")
     parser.add_argument("--jobs", default=str(os.cpu_count() or 1), help="import-policy --jobs")
     parser.add_argument("--write-t7", type=Path, metavar="DIR",
                         help="write T7's generated file and its two configs into DIR, print the path and stop")
@@ -726,7 +787,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 def run_cases(bench: Bench, cases: set[str], stack: contextlib.ExitStack) -> None:
-    if cases & {"T1", "T2", "T3", "T4"}:
+    if cases & {"T1", "T2", "T3", "T4", "T10"}:
         stack.enter_context(written(bench.corpus / CONFIG, PRESET_POLICY))
     if "T1" in cases:
         t1b_config = stack.enter_context(written(bench.corpus / T1B_CONFIG, POLICY.read_text(encoding="utf-8")))
@@ -743,6 +804,13 @@ def run_cases(bench: Bench, cases: set[str], stack: contextlib.ExitStack) -> Non
         case_t7(bench)
     if "T8" in cases:
         case_t8(bench)
+    if "T9" in cases:
+        case_t9(bench)
+    if "T10" in cases:
+        if bench.deps_env is None:
+            raise SystemExit("bench: T10 needs --deps-env (a venv with transformers installed)")
+        text = FOLLOW_POLICY.format(python=bench.deps_env / "bin" / "python")
+        case_t10(bench, stack.enter_context(written(bench.corpus / FOLLOW_CONFIG, text)))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -772,7 +840,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(versions(python))
     where = f"corpus {corpus}: {len(files)} .py files" if with_corpus else "no corpus needed"
     print(f"{where}; {os.cpu_count()} CPUs; --jobs {args.jobs}\n")
-    bench = Bench(python, corpus, files, work, args.jobs, args.runs, args.slow_runs)
+    bench = Bench(python, corpus, files, work, args.jobs, args.runs, args.slow_runs,
+                  deps_env=args.deps_env.expanduser().absolute() if args.deps_env is not None else None)
     with contextlib.ExitStack() as stack:
         stack.callback(remover(work))
         run_cases(bench, args.cases, stack)

@@ -77,6 +77,20 @@ DYNAMIC_SPELLINGS = [
     "import builtins as b\nb.__import__(name='pickle')\n",
     "from builtins import __import__ as imp\nimp(f'pickle')\n",
 ]
+# What the ROCm pass reads of classes, bindings, dict entries and probes (both extractors).
+SEMANTICS = [
+    "from .base import Checker as B\nimport pkg.other\nclass C(B, pkg.other.Mixin, metaclass=M):\n    class D(C, object): pass\n",
+    "class C(f(), *bases, x=1):\n    pass\n",
+    "def f():\n    global A, B\n    if x:\n        global C\n    def g():\n        global D\n    class E:\n        global F\n",
+    "env = {'has_te': is_cuda(), 'n': 1, **other, 2: x}\nenv['has_fa'] = not is_hip()\nenv['a', ] = 1\ndel env['n'], env\n",
+    "info: dict = {\"k\": HAS}\nif info.get('k') and env['a.b'] and x.y['z'] == 'cuda' and e.get(1):\n    import a\n",
+    "if (\n    is_cuda()  # a comment\n    and x\n):\n    import a\nelif (b) and (c):\n    import c\nelse:\n    pass\n",
+    "try:\n    if sys.platform != 'darwin':\n        import xformers\n    else:\n        import importlib\n        importlib.import_module('flash_attn')\nexcept ImportError:\n    pass\n",
+    "with x:\n    A = 1\nwhile y:\n    B = 2\nfor i in z:\n    C = 3\nmatch v:\n    case 1:\n        D = 4\ntry:\n    E = 5\nexcept Exception:\n    E = 6\n",
+    "def f():\n    if not torch.cuda.is_available() or _is_hip():\n        return False\n    from flash_attn import x\n",
+    "try:\n    if x:\n        from aiter import f\n    else:\n        from flash_attn import g\nexcept ImportError:\n    def f(*a):\n        raise ImportError\n    class K: pass\n",
+]
+TRICKY += SEMANTICS
 TRICKY += SPELLINGS + DYNAMIC_SPELLINGS
 TRICKY_BYTES = [
     *(s.encode("utf-8") for s in SPELLINGS),

@@ -212,7 +212,8 @@ def mutate(data: bytes, kind: str, rng: random.Random) -> bytes:
 
 
 MUTATION_POLICY = (
-    "version: 1\nextends: [rocm-safety]\nroots: ['.']\nrules:\n"
+    # The tree holds modules and no package: the pass's entry is named (none would be an error).
+    "version: 1\nextends: [rocm-safety]\nroots: ['.']\nrocm_safety: {entry_modules: [gw]}\nrules:\n"
     "  - id: no-re\n    forbid: [re, os.path.join, typing.*]\n    fix: {replace_module: regex}\n"
     "  - id: gate\n    forbid: [tilelang, pathlib]\n"
     "  - id: no-pickle\n    forbid: [pickle]\n"

@@ -21,6 +21,8 @@ from import_policy.cache.seal import FOLDER as CACHE_FOLDER
 from import_policy.quoting import escape_controls
 from import_policy.commands import EXIT_ERROR, EXIT_OK, EXIT_VIOLATIONS, UsageError, discard_stdout
 from import_policy.config.load import ConfigErrors, Loaded, load, no_config_note
+from import_policy.discovery import probe
+from import_policy.discovery.tracked import new_run
 from import_policy.report.formats import FORMATS
 
 __all__ = ["EXIT_ERROR", "EXIT_OK", "EXIT_VIOLATIONS", "UsageError", "main"]
@@ -88,6 +90,8 @@ def _parser() -> argparse.ArgumentParser:
     why.add_argument("--format", choices=("text", "json", "mermaid", "dot"), default="text")
     why.add_argument("--all", action="store_true", dest="all_chains", help="every route to MODULE, not only the shortest per entry module")
     why.add_argument("--rule", metavar="ID", help="the chains a `kind: import-time` rule follows (its entry modules and platform)")
+
+    commands.add_parser("server", help="the Language Server Protocol over stdio, for editors")
     # A bad flag is reported with the usage of the command it was given to, not the top level's.
     for name, command in commands.choices.items():
         command.set_defaults(command_parser=command)
@@ -117,7 +121,7 @@ def _without_command(parser: argparse.ArgumentParser, argv: Sequence[str]) -> st
     near = difflib.get_close_matches(first, list(commands), n=1)
     if near:
         return f"unknown command {first!r}; did you mean `{shlex.join(['import-policy', near[0], *argv[1:]])}`?"
-    if Path(first).exists() or "/" in first or first.endswith(".py") or first in (".", ".."):
+    if probe.exists(first) or "/" in first or first.endswith(".py") or first in (".", ".."):
         return f"{first!r} is not a command; did you mean `{again}`?"
     return None
 
@@ -134,6 +138,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             args.command_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     except SystemExit as exit_:
         return EXIT_ERROR if exit_.code not in (0, None) else EXIT_OK
+    new_run()  # what a run says once (git refusing the repository) is said again by the next
     try:
         code = _dispatch(args)
         sys.stdout.flush()  # here, where a closed pipe can still be told from a crash
@@ -169,6 +174,10 @@ def _load(args: argparse.Namespace) -> Loaded:
 
 
 def _dispatch(args: argparse.Namespace) -> int:
+    if args.command == "server":  # each file's own configuration, found as the editor opens it
+        from import_policy.commands import server
+
+        return server.command()
     if args.command == "check":
         from import_policy.commands.check import answer_warm
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 _SEGMENT = re.compile(r"[A-Za-z0-9_*]+")
@@ -40,7 +40,8 @@ class DottedPattern:
         parts: list[str] = []
         for segment in text.split("."):
             if segment == "**":
-                parts.append("**")
+                if not parts or parts[-1] != "**":  # `**.**` is one `**`: zero or more segments, twice
+                    parts.append("**")
             elif "**" in segment:
                 raise PatternError(f"'**' must be a whole segment in {text!r}")
             elif not _SEGMENT.fullmatch(segment):
@@ -57,6 +58,47 @@ class DottedPattern:
 
     def matches(self, name: str) -> bool:
         return self.regex.fullmatch(name) is not None
+
+    @functools.cached_property
+    def runs(self) -> tuple[tuple[re.Pattern[str], ...], ...]:
+        """The pattern's segments as one-segment regexes, in the runs its `**` segments separate."""
+        runs: list[list[re.Pattern[str]]] = [[]]
+        for segment in self.text.split("."):
+            if segment == "**":
+                runs.append([])
+            else:
+                runs[-1].append(re.compile("[^.]*".join(re.escape(p) for p in segment.split("*"))))
+        return tuple(tuple(run) for run in runs)
+
+    def longest(self, name: str, segments: list[str], ends: list[int]) -> int:
+        """How many leading segments the longest prefix of `name` this pattern matches has (0:
+        none). `segments` is `name` split at its dots, `ends[i]` where its prefix of i + 1
+        segments ends. Linear in the name's length: a prefix is never built, and a `**` is
+        placed as a glob's `*` is (each run between them at its earliest place, the last at
+        its latest), so no segment is tried more than once per run."""
+        runs = self.runs
+        count = len(segments)
+        if len(runs) == 1:
+            size = len(runs[0])
+            return size if size <= count and self.regex.fullmatch(name, 0, ends[size - 1]) else 0
+
+        def fits(run: tuple[re.Pattern[str], ...], at: int) -> bool:
+            return at + len(run) <= count and all(r.fullmatch(segments[at + k]) for k, r in enumerate(run))
+
+        if not fits(runs[0], 0):
+            return 0
+        at = len(runs[0])
+        for run in runs[1:-1]:
+            while not fits(run, at):
+                if at + len(run) >= count:
+                    return 0
+                at += 1
+            at += len(run)
+        last = runs[-1]
+        for start in range(count - len(last), at - 1, -1):
+            if fits(last, start):
+                return start + len(last)
+        return 0
 
     @property
     def literal_head(self) -> str | None:
@@ -82,10 +124,56 @@ def _join_segments(parts: list[str]) -> str:
     return out
 
 
-def prefixes(name: str) -> list[str]:
-    """`a.b.c` -> [`a.b.c`, `a.b`, `a`]: most specific first."""
-    pieces = name.split(".")
-    return [".".join(pieces[:n]) for n in range(len(pieces), 0, -1)]
+# No file name can hold a longer module name (PATH_MAX, NAME_MAX on Linux and macOS).
+_PATH_MAX = 4096
+_NAME_MAX = 255
+
+
+def heads(name: str) -> Iterator[str]:
+    """`a.b.c` -> `a`, `a.b`, `a.b.c`: shortest first, made one at a time."""
+    at = name.find(".")
+    while at >= 0:
+        yield name[:at]
+        at = name.find(".", at + 1)
+    yield name
+
+
+def module_heads(name: str) -> Iterator[str]:
+    """The prefixes of `name`, shortest first, that a file could stand for: one longer than a
+    path or with a segment longer than a file name names no module, and neither does any
+    longer prefix, so a hostile name of any length costs a bounded amount."""
+    start = 0
+    for head in heads(name):
+        if len(head) > _PATH_MAX or len(head) - start > _NAME_MAX:
+            return
+        yield head
+        start = len(head) + 1
+
+
+def split_name(name: str) -> tuple[list[str], list[int]]:
+    """`name`'s segments up to its first empty one (no module has one), and where each
+    prefix ends, for `DottedPattern.longest`."""
+    segments = name.split(".")
+    if "" in segments:
+        segments = segments[: segments.index("")] or [""]
+    ends: list[int] = []
+    at = -1
+    for segment in segments:
+        at += len(segment) + 1
+        ends.append(at)
+    return segments, ends
+
+
+def longest_match(name: str, patterns: Iterable[DottedPattern]) -> tuple[int, DottedPattern | None]:
+    """The length in segments of the longest prefix of `name` one of `patterns` matches,
+    and the first pattern that matches it ((0, None): none does)."""
+    segments, ends = split_name(name)
+    best: tuple[int, DottedPattern | None] = (0, None)
+    for pattern in patterns:
+        size = pattern.longest(name, segments, ends)
+        if size > best[0]:
+            best = (size, pattern)
+    return best
 
 
 @dataclass(frozen=True)
@@ -106,13 +194,12 @@ def judge(name: str, forbid: Iterable[DottedPattern], allow: Iterable[DottedPatt
     allow = tuple(p for p in allow if p.head is None or p.head == first)
     if not forbid and not allow:
         return _ALLOWED
-    for prefix in prefixes(name):
-        for pattern in allow:
-            if pattern.matches(prefix):
-                return Verdict(False, pattern)
-        for pattern in forbid:
-            if pattern.matches(prefix):
-                return Verdict(True, pattern)
+    allowed, by = longest_match(name, allow)
+    banned, pattern = longest_match(name, forbid)
+    if banned > allowed:
+        return Verdict(True, pattern)
+    if by is not None:
+        return Verdict(False, by)
     return _ALLOWED
 
 

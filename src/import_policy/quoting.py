@@ -1,5 +1,6 @@
 """Paths and messages made safe to print: a file name can never forge a line, a terminal
-sequence or a GitHub workflow command.
+sequence or a GitHub workflow command (no line printed begins with `::` but `--format
+github`'s own).
 
 `quote_path` quotes as git does with `core.quotePath=false`: a path holding a control
 character, a double quote or a backslash is written in double quotes with C escapes
@@ -30,9 +31,11 @@ def _escape(match: re.Match[str]) -> str:
 
 
 def quote_path(path: str) -> str:
-    """`path` as git would print it: unchanged when nothing in it needs quoting."""
+    """`path` as git would print it: unchanged when nothing in it needs quoting. A path that
+    begins with `::` is written `./::...`, the same file: at the start of a line a GitHub
+    runner would read it as a workflow command."""
     if _UNSAFE.search(path) is None:
-        return path
+        return "./" + path if path.startswith("::") else path
     return '"' + _UNSAFE.sub(_escape, path) + '"'
 
 

@@ -78,3 +78,20 @@ def test_write_baseline_on_named_files_keeps_the_others(project: Project) -> Non
     paths = sorted(entry["path"] for entry in json.loads((project.root / "baseline.json").read_text())["entries"])
     assert paths == ["pkg/a.py", "pkg/b.py"]
     assert project.run("check", "--baseline", "baseline.json") == (0, "All checks passed!\n", "")
+
+
+def test_one_baseline_serves_a_monorepo_whatever_files_a_run_names(project: Project) -> None:
+    """pre-commit names the files of one package or of several: the same baseline matches both."""
+    project.write("alpha/import-policy.yaml", CONFIG)
+    project.write("alpha/a.py", "import pickle\n")
+    project.write("beta/import-policy.yaml", CONFIG)
+    project.write("beta/b.py", "import pickle\n")
+    assert project.run("check", "--write-baseline", "baseline.json", "alpha/a.py", "beta/b.py")[0] == 0
+    clean = (0, "All checks passed!\n", "")
+    assert project.run("check", "--baseline", "baseline.json", "alpha/a.py") == clean
+    assert project.run("check", "--baseline", "baseline.json", "alpha/a.py", "beta/b.py") == clean
+    assert project.run("check", "--baseline", "baseline.json") == clean
+    (project.root / "baseline.json").unlink()
+    assert project.run("check", "--write-baseline", "baseline.json", "alpha/a.py")[0] == 0
+    assert project.run("check", "--write-baseline", "baseline.json", "beta/b.py")[0] == 0
+    assert project.run("check", "--baseline", "baseline.json") == clean

@@ -49,6 +49,10 @@ SYNC = "version: 1\nrules:\n  - id: sync\n    forbid: [torch.cuda.synchronize]\n
 SYNC_AND_EMPTY = "version: 1\nrules:\n  - id: sync\n    forbid: [torch.cuda.synchronize, torch.cuda.empty_cache]\n"
 USES = "import torch\ntorch.cuda.synchronize()\ntorch.cuda.empty_cache()\n"
 RELATIVE = "version: 1\nroots: [{roots}]\nrules:\n  - id: no-y\n    forbid: [pkg.y]\n"
+IMPORT_TIME = (
+    "version: 1\nrules:\n  - id: light\n    kind: import-time\n    entry: [pkg]\n    forbid: [{forbid}]\n"
+)
+RELATIVE_FIX = "version: 1\nroots: ['.', src]\nrules:\n  - id: rel\n    kind: relative-imports\n    ban: parents\n"
 ROCM = "version: 1\nrocm_safety:\n  heavy_modules: [tilelang]\n  entry_modules: [pkg]\n"
 
 SCENARIOS: dict[str, Scenario] = {
@@ -68,6 +72,16 @@ SCENARIOS: dict[str, Scenario] = {
         {"import-policy.yaml": ROCM, "pkg/__init__.py": "import pkg.m\n", "pkg/m.py": "import lib\nlib.load()\n"},
         lambda project: (project.write("lib/__init__.py", "def load():\n    import tilelang\n")),
     ),
+    # the pass's record of a file its prefilter turned down: keyed by what the prefilter asks
+    "facts/graph-skip-heavy": Scenario(
+        {"import-policy.yaml": ROCM, "pkg/__init__.py": "import pkg.m\n", "pkg/m.py": "import xformers\n"},
+        _config(ROCM.replace("[tilelang]", "[tilelang, xformers]")),
+    ),
+    "facts/graph-skip-import-time": Scenario(
+        {"import-policy.yaml": IMPORT_TIME.format(forbid="cv2"), "pkg/__init__.py": "import pkg.m\n",
+         "pkg/m.py": "import xformers\n"},
+        _config(IMPORT_TIME.format(forbid="cv2, xformers")),
+    ),
     # whole-tree results: the policy, the selection, the files the walk found (and their bytes)
     "run/policy": Scenario({"import-policy.yaml": RE, "a.py": "import re\nimport torch\n"}, _config(TORCH)),
     "run/extended-file": Scenario(
@@ -77,6 +91,11 @@ SCENARIOS: dict[str, Scenario] = {
     "run/selection": Scenario({"import-policy.yaml": RE + "  - id: no-os\n    forbid: [os]\n", "a.py": "import re, os\n"},
                               lambda project: None, argv_after=("--select", "no-os")),
     "run/files": Scenario({"import-policy.yaml": RE, "a.py": "import os\n"}, _write("b.py", "import re\n")),
+    "run/layout": Scenario(  # an empty folder under a root makes `pkg` ambiguous: the fix is unsafe
+        {"import-policy.yaml": RELATIVE_FIX, "src/other.py": "", "pkg/__init__.py": "", "pkg/a/__init__.py": "",
+         "pkg/a/x.py": "from .. import y\n", "pkg/y.py": ""},
+        lambda project: (project.root / "src" / "pkg").mkdir(),
+    ),
     "run/bytes": Scenario({"import-policy.yaml": RE, "a.py": "import os\n"}, _write("a.py", "import re\n")),
     # folder listings: exclude, a folder's entries, a .gitignore
     "walk/exclude": Scenario({"import-policy.yaml": RE + "exclude: ['b.py']\n", "a.py": "", "b.py": "import re\n"}, _config(RE)),
@@ -181,3 +200,84 @@ def test_the_walk_cache_file_changes_with_its_setting_and_version(tmp_path: Path
     monkeypatch.setattr(walk_cache, "_FORMAT", -1)
     names.add(walk_cache.WalkCache(tmp_path, "a").file)
     assert len(names) == 4
+
+
+def test_every_parse_is_keyed_by_the_interpreter_and_the_parser() -> None:
+    """A 3.11 run's `syntax-error` for `type X = int` is no answer for 3.12: the facts, run and
+    graph keys all digest EXTRACTION (held above), which names both parsers' releases."""
+    import importlib.metadata
+    import platform
+    import sys
+
+    from import_policy.facts import EXTRACTION
+
+    assert f"{platform.python_implementation()}-{sys.version_info.major}.{sys.version_info.minor}." in EXTRACTION
+    assert f".{sys.version_info.micro}-" in EXTRACTION
+    assert f"libcst-{importlib.metadata.version('libcst')}" in EXTRACTION
+    assert facts_cache._FORMAT == EXTRACTION
+
+
+def test_a_cache_written_by_another_interpreter_is_not_read(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same tree and caches, checked under an EXTRACTION that differs as another Python's
+    does: every cache misses (a planted answer in each is never replayed)."""
+    from import_policy.cache import store
+
+    project.write("import-policy.yaml", ROCM + RE[len("version: 1\n"):])
+    project.write("pkg/__init__.py", "import pkg.m\n")
+    project.write("pkg/m.py", "import tilelang\nimport re\n")
+    first = project.run("check")
+    assert first[0] == 1
+    for module in (facts_cache, run_cache, store):
+        monkeypatch.setattr(module, "EXTRACTION" if module is not facts_cache else "_FORMAT", "another-python")
+    misses = facts_cache.FactsCache.get
+
+    def counted(self: facts_cache.FactsCache, key: str) -> object:
+        found = misses(self, key)
+        assert found is None, "an entry another interpreter wrote was read"
+        return found
+
+    monkeypatch.setattr(facts_cache.FactsCache, "get", counted)
+    assert project.run("check") == first
+
+
+def test_the_graph_store_key_changes_with_the_codec(tmp_path: Path) -> None:
+    from import_policy.cache import store
+    from import_policy.graph.codec import GraphCodec
+
+    codec = GraphCodec()
+    before = store.Store(tmp_path, codec).key("settings", "graph")
+    codec.version = GraphCodec.version + 1  # a codec that reads another shape
+    assert store.Store(tmp_path, codec).key("settings", "graph") != before
+
+
+def test_an_entry_moved_under_another_key_is_a_miss(tmp_path: Path) -> None:
+    """Sealed under the user's own key and verifying, but written for another key (another
+    file's bytes, another setting): a copy of it under the other key's name is never read."""
+    from import_policy.cache import store
+    from import_policy.facts.model import FileFacts
+    from import_policy.graph.codec import GraphCodec, Stored
+
+    facts = facts_cache.FactsCache(tmp_path)
+    one, other = facts.key(b"a", "a.py", "a", False, "facts"), facts.key(b"b", "b.py", "b", False, "facts")
+    facts.put(one, FileFacts("a.py", "a", False))
+    assert facts.get(one) is not None
+    facts._entry(other).parent.mkdir(parents=True, exist_ok=True)
+    facts._entry(other).write_bytes(facts._entry(one).read_bytes())
+    assert facts.get(other) is None
+
+    graphs = store.Store(tmp_path, GraphCodec())
+    graphs.put("settings-one", "graph", Stored(generation="g"))
+    assert graphs.get("settings-one", "graph") is not None
+    moved = graphs._entry(graphs.key("settings-two", "graph"))
+    moved.write_bytes(graphs._entry(graphs.key("settings-one", "graph")).read_bytes())
+    assert graphs.get("settings-two", "graph") is None
+
+
+def test_stat_data_holds_the_inode() -> None:
+    """A file replaced by another (a checkout, `mv`) is another inode: with the same size and
+    times it is still another file."""
+    from import_policy.cache.stat import stat_of
+
+    here = Path(__file__)
+    now = os.stat(here)
+    assert stat_of(here) == (now.st_mtime_ns, now.st_ctime_ns, now.st_size, now.st_ino)

@@ -59,6 +59,15 @@ def test_facts_round_trip_through_json() -> None:
     facts = extract(RICH.encode(), "pkg/m.py", "pkg.m", False, want_uses=True)
     assert facts.uses and facts.calls and facts.decorators and facts.functions and facts.suppressions.lines
     assert from_json(json.loads(json.dumps(to_json(facts)))) == facts
+    # classes and their bases, globals, dict entries, dels, bindings in a try, if tests' lines and text
+    semantics = extract(
+        b"class K(C):\n    def f(self):\n        global X\nenv = {'k': is_hip()}\ndel env\n"
+        b"try:\n    Y = 1\nexcept ImportError:\n    pass\nif env['k']:\n    import a\n",
+        "pkg/m.py", "pkg.m", False,
+    )
+    assert semantics.classes and semantics.functions[0].globals and any(a.removed for a in semantics.assigns)
+    assert any(a.context.tried for a in semantics.assigns) and semantics.imports[0].context.branches[0].text
+    assert from_json(json.loads(json.dumps(to_json(semantics)))) == semantics
     broken = extract(b"def (:\n", "m.py", "m", False)
     assert broken.syntax_error is not None
     assert from_json(json.loads(json.dumps(to_json(broken)))) == broken

@@ -20,6 +20,7 @@ from import_policy.cache.run import Outcome, RunCache
 from import_policy.cli import main
 from import_policy.discovery.files import Locator, SourceFile, discover
 from import_policy.facts.model import FileFacts
+from import_policy.project.layout import layout_digest
 
 POLICY = """\
 version: 1
@@ -121,7 +122,7 @@ def test_a_cache_written_under_one_key_is_ignored_under_another(tmp_path: Path, 
     facts.put(key, FileFacts("m.py", "m", False))
     snapshot = RunCache.snapshot(files)
     assert snapshot is not None
-    runs.put("k", files, snapshot, Outcome([], 1, [], []))
+    runs.put("k", files, snapshot, Outcome([], 1, [], []), (['.'], layout_digest(tmp_path, ['.'])))
     assert discover([tmp_path], tmp_path, (), remember=True) == files
     walk_entries = list((tmp_path / FOLDER / "walk").glob("*.json"))
     assert FactsCache(tmp_path).get(key) is not None and RunCache(tmp_path).get("k", files) is not None
@@ -300,7 +301,11 @@ def test_fix_never_writes_a_file_outside_the_root(tmp_path: Path, monkeypatch: p
         code, out, _ = _run(capsys, "check", *argv)
         assert (code, out) == (1, finding + "\nFound 1 violation (0 fixable with --fix).\n")
     assert _run(capsys, "check", "--diff", "pkg/a.py")[:2] == (0, "")  # nothing --fix would write
-    code, out, _ = _run(capsys, "check", "--fix", str(outside / "x.py"))  # named by its own path, too
+    # Named by its own path, it has no configuration above it: the built-in preset judges it
+    # (nothing to fix); under --config, the project's rules do, and its fix is refused.
+    code, out, err = _run(capsys, "check", "--fix", str(outside / "x.py"))
+    assert (code, out) == (0, "All checks passed!\n") and "built-in rocm-safety preset" in err
+    code, out, _ = _run(capsys, "check", "--config", "import-policy.yaml", "--fix", str(outside / "x.py"))
     assert code == 1 and "(fix not applied: the file resolves outside the project root)" in out
     code, out, err = _run(capsys, "check", "--fix", ".")  # a walk does not even read it
     assert (code, out, err) == (0, "All checks passed!\n", "import-policy: skipped pkg/a.py: a symbolic link to outside the project root\n")
@@ -323,7 +328,9 @@ def test_a_walk_never_follows_a_link_out_of_the_root(tmp_path: Path, monkeypatch
     skipped = "import-policy: skipped pylib: a symbolic link to outside the project root\n"
     code, out, err = _run(capsys, "check", "pylib")  # named, it is still a walk
     assert (code, "os_like" in out, err.splitlines()[0]) == (0, False, skipped.strip())
-    code, out, _ = _run(capsys, "check", str(outside))  # a folder outside, named by its own path, is the user's call
+    # A folder outside, named by its own path, is the user's call (under --config, the project's
+    # rules; alone, it has no configuration above it and gets the preset).
+    code, out, _ = _run(capsys, "check", "--config", "import-policy.yaml", str(outside))
     assert code == 1 and "os_like.py:1:8: no-pickle" in out
     (root / "pylib").unlink()  # retargeted: a link is looked at again on every walk
     (root / "pylib").symlink_to(root / "inner")
@@ -345,20 +352,24 @@ def test_links_inside_the_root_keep_working(tmp_path: Path, monkeypatch: pytest.
         assert _run(capsys, "check", ".") == expected
 
 
-def test_the_same_real_file_by_two_paths_is_checked_and_fixed_once(
+def test_the_same_real_file_by_two_paths_is_checked_at_each_and_fixed_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    # Python imports pkg.b, alias.a and alias.b from the links' own paths (contract section 4).
     root, _ = _project(tmp_path, monkeypatch)
     (root / "pkg").mkdir()
     (root / "pkg" / "a.py").write_text("import re\n", encoding="utf-8")
     (root / "pkg" / "b.py").symlink_to("a.py")
-    (root / "alias").symlink_to("pkg")  # sorts before pkg: the path without a link still wins
-    expected = (1, "pkg/a.py:1:8: no-re [*] `re` is forbidden\nFound 1 violation (1 fixable with --fix).\n", "")
+    (root / "alias").symlink_to("pkg")
+    found = "".join(f"{path}:1:8: no-re [*] `re` is forbidden\n" for path in ("alias/a.py", "alias/b.py", "pkg/a.py", "pkg/b.py"))
+    expected = (1, found + "Found 4 violations (4 fixable with --fix).\n", "")
     assert _run(capsys, "check", ".") == expected
     assert _run(capsys, "check", "alias", "pkg/b.py", "pkg") == expected
-    assert _run(capsys, "check", "--fix", ".") == (0, "Found 1 violation (1 fixed, 0 remaining).\n", "")
+    code, out, _ = _run(capsys, "check", "--diff", ".")
+    assert (code, out.count("+++ b/"), "+++ b/pkg/a.py" in out) == (1, 1, True)  # once, under the real path
+    assert _run(capsys, "check", "--fix", ".") == (0, "Found 4 violations (4 fixed, 0 remaining).\n", "")
     assert (root / "pkg" / "a.py").read_text(encoding="utf-8") == "import regex as re\n"
-    assert (root / "pkg" / "b.py").is_symlink()
+    assert (root / "pkg" / "b.py").is_symlink() and (root / "alias").is_symlink()
 
 
 def test_the_rocm_pass_looks_up_modules_as_a_walk_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -401,6 +412,7 @@ def test_special_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: 
     assert _check(root, tmp_path / "xdg", ".", timeout=60) == expected
     assert _check(root, tmp_path / "xdg", ".", timeout=60) == expected  # from the walk cache
     code, out, err = _run(capsys, "check", "pkg/fifo.py", "pkg/ok.py")
-    assert (code, out, err) == (2, "", "import-policy: error: not a regular file: pkg/fifo.py\n")
+    # Named, each is said and the rest still checked (ruff's E902).
+    assert (code, out, err) == (2, expected[1], "import-policy: cannot read pkg/fifo.py: not a regular file\n")
     code, _, err = _run(capsys, "check", "nope.py", "pkg/fifo.py")
-    assert (code, err) == (2, "import-policy: error: no such file or folder: nope.py; not a regular file: pkg/fifo.py\n")
+    assert (code, err) == (2, "import-policy: cannot read nope.py: No such file or directory\nimport-policy: cannot read pkg/fifo.py: not a regular file\n")

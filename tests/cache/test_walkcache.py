@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,8 @@ import pytest
 from import_policy.cache.facts import FOLDER
 from import_policy.discovery.files import discover
 from import_policy.patterns import PathGlob
+
+PAST = time.time_ns() - 3600 * 10**9
 
 
 def _listing(root: Path, remember: bool, exclude: tuple[PathGlob, ...] = ()) -> list[tuple[str, str]]:
@@ -31,11 +34,36 @@ def _write(root: Path, relative: str, text: str = "x = 1\n") -> Path:
 
 
 def _in_place(path: Path, text: str) -> None:
-    """Rewrite a file without touching its folder's mtime (no rename, no new entry)."""
-    folder = path.parent.stat()
+    """Rewrite a file without touching its folder (no rename, no new entry): its folder's
+    stat data stays as the cache recorded it, only the file's own changes."""
+    before = path.parent.stat()
     with open(path, "w", encoding="utf-8") as out:
         out.write(text)
-    os.utime(path.parent, ns=(folder.st_atime_ns, folder.st_mtime_ns))
+    assert path.parent.stat() == before
+
+
+def _age(root: Path) -> None:
+    """Every file and folder dated in the past, as in a checkout: what a walk cache saved now
+    holds is trusted (a tree written in the second the cache is saved is racily clean, and
+    never reused, so a cache that missed a change would pass)."""
+    for folder, names, files in os.walk(root):
+        for name in (*names, *files):
+            os.utime(Path(folder) / name, ns=(PAST, PAST))
+    os.utime(root, ns=(PAST, PAST))
+
+
+class _Scans:
+    """How many folders a walk listed (the rest came from the cache)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.count = 0
+        real = os.scandir
+
+        def counted(path: object) -> object:
+            self.count += 1
+            return real(path)  # type: ignore[call-overload]
+
+        monkeypatch.setattr(os, "scandir", counted)
 
 
 @pytest.fixture
@@ -43,13 +71,18 @@ def tree(tmp_path: Path) -> Path:
     for relative in ["a.py", "pkg/b.py", "pkg/sub/c.py", "pkg/sub/k.cu", "pkg/sub/notes.txt", "gen/d.py", "pkg/sub/deep/e.py"]:
         _write(tmp_path, relative)
     _write(tmp_path, ".gitignore", "gen/\n")
+    (tmp_path / FOLDER).mkdir()  # as after a first run: its making changes the root's listing
+    _age(tmp_path)
     return tmp_path
 
 
-def test_an_unchanged_tree(tree: Path) -> None:
+def test_an_unchanged_tree(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     listed = _agree(tree)
     assert ("gen/d.py", "python") not in listed and ("pkg/sub/k.cu", "c") in listed
     assert list((tree / FOLDER / "walk").glob("*.json"))
+    scans = _Scans(monkeypatch)
+    assert _listing(tree, True) == listed
+    assert scans.count == 0  # every folder's listing came from the cache
 
 
 @pytest.mark.parametrize(

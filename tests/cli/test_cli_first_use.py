@@ -51,7 +51,7 @@ def test_quiet_prints_the_findings_and_nothing_else(tree: Project) -> None:
 
 def test_quiet_drops_notes_but_not_errors(tree: Project) -> None:
     code, _, err = tree.run("check", "-q", "missing.py")
-    assert code == 2 and "no such file or folder: missing.py" in err
+    assert code == 2 and "cannot read missing.py: No such file or directory" in err
     code, _, err = tree.run("check", "-q", "--diff")
     assert code == 1 and err == ""
 

@@ -40,7 +40,7 @@ def test_every_kind_of_rule_finds_something_and_nothing_is_stale(
 
 def test_the_fixes_on_offer(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = _run(["check", "--diff", "--unsafe-fixes", "--no-cache"], monkeypatch, capsys)
-    assert (code, err) == (1, "Would fix 6 violations.\n")
+    assert (code, err) == (1, "Would fix 4 violations.\n")
     snapshot("example.diff", out)
 
 
@@ -65,6 +65,6 @@ def test_fixing_a_copy_once_leaves_nothing_to_fix(
     monkeypatch.chdir(copy)
     monkeypatch.setenv("NO_COLOR", "1")
     main(["check", "--fix", "--unsafe-fixes", "--no-cache"])
-    assert capsys.readouterr().out.splitlines()[-1] == "Found 13 violations (6 fixed, 7 remaining)."
+    assert capsys.readouterr().out.splitlines()[-1] == "Found 15 violations (4 fixed, 11 remaining)."
     main(["check", "--fix", "--unsafe-fixes", "--no-cache"])
-    assert capsys.readouterr().out.splitlines()[-1] == "Found 7 violations (0 fixable with --fix)."
+    assert capsys.readouterr().out.splitlines()[-1] == "Found 11 violations (0 fixable with --fix)."

@@ -85,7 +85,7 @@ def _run(root: Path, argv: list[str], stdin: bytes | None, capsys: pytest.Captur
         os.chdir(before)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(tree=st.tuples(*(SOURCE for _ in MODULES)), which=st.sampled_from(MODULES), buffer=SOURCE)
 def test_stdin_equals_the_same_bytes_on_disk(
     tree: tuple[str, ...], which: str, buffer: str, capsys: pytest.CaptureFixture[str]
@@ -96,9 +96,42 @@ def test_stdin_equals_the_same_bytes_on_disk(
         for relative, text in zip(MODULES, tree):
             (root / relative).parent.mkdir(parents=True, exist_ok=True)
             (root / relative).write_text(text)
-        for fmt in ("text", "json"):
-            editor = _run(root, ["check", "--no-cache", "--format", fmt, "--stdin-filename", which], buffer.encode(), capsys)
+        # With the caches too: a run over the disk first keeps a graph the buffer must not use.
+        for fmt, cache in (("text", "--no-cache"), ("json", "--no-cache"), ("text", "--jobs=1")):
+            _run(root, ["check", cache, which], None, capsys)
+            editor = _run(root, ["check", cache, "--format", fmt, "--stdin-filename", which], buffer.encode(), capsys)
             (root / which).write_text(buffer)
             disk = _run(root, ["check", "--no-cache", "--format", fmt, which], None, capsys)
             (root / which).write_text(tree[MODULES.index(which)])
             assert editor == disk
+
+
+def test_a_kept_graph_never_stands_for_the_buffer_nor_the_buffer_for_the_disk(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the caches: a graph kept from the disk is not used for a buffer that differs
+    (the file's stat data is unchanged), and a buffer's graph is never kept for the disk."""
+    project.config(ROCM)
+    project.write("pkg/__init__.py", "import pkg.a\n")
+    project.write("pkg/a.py", "x = 1\n")
+    assert project.run("check", "pkg/a.py")[0] == 0
+    assert project.run("check", "pkg/a.py")[0] == 0
+    for _ in range(2):
+        _stdin(monkeypatch, b"import xformers\n")
+        code, out, _ = project.run("check", "--stdin-filename", "pkg/a.py")
+        assert code == 1 and out.startswith("pkg/a.py:1:8: heavy-import-reachable")
+        assert project.run("check", "pkg/a.py")[0] == 0
+        assert project.run("check")[0] == 0
+
+
+def test_fix_on_the_buffer_checks_again_with_the_buffer_in_its_place_only(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project.config(ROCM + "rules:\n  - id: no-re\n    message: use regex\n    forbid: [re]\n    fix: {replace_module: regex}\n")
+    project.write("pkg/__init__.py", "import os\n")
+    project.write("pkg/a.py", "x = 1\n")
+    _stdin(monkeypatch, b"from pkg import a\nimport xformers\nimport re\n")
+    code, out, err = project.run("check", "--no-cache", "--fix", "--stdin-filename", "pkg/__init__.py")
+    assert out == "from pkg import a\nimport xformers\nimport regex as re\n"
+    assert code == 1 and "pkg/__init__.py:2:8: heavy-import-reachable" in err
+    assert "pkg/a.py" not in err

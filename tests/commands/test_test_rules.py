@@ -88,7 +88,7 @@ def test_never_imports_the_code(project: Project) -> None:
               flag: ["import definitely_not_installed_xyz\\nraise SystemExit(3)\\n"]
         """
     )
-    assert project.run("test-rules") == (0, "All 1 examples of 1 rules passed.\n", "")
+    assert project.run("test-rules") == (0, "All 1 example of 1 rule passed.\n", "")
 
 
 @pytest.mark.parametrize(
@@ -149,5 +149,5 @@ def test_import_time_examples_are_small_projects(project: Project) -> None:
         "# file: ../outside.py ...",
         "import-policy.yaml:16: light: allow example 4 does not parse (app/b.py: invalid syntax, line 1): "
         "# file: app/__init__.py ...",
-        "4 of 7 examples of 1 rules failed.",
+        "4 of 7 examples of 1 rule failed.",
     ]

@@ -21,8 +21,8 @@ def errors(project: Project, config: str, *argv: str) -> list[str]:
     [
         (
             "version: 1\nrulez: []\n",
-            "import-policy: import-policy.yaml:2: unknown key 'rulez' in the configuration; "
-            "expected one of: enable, exclude, extends, ignore, rocm_safety, root, roots, rules, target_version, version",
+            "import-policy: import-policy.yaml:2: unknown key 'rulez' in the configuration (did you mean 'rules'?); "
+            "expected one of: enable, environment, exclude, extends, follow, ignore, rocm_safety, root, roots, rules, target_version, version",
         ),
         (
             "version: 1\ntarget_version: 3.15\nextends: [rocm-safety]\n",
@@ -37,7 +37,12 @@ def errors(project: Project, config: str, *argv: str) -> list[str]:
         (
             "rocm_safety:\n  values:\n    DEVICE TYPE: hip\n",
             "import-policy: import-policy.yaml:3: values entry 'DEVICE TYPE' must be a name such as DEVICE_TYPE "
-            "or torch.version.cuda",
+            'or torch.version.cuda, or a dict entry such as env["has_te"]',
+        ),
+        (
+            "rocm_safety:\n  values:\n    env[has_te]: false\n",
+            "import-policy: import-policy.yaml:3: values entry 'env[has_te]' must be a name such as DEVICE_TYPE "
+            'or torch.version.cuda, or a dict entry such as env["has_te"]',
         ),
         (
             "rocm_safety:\n  values:\n    DEVICE_TYPE: [hip]\n",
@@ -88,7 +93,7 @@ def errors(project: Project, config: str, *argv: str) -> list[str]:
         ),
         (
             "rules:\n  - id: a\n    forbid: [x]\n    forbids: [x]\n",
-            "import-policy: import-policy.yaml:4: unknown key 'forbids' in a rule of kind 'import'; expected one of: "
+            "import-policy: import-policy.yaml:4: unknown key 'forbids' in a rule of kind 'import' (did you mean 'forbid'?); expected one of: "
             "allow_in, examples, except, files, fix, forbid, id, kind, message, scope, severity, type_checking",
         ),
         (
@@ -235,4 +240,4 @@ def test_missing_path_is_exit_2(project: Project) -> None:
     project.config("rules:\n  - id: p\n    forbid: [pickle]\n")
     code, out, err = project.run("check", "nope.py")
     assert code == 2
-    assert "no such file or folder: nope.py" in err
+    assert "cannot read nope.py: No such file or directory" in err

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from conftest import Project
 
 GATEWAY = """\
@@ -126,3 +128,25 @@ def test_a_preset_entry_module_missing_from_the_tree_is_an_error_too(project: Pr
         "(no vllm/v1/engine/core.py or vllm/v1/engine/core/__init__.py under roots .); the project's top-level "
         "packages: vllm; set rocm_safety.entry_modules to replace the preset's list"
     )
+
+
+@pytest.mark.parametrize(
+    "files",
+    [
+        {"mypkg/gw/__init__.py": "import tilelang\n", "mypkg/gw/T/__init__.py": "from tilelang.language import *\n"},
+        {"mypkg/gw/__init__.py": "import tilelang\n\ndef __getattr__(name):\n    import tilelang.language\n"
+                                 "    return tilelang.language\n"},
+    ],
+    ids=["subpackage", "module-getattr"],
+)
+def test_a_gateway_binds_a_subpackage_and_what_its_getattr_gives(project: Project, files: dict[str, str]) -> None:
+    """`from mypkg.gw import T` imports a subpackage `T` (as it does a submodule), and a module
+    `__getattr__` (PEP 562) answers any name: neither export is a warning, both are fixed."""
+    project.config(GATEWAY.format(gateway="mypkg.gw").replace("mypkg/tilelang_utils.py", "mypkg/gw/"))
+    project.write("mypkg/__init__.py", "")
+    for path, text in files.items():
+        project.write(path, text)
+    project.write("mypkg/k.py", "import tilelang\nimport tilelang.language as T\n")
+    code, _, err = project.run("check", "--fix")
+    assert (code, err) == (0, "")
+    assert (project.root / "mypkg/k.py").read_text() == "from mypkg.gw import tilelang, T\n"

@@ -60,7 +60,7 @@ def test_bad_entries_are_configuration_errors_with_lines(project: Project) -> No
     assert code == 2
     assert err.splitlines()[:-1] == [
         "import-policy: import-policy.yaml:4: a forbid entry written as a map needs a name: {name: PATTERN, message: TEXT}",
-        "import-policy: import-policy.yaml:5: unknown key 'mesage' in a forbid entry; expected one of: message, name",
+        "import-policy: import-policy.yaml:5: unknown key 'mesage' in a forbid entry (did you mean 'message'?); expected one of: message, name",
         "import-policy: import-policy.yaml:5: each entry of forbid must be a string, got int 3",
         "import-policy: import-policy.yaml:6: bad forbid entry: 'a..b' is not a dotted name: segments hold letters, digits, '_' and '*'",
     ]
@@ -75,4 +75,4 @@ def test_explain_shows_the_messages(project: Project) -> None:
 
 def test_examples_run_with_the_entry_messages(project: Project) -> None:
     project.config(BAN_TABLE + "    examples:\n      flag: ['import six', 'from typing import TypedDict']\n      allow: ['import typing']\n")
-    assert project.run("test-rules") == (0, "All 3 examples of 1 rules passed.\n", "")
+    assert project.run("test-rules") == (0, "All 3 examples of 1 rule passed.\n", "")

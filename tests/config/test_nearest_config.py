@@ -176,3 +176,27 @@ def test_a_monorepo_root_without_a_configuration_is_no_project(project: Project)
     project.write("loose.py", "import os\n")
     code, _, err = project.run("check", "--no-cache")
     assert code == 1 and "no configuration found from . upward" in err
+
+
+def test_a_named_file_and_a_walk_into_its_project_check_the_project_once(project: Project) -> None:
+    project.write("packages/alpha/import-policy.yaml", NO_PICKLE)
+    project.write("packages/alpha/alpha/__init__.py", "import pickle\n")
+    project.write("packages/alpha/alpha/b.py", "import pickle\n")
+    assert project.lines("--no-cache", "packages/alpha/alpha/__init__.py", ".") == [
+        "packages/alpha/alpha/__init__.py:1:8: no-pickle no pickle",
+        "packages/alpha/alpha/b.py:1:8: no-pickle no pickle",
+    ]
+
+
+def test_sarif_over_several_projects_lists_every_rule(project: Project) -> None:
+    import json
+
+    project.write("alpha/import-policy.yaml", NO_PICKLE)
+    project.write("alpha/a.py", "import pickle\n")
+    project.write("beta/import-policy.yaml", NO_MARSHAL)
+    project.write("beta/b.py", "import marshal\n")
+    code, out, _ = project.run("check", "--no-cache", "--format", "sarif")
+    run = json.loads(out)["runs"][0]
+    assert code == 1
+    assert {"no-pickle", "no-marshal"} <= {rule["id"] for rule in run["tool"]["driver"]["rules"]}
+    assert sorted(result["ruleId"] for result in run["results"]) == ["no-marshal", "no-pickle"]

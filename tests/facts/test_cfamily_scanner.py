@@ -231,13 +231,17 @@ def test_include_inside_if_0_is_still_found() -> None:
 def test_not_includes() -> None:
     src = (
         "#include_next <a.h>\n"
-        "#import <b.h>\n"
         "#include MACRO_HEADER\n"
         'x = "#include <c.h>";\n'
         "int y; #include <d.h>\n"
         "#includefoo <e.h>\n"
     )
     assert includes(src) == []
+
+
+def test_import_is_an_include() -> None:
+    # GCC reads `#import` (include once) in C and C++ too, and includes the header.
+    assert [i.path for i in includes("#import <b.h>\n")] == ["b.h"]
 
 
 # --- find_tokens ---------------------------------------------------------------

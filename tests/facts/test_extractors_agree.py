@@ -62,7 +62,7 @@ def _agree(source: bytes, module: str = "pkg.sub.mod", is_package: bool = False)
         # CPython decides syntax in both (libcst's parse runs only after CPython's check).
         assert (ours.syntax_error is None) == (theirs.syntax_error is None) or theirs.syntax_error is not None
         return
-    for field in ("imports", "calls", "decorators", "functions", "assigns", "returns", "scans", "suppressions"):
+    for field in ("imports", "calls", "decorators", "functions", "classes", "assigns", "returns", "scans", "suppressions"):
         assert getattr(ours, field) == getattr(theirs, field), field
 
 

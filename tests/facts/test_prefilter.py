@@ -60,6 +60,17 @@ def test_a_file_inside_a_forbidden_package_is_kept() -> None:
     assert HEADS.wants(b"from . import x\n", module="pickle.sub")
 
 
+def test_a_file_inside_a_forbidden_package_of_several_segments_is_kept() -> None:
+    # `from . import x` in `a.engine.sub` imports `a.engine.x`: no segment of the forbidden
+    # name is spelled in the file; they come from its own module path.
+    import importlib.util
+
+    assert importlib.util.resolve_name(".x", "a.engine") == "a.engine.x"
+    assert prefilter("a.engine").wants(b"from . import x\n", module="a.engine.sub")
+    assert prefilter("a.engine").wants(b"from .. import x\n", module="a.engine.deep.sub")
+    assert not prefilter("a.engine").wants(b"from . import x\n", module="a.other.sub")
+
+
 def test_the_forbidden_name_must_be_spelled() -> None:
     names = prefilter("transformers.**.PretrainedConfig", "torch.cuda.synchronize")
     assert names.wants(b"from transformers import AutoConfig, PretrainedConfig\n")
@@ -101,6 +112,8 @@ def test_every_name_after_the_head_must_be_spelled() -> None:
         b"# coding: utf-7\nimport +AHA-ickle\n",
         b"# coding: iso2022_jp\nimp\x1b(Bort pickle\n",
         b"# coding: hz\nimp~\nort pickle\n",
+        b"#coding:\tutf-7\nimport +AHA-ickle\n",  # a tab after `coding:` (PEP 263's pattern allows it)
+        b"# vim: set fileencoding=\tutf-7 :\nimport +AHA-ickle\n",
         b"import importlib\nimportlib.import_module(('pickle'))\n",
         b"import importlib\nimportlib.import_module('''pickle''')\n",
         b"import importlib\nimportlib.import_module(  # c\n 'pickle')\n",
@@ -118,6 +131,12 @@ def test_every_name_after_the_head_must_be_spelled() -> None:
     ],
 )
 def test_spellings_python_runs_are_kept(source: bytes) -> None:
+    if source.startswith(b"#"):  # the file is in the codec its cookie names, as Python reads it
+        import io
+        import tokenize
+
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
+        assert "pickle" in source.decode(encoding)
     assert HEADS.wants(python_text(source))
 
 

@@ -59,7 +59,8 @@ GATEWAY = [
     ("import triton.language as tl2\n", "from vllm.triton_utils import tl as tl2\n"),
     ("import triton as tt\n", "from vllm.triton_utils import triton as tt\n"),
     ("import os, triton  # keep me\n", "import os  # keep me\nfrom vllm.triton_utils import triton\n"),
-    ("import triton, os\n", "import os\nfrom vllm.triton_utils import triton\n"),
+    # Split in the order the names are bound (`import triton as t, os as t` binds os last).
+    ("import triton, os\n", "from vllm.triton_utils import triton\nimport os\n"),
     ("from triton import language as lang\n", "from vllm.triton_utils import tl as lang\n"),
     ("from triton import language\n", "from vllm.triton_utils import tl as language\n"),
     ("from tilelang import language as T\n", "from vllm.tilelang_utils import T\n"),
@@ -168,7 +169,7 @@ def test_relative_import_is_fixed_through_the_gateway(policy: Policy, tmp_path: 
 @pytest.mark.parametrize(
     ("before", "after"),
     [
-        (b"import os\r\nimport triton, re\r\nx = 1\r\n", b"import os\r\nimport regex as re\r\nfrom vllm.triton_utils import triton\r\nx = 1\r\n"),
+        (b"import os\r\nimport triton, re\r\nx = 1\r\n", b"import os\r\nfrom vllm.triton_utils import triton\r\nimport regex as re\r\nx = 1\r\n"),
         (b"\xef\xbb\xbfimport re\nx = '\xc3\xa9'\n", b"\xef\xbb\xbfimport regex as re\nx = '\xc3\xa9'\n"),
         (
             b"# -*- coding: latin-1 -*-\nimport re, triton\nx = '\xe9'\n",

@@ -213,6 +213,7 @@ def test_fix_says_why_the_probe_fix_was_not_applied(project: Project) -> None:
 
 def test_stdin_fix_says_why_the_probe_fix_was_not_applied(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
     project.config(MIXED_RULES)
+    project.write("app/__init__.py", "import os\n")  # the pass's entry (a tree without one is an error)
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(MIXED_SOURCE.encode()), encoding="utf-8"))
     code, out, err = project.run("check", "--fix", "--unsafe-fixes", "--stdin-filename", "app/m.py", "-")
     assert code == 1

@@ -14,6 +14,11 @@ from import_policy.diagnostics import Diagnostic
 from import_policy.discovery.files import SourceFile
 from import_policy.fix.apply import APPLIERS, fix_bytes
 from import_policy.fix.payload import PAYLOADS, AliasEdit, ImportFix, InlineProbeFix, ProbeFix, UnknownPayload, decode, encode
+from import_policy.project.layout import layout_digest
+
+
+def LAYOUT(root: Path) -> tuple[list[str], str]:
+    return ["."], layout_digest(root, ["."])
 
 SAMPLES = [
     ImportFix("import", (AliasEdit("triton.language", True, "tl2", "tl", "vllm.triton_utils"),)),
@@ -65,8 +70,8 @@ def test_the_run_cache_skips_a_run_it_cannot_store(tmp_path: Path) -> None:
     assert key is not None
     snapshot = RunCache.snapshot(files)
     assert snapshot is not None
-    cache.put(key, files, snapshot, Outcome([_finding(Unregistered())], 1, [], []))
+    cache.put(key, files, snapshot, Outcome([_finding(Unregistered())], 1, [], []), LAYOUT(tmp_path))
     assert cache.get(key, files) is None
-    cache.put(key, files, snapshot, Outcome([_finding(SAMPLES[0])], 1, [], []))
+    cache.put(key, files, snapshot, Outcome([_finding(SAMPLES[0])], 1, [], []), LAYOUT(tmp_path))
     stored = cache.get(key, files)
     assert stored is not None and stored.diagnostics[0].fix == SAMPLES[0]

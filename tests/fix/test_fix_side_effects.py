@@ -124,7 +124,10 @@ def test_diff_applies_with_git_apply_and_patch(
 
 
 _SLOW_FSYNC = """
-import os, sys, time
+import os, signal, sys, time
+# A suite started with SIGINT ignored (nohup, a background job) hands that on: Python then
+# leaves it ignored. The user at a terminal has it raise KeyboardInterrupt, as here.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 from import_policy.cli import main
 real = os.fsync
 def fsync(fd):

@@ -164,10 +164,21 @@ FORMS = [
 ]
 
 
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.sampled_from(FORMS), st.sampled_from(["\n", "\r\n"])), max_size=8), st.booleans())
+def test_statement_and_whole_file_agree(policy: Policy, lines: list[tuple[str, str]], bom: bool) -> None:
+    """The fast subset's share of the property; the run below tries many more files."""
+    _agree(policy, lines, bom)
+
+
 @pytest.mark.slow
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(st.lists(st.tuples(st.sampled_from(FORMS), st.sampled_from(["\n", "\r\n"])), max_size=8), st.booleans())
-def test_statement_and_whole_file_agree(policy: Policy, lines: list[tuple[str, str]], bom: bool) -> None:
+def test_many_statements_and_whole_files_agree(policy: Policy, lines: list[tuple[str, str]], bom: bool) -> None:
+    _agree(policy, lines, bom)
+
+
+def _agree(policy: Policy, lines: list[tuple[str, str]], bom: bool) -> None:
     # Line breaks mixed line by line: new lines must take the file's first one, old ones stay.
     text = "".join(line.replace("\n", newline) + newline for line, newline in lines)
     source = (b"\xef\xbb\xbf" if bom else b"") + text.encode()

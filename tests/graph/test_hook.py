@@ -266,3 +266,38 @@ def test_a_named_file_outside_the_pass_reads_no_graph_and_so_no_gap(project: Pro
     project.write("tools/script.py", "import os\n")
     assert project.run("check", "--no-cache", "tools/script.py") == (0, "All checks passed!\n", "")
     assert project.lines("--no-cache", "mypkg/island.py") == [GAP]
+
+
+NESTED = (
+    '"""mypkg."""\n'
+    "if True:\n"
+    "    from mypkg import (  # the statement's first line\n"
+    "        other,\n"
+    "        heavy_side,\n"
+    "    )\n"
+)
+
+
+def test_a_link_inside_a_multi_line_indented_statement_stands_at_its_name(project: Project) -> None:
+    commit_adds_the_import(project, NESTED)
+    lines = NESTED.splitlines()
+    row = next(number for number, text in enumerate(lines, 1) if text.strip() == "heavy_side,")
+    column = len(lines[row - 1]) - len(lines[row - 1].lstrip()) + 1  # where the line's text starts
+    assert project.lines("mypkg/__init__.py") == [
+        f"mypkg/__init__.py:{row}:{column}: heavy-import-reachable this import makes `mypkg` reach `xformers` "
+        "(mypkg/heavy_side.py:1): mypkg -> mypkg.heavy_side -> xformers"
+    ]
+    # A suppression on the statement's first line covers every line of it (contract section 3).
+    first = next(number for number, text in enumerate(lines, 1) if "from mypkg import (" in text)
+    quiet = lines[:]
+    quiet[first - 1] = quiet[first - 1].replace("# the statement's first line", "# import-policy: ignore")
+    project.write("mypkg/__init__.py", "\n".join(quiet) + "\n")
+    assert project.lines("mypkg/__init__.py") == []
+
+
+def test_a_link_in_a_file_the_pass_does_not_cover_is_not_reported(project: Project) -> None:
+    commit_adds_the_import(project)
+    project.config(POLICY + '  files: ["mypkg/heavy_side.py", "mypkg/other.py"]\n')
+    # where the pass reports nothing, no link either (a covered file named beside it)
+    assert project.lines("mypkg/__init__.py", "mypkg/other.py") == []
+    assert project.lines("mypkg/__init__.py", "mypkg/heavy_side.py") == [SITE]

@@ -22,7 +22,7 @@ rocm_safety:
   probes: {_has_module: _has_module_spec}
   guards: [TYPE_CHECKING, is_cuda, is_xpu, torch.version.cuda]
   rocm: [is_rocm, is_hip, torch.version.hip]
-  values: {DEVICE_TYPE: hip, SYSTEM: rocm, torch.version.cuda: null}
+  values: {DEVICE_TYPE: hip, SYSTEM: rocm, torch.version.cuda: null, 'info["has_te"]': false, 'info["has_fa"]': true}
   entry_modules: [app]
 """
 
@@ -74,6 +74,27 @@ CASES = [
     ("a null value is None", "import torch\nif torch.version.cuda is None:\n    import aiter\n", "import torch\nif torch.version.cuda is not None:\n    import aiter\n"),
     ("a rocm dotted entry is not None", "import torch\nif torch.version.hip is not None:\n    import aiter\n", "import torch\nif torch.version.hip is None:\n    import aiter\n"),
     ("getattr reads the attribute", "import torch\nif getattr(torch.version, 'hip', None):\n    import aiter\n", "import torch\nif getattr(torch.version, 'cuda', None):\n    import aiter\n"),
+    # The binding that ran last before the read, in module order.
+    (
+        "a rebinding after the read does not change it",
+        "_FAST = DEVICE_TYPE == 'cuda'\ntry:\n    import x\nexcept ImportError:\n    _FAST = y\nif _FAST:\n    import aiter\n",
+        "_FAST = DEVICE_TYPE == 'cuda'\nif _FAST:\n    try:\n        import aiter\n    except Exception:\n        _FAST = y\n",
+    ),
+    ("a rebinding before the read decides", "_ON = is_cuda()\n_ON = is_hip()\nif _ON:\n    import aiter\n", "_ON = x\n_ON = is_cuda()\nif _ON:\n    import aiter\n"),
+    ("an if that may rebind it", "_ON = is_cuda()\nif z:\n    _ON = y\nif _ON:\n    import aiter\n", "_ON = is_cuda()\nif z:\n    _ON = is_xpu()\nif _ON:\n    import aiter\n"),
+    ("a rebinding that never runs on ROCm", "_ON = is_cuda()\nif is_rocm():\n    _ON = y\nif _ON:\n    import aiter\n", "_ON = is_cuda()\nif is_cuda():\n    _ON = y\nif _ON:\n    import aiter\n"),
+    ("a function that rebinds it with global", "_ON = is_cuda()\ndef f():\n    global _ON\n    _ON = y\nif _ON:\n    import aiter\n", "_ON = is_cuda()\ndef f():\n    _ON = y\nif _ON:\n    import aiter\n"),
+    ("a del before the read", "_ON = is_cuda()\ndel _ON\nif _ON:\n    import aiter\n", "_ON = y\ndel _ON\n_ON = is_cuda()\nif _ON:\n    import aiter\n"),
+    ("in a function, any binding may be in force", "_ON = is_cuda()\ndef f():\n    if _ON:\n        import aiter\nf()\n_ON = y\n", "_ON = is_cuda()\ndef f():\n    if _ON:\n        import aiter\nf()\n_ON = is_xpu()\n"),
+    # Flags in dicts.
+    ("a dict entry bound by a display", "env = {'has_te': is_hip(), 'n': 1}\nif env['has_te']:\n    import aiter\n", "env = {'has_te': is_cuda(), 'n': 1}\nif env['has_te']:\n    import aiter\n"),
+    ("a dict entry bound by a literal key, read with get", "env = {}\nenv['k'] = is_rocm()\nif env.get('k'):\n    import aiter\n", "env = {}\nenv['k'] = is_cuda()\nif env.get('k', False):\n    import aiter\n"),
+    ("a dict bound again after its entry", "env = {'k': is_cuda()}\nenv = load()\nif env['k']:\n    import aiter\n", "env = load()\nenv['k'] = is_cuda()\nif env['k']:\n    import aiter\n"),
+    ("a dict entry compared with a value", "env = {'dev': DEVICE_TYPE}\nif env['dev'] == 'hip':\n    import aiter\n", "env = {'dev': DEVICE_TYPE}\nif env['dev'] == 'cuda':\n    import aiter\n"),
+    ("a dict entry values names", "info = CHECKER.get_info()\nif info['has_fa']:\n    import aiter\n", "info = CHECKER.get_info()\nif info['has_te']:\n    import aiter\n"),
+    # `values` and `rocm` describe the process's names, never an object's attribute of that name
+    ("a value read as an object's attribute is unknown", "if config.DEVICE_TYPE == 'cuda':\n    import aiter\n", "if DEVICE_TYPE == 'cuda':\n    import aiter\n"),
+    ("a rocm name read as an object's attribute may be None", "if x.is_hip is None:\n    import aiter\n", "if is_hip is None:\n    import aiter\n"),
     ("getattr compared with None", "import torch\nif getattr(torch.version, 'hip', None) is not None:\n    import aiter\n", "import torch\nif getattr(torch.version, 'hip', None) is None:\n    import aiter\n"),
 ]
 
@@ -93,6 +114,15 @@ def test_a_flag_keeps_its_value_where_another_module_imports_it(project: Project
     assert reached(project, "import app.flags as f\nif f.CUDA_ONLY:\n    import aiter\n", extra) == []
     assert len(reached(project, "from app.flags import OTHER\nif OTHER:\n    import aiter\n", extra)) == 1
     assert reached(project, "from app.flags import USE_AITER\nif USE_AITER:\n    pass\nelse:\n    import aiter\n", extra) == []
+
+
+def test_another_module_reads_the_binding_that_ran_last_in_the_whole_module(project: Project) -> None:
+    extra = {"app/flags.py": "ON = x\nON = is_cuda()\nenv = {'on': is_hip(), 'off': is_cuda()}\nLATE = is_cuda()\nif y:\n    LATE = z\n"}
+    assert reached(project, "from app.flags import ON\nif ON:\n    import aiter\n", extra) == []
+    assert reached(project, "from app.flags import env\nif env['off']:\n    import aiter\n", extra) == []
+    assert len(reached(project, "from app.flags import env\nif env['on']:\n    import aiter\n", extra)) == 1
+    assert len(reached(project, "import app.flags as f\nif f.env.get('on'):\n    import aiter\n", extra)) == 1
+    assert len(reached(project, "from app.flags import LATE\nif LATE:\n    import aiter\n", extra)) == 1
 
 
 def test_a_value_the_configuration_does_not_give_stays_unknown(project: Project) -> None:

@@ -177,15 +177,22 @@ def test_a_damaged_or_forged_entry_is_a_miss(tree: Path, damage: str) -> None:
 
 
 def test_links_from_another_generation_are_not_used(tree: Path) -> None:
-    # An index written by one run is never read with the links another run wrote.
+    # An index is never read with the links another run wrote. The first run's index comes
+    # back over a tree whose `pkg/a.py` is as it was then, and the file read last changed:
+    # its entry's reach is derived again from links, which must not be the second run's
+    # (where `pkg.a` imported `pkg.d`, not `pkg.b`).
     first = Run(tree)
     index = first.stores.index.get(_settings(tree), "graph")
     assert index is not None
-    edit(tree, "pkg/d.py", "import torch\n")
-    Run(tree)  # writes links and index of a new generation
+    edit(tree, "pkg/a.py", "import pkg.d\nimport pkg.d\n")
+    second = Run(tree)  # writes links and index of a new generation
+    second_index = second.stores.index.get(_settings(tree), "graph")
+    assert second_index is not None and second_index.generation != index.generation
+    edit(tree, "pkg/a.py", FILES["pkg/a.py"], PAST + 3 * 10**9)  # the first run's bytes again
+    edit(tree, "pkg/b.py", "import torch  # edited\n", PAST + 3 * 10**9)
     first.stores.index.put(_settings(tree), "graph", index)  # the old index comes back
     run = Run(tree)
-    assert run.found == cold(tree)
+    assert run.found == cold(tree) == [("pkg/b.py", "torch", "pkg -> pkg.a -> pkg.b -> torch")]
 
 
 def _settings(root: Path) -> str:
@@ -262,3 +269,60 @@ def test_a_same_size_edit_that_keeps_the_mtime_is_seen_through_the_ctime(tree: P
     run = Run(tree)
     assert "pkg/b.py" in run.read
     assert run.found == cold(tree) == []
+
+
+def test_a_file_changed_within_its_stat_tick_is_not_trusted(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # On a file system with whole-second timestamps, an edit in the second the log read the
+    # file (same size) leaves its stat data as it was: git's racy-clean rule hashes it.
+    from import_policy.graph import store as modulegraph
+    from import_policy.rocm import run as rocm_run
+
+    real = modulegraph.stat_of
+
+    def coarse(path: Path | str) -> tuple[int, int, int, int] | None:
+        found = real(path)
+        if found is None:
+            return None
+        mtime, size, inode, ctime = found
+        return (mtime - mtime % 10**9, size, inode, ctime - ctime % 10**9)
+
+    monkeypatch.setattr(modulegraph, "stat_of", coarse)
+    monkeypatch.setattr(rocm_run, "stat_of", coarse)
+    path = tree / "pkg" / "b.py"
+    now = time.time_ns()
+    os.utime(path, ns=(now, now))  # written just now
+    Run(tree)
+    path.write_text("import torcx\n", encoding="utf-8")  # the same size, in the same second
+    os.utime(path, ns=(now, now))
+    assert coarse(path) == coarse(path) and Run(tree).found == cold(tree) == []
+
+
+def test_a_folder_that_becomes_a_package_shadows_the_module(tree: Path) -> None:
+    # `pkg/sub/` held no `__init__.py`, so `pkg.sub` was `pkg/sub.py`; an `__init__.py` appears
+    # in it (the listing of `pkg` stays as it was): Python imports the package now.
+    edit(tree, "pkg/a.py", "import pkg.b\nimport pkg.sub\n")
+    edit(tree, "pkg/sub.py", "X = 1\n")
+    edit(tree, "pkg/sub/notes.txt", "")
+    age(tree)
+    assert Run(tree).found == cold(tree)
+    edit(tree, "pkg/sub/__init__.py", "import torch\n")
+    age(tree)
+    run = Run(tree)
+    assert ("pkg/sub/__init__.py", "torch", "pkg -> pkg.a -> pkg.sub -> torch") in run.found
+    assert run.found == cold(tree)
+
+
+def test_a_module_added_to_a_walked_package_is_reached(tree: Path) -> None:
+    # A package walk imports every module of `pkg`: one that appears was never looked up by
+    # name, so only the listing of the module map tells.
+    edit(tree, "pkg/a.py", (
+        "import importlib, pkgutil\nimport pkg\n"
+        "for _, name, _ in pkgutil.iter_modules(pkg.__path__):\n    importlib.import_module(f'pkg.{name}')\n"
+    ))
+    age(tree)
+    assert Run(tree).found == cold(tree)
+    edit(tree, "pkg/new.py", "import torch\n")
+    age(tree)
+    run = Run(tree)
+    assert ("pkg/new.py", "torch") in [(path, heavy) for path, heavy, _ in run.found]
+    assert run.found == cold(tree)

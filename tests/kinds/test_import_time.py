@@ -224,3 +224,17 @@ def test_requires_python_decides_when_no_target_version_is_given(project: Projec
     project.write("pyproject.toml", f'[project]\nname = "app"\nrequires-python = "{requires}"\n')
     project.write("app/media/image.py", "lazy import cv2\n")
     assert (project.lines("--no-cache") == []) is lazy
+
+
+@pytest.mark.parametrize("platform", ["any", "rocm"])
+def test_a_probe_the_policy_declares_loads_what_it_probes_on_any_platform(project: Project, platform: str) -> None:
+    """`_has_module("cv2")` imports cv2 to see whether it is there, whichever platform runs it."""
+    light_app(project, RULE.replace("    message:", f"    platform: {platform}\n    message:") + (
+        "rocm_safety:\n  heavy_modules: [tilelang]\n  probes: {_has_module: null}\n  entry_modules: [app]\n"
+    ))
+    call = "HAS_CV2 = _has_module('cv2')"
+    project.write("app/media/image.py", f"from app.util import _has_module\n{call}\n")
+    project.write("app/util.py", "import importlib\ndef _has_module(name):\n    return importlib.import_module(name)\n")
+    lines = project.lines("--select", "light-import")
+    where = f"app/media/image.py:2:{call.index('_has_module') + 1}:"
+    assert [line.split(" ")[:2] for line in lines] == [[where, "light-import"]], lines

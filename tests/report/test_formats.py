@@ -59,7 +59,9 @@ def test_sarif_snapshot_and_schema(monkeypatch: pytest.MonkeyPatch, capsys: pyte
             for change in fix["artifactChanges"]:
                 assert change["artifactLocation"] == result["locations"][0]["physicalLocation"]["artifactLocation"]
                 change["replacements"] = "<replacements>"
-    assert fixed == 5
+    # Two tilelang imports in modules `kernels/__init__.py` imports (the gateway's parent
+    # package) carry none: rewriting them would make the gateway import itself.
+    assert fixed == 3
     snapshot("example.sarif", json.dumps(document, indent=2) + "\n")
 
 
@@ -113,7 +115,7 @@ def test_sarif_result_shape(project: Project) -> None:
 
 
 def test_sarif_empty_run_is_valid(project: Project) -> None:
-    project.config("rules: []\n")
+    project.config("rules:\n  - id: p\n    forbid: [pickle]\n")
     project.write("a.py", "import os\n")
     code, out, _ = project.run("check", "--format", "sarif")
     assert code == 0
@@ -182,7 +184,7 @@ def test_replacements_per_hunk() -> None:
 
 
 def test_sarif_unsafe_fix_is_offered_and_labelled(project: Project) -> None:
-    project.config("extends: [rocm-safety]\n")
+    project.config("extends: [rocm-safety]\nrocm_safety: {entry_modules: [a]}\n")
     project.write("a.py", 'from u import _has_module\n\n\ndef f():\n    return _has_module("tilelang")\n')
     code, out, _ = project.run("check", "--format", "sarif", "--select", "trial-import-probe")
     assert code == 1

@@ -130,7 +130,7 @@ def test_stderr_quotes_paths(project: Project, monkeypatch: pytest.MonkeyPatch, 
     ]
     # Named on the command line and missing; slow; unreadable: each says the path quoted.
     code, _, err = project.run("check", "gone\n::error::X.py")
-    assert code == 2 and err.splitlines() == ['import-policy: error: no such file or folder: "gone\\n::error::X.py"']
+    assert code == 2 and err.splitlines() == ['import-policy: cannot read "gone\\n::error::X.py": No such file or directory']
     (project.root / INJECTED).unlink()
     project.write(INJECTED, "import pickle\n")
     from import_policy.pipeline import extract, slow

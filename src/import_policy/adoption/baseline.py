@@ -23,7 +23,7 @@ from import_policy.diagnostics import Diagnostic
 VERSION = 1
 _SPACE = re.compile(r"\s+")
 
-Key = tuple[str, str, str]  # rule, root-relative path, fingerprint
+Key = tuple[str, str, str]  # rule, path (relative to the baseline's folder), fingerprint
 SourceOf = Callable[[str], "bytes | None"]  # root-relative path -> the bytes that were checked
 
 

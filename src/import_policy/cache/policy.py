@@ -46,6 +46,9 @@ class Known:
     exclude: tuple[str, ...]  # the globs' texts
     policy: str  # the digest the run cache keys the policy by
     ids: tuple[str, ...]  # the rule ids `--select`, `--extend-select` and `--ignore` may name
+    # `environment.python`, the `follow:` names and whether it is `all`: the run cache watches
+    # the followed distributions' files too. None: nothing followed.
+    follow: tuple[str | None, tuple[str, ...], bool] | None = None
 
 
 def entry_key(top: str, top_digest: str, cwd: Path, root: Path) -> str:
@@ -107,14 +110,29 @@ class PolicyIndex(_Sourced):
             exclude, ids = tuple(data["exclude"]), tuple(data["ids"])
             if not all(isinstance(text, str) for text in exclude + ids) or not isinstance(data["policy"], str):
                 return None
-            return Known(Path(str(data["root"])), exclude, data["policy"], ids)
+            return Known(Path(str(data["root"])), exclude, data["policy"], ids, _follow(data.get("follow")))
         except (OSError, ValueError, KeyError, TypeError, RecursionError):
             return None
 
     def put(self, key: str, sources: Sources, known: Known) -> None:
         self._put(key, sources, {
             "root": str(known.root), "exclude": list(known.exclude), "policy": known.policy, "ids": list(known.ids),
+            "follow": None if known.follow is None else [known.follow[0], list(known.follow[1]), known.follow[2]],
         })
+
+
+def _follow(data: object) -> tuple[str | None, tuple[str, ...], bool] | None:
+    """What the entry recorded of `follow:`; TypeError for a damaged one (a miss)."""
+    if data is None:
+        return None
+    if not isinstance(data, list) or len(data) != 3:
+        raise TypeError("follow")
+    python, names, every = data[0], data[1], data[2]
+    if not (python is None or isinstance(python, str)) or not isinstance(every, bool) or not isinstance(names, list):
+        raise TypeError("follow")
+    if not all(isinstance(name, str) for name in names):
+        raise TypeError("follow")
+    return python, tuple(str(name) for name in names), every
 
 
 class Built(_Sourced):

@@ -33,6 +33,7 @@ from import_policy.diagnostics import Diagnostic
 from import_policy.discovery.files import SourceFile
 from import_policy.facts import EXTRACTION
 from import_policy.fix.payload import decode, encode
+from import_policy.project.layout import layout_digest
 
 _FORMAT = 3
 _PURPOSE = b"run"
@@ -73,8 +74,11 @@ class RunCache:
         self.secret = cache_key(root)
 
     @staticmethod
-    def key(policy: str, selection: object, files: Sequence[SourceFile]) -> str | None:
-        """`policy`: `policy_digest` of the policy in force."""
+    def key(
+        policy: str, selection: object, files: Sequence[SourceFile], links: Sequence[tuple[str, str]] = (),
+    ) -> str | None:
+        """`policy`: `policy_digest` of the policy in force; `links`: each link inside the root
+        the walk met, and where it leads (a module at a link's path is the file it leads to)."""
         described = repr(selection)
         if " at 0x" in described:
             return None  # something without a stable repr: never risk a false hit
@@ -83,6 +87,7 @@ class RunCache:
         digest.update(described.encode())
         for file in files:
             digest.update(f"\0{file.relative}\0{file.language}".encode())
+        digest.update(f"\0links{list(links)}".encode())
         return digest.hexdigest()
 
     @staticmethod
@@ -130,6 +135,9 @@ class RunCache:
             data = read_entry(self.folder / f"{key}.json", self.secret, _PURPOSE, key)
             if data is None:
                 return None
+            roots = [str(folder) for folder in data["roots"]]
+            if layout_digest(self.root, roots) != data["layout"]:
+                return None  # a folder came or went under a root: module names mean something else
             moved: dict[str, Stat] = {}
             if not self._unchanged(files, data["files"], int(data["written"]), moved):
                 return None
@@ -154,9 +162,12 @@ class RunCache:
         data["written"] = time.time_ns()
         self._write(key, data)
 
-    def put(self, key: str, files: Sequence[SourceFile], snapshot: Snapshot, outcome: Outcome) -> None:
+    def put(
+        self, key: str, files: Sequence[SourceFile], snapshot: Snapshot, outcome: Outcome, layout: tuple[list[str], str],
+    ) -> None:
         """Best effort; skipped when a file's stat data moved while the run read it (its bytes
-        may then not be the ones the result came from)."""
+        may then not be the ones the result came from). `layout`: the policy's roots and their
+        `layout_digest` taken before the run."""
         if self.secret is None:
             return
         if any(_stat(f.path) != snapshot[f.relative][0] for f in files):
@@ -166,6 +177,7 @@ class RunCache:
             entry = {
                 "key": key,
                 "written": time.time_ns(),  # the racy-clean rule's second (cache.stat)
+                "roots": layout[0], "layout": layout[1],
                 "files": {path: [list(stat), digest] for path, (stat, digest) in snapshot.items()},
                 "diagnostics": [_encode(d) for d in outcome.diagnostics],
                 "files_checked": outcome.files,

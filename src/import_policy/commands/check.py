@@ -27,6 +27,7 @@ from import_policy.discovery.files import PathError, SourceFile, discover, relat
 from import_policy.fix.payload import applies
 from import_policy.fix.reach import refuse_outside_root
 from import_policy.patterns import PathGlob, PatternError, any_match
+from import_policy.project.layout import layout_digest
 from import_policy.quoting import quote_path
 from import_policy.report.formats import FORMATS, Report
 from import_policy.report import text as text_report
@@ -55,6 +56,7 @@ class Inputs:
     stdin: bytes | None
     unreadable: list[tuple[str, str]] = field(default_factory=list)  # folders the walk could not read
     overlay: Overlay | None = None  # buffers standing for their files (stdin's)
+    links: list[tuple[str, str]] = field(default_factory=list)  # links inside the root, where each leads
 
 
 @dataclass(frozen=True)
@@ -99,9 +101,12 @@ def answer_warm(args: argparse.Namespace, cwd: Path) -> int | None:
         return None
     skipped: list[tuple[str, str]] = []
     unreadable: list[tuple[str, str]] = []
+    links: list[tuple[str, str]] = []
     markers: set[str] = set()
     try:
-        files = discover(paths, root, exclude, remember=True, skipped=skipped, unreadable=unreadable, markers=markers)
+        files = discover(
+            paths, root, exclude, remember=True, skipped=skipped, unreadable=unreadable, markers=markers, links=links,
+        )
     except PathError:
         return None
     if unreadable:
@@ -111,7 +116,8 @@ def answer_warm(args: argparse.Namespace, cwd: Path) -> int | None:
     named = {*(args.select or ()), *(args.extend_select or ()), *(args.ignore or ())}
     if not named <= set(entry.ids) or SYNTAX_ERROR in (args.ignore or ()):
         return None  # the usual way expands prefixes, says which is unknown, warns of what cannot be ignored
-    run_key = RunCache.key(entry.policy, selection_key(args), files)
+    stamp = followed_stamp(root, entry.follow)
+    run_key = RunCache.key(entry.policy, _keyed(args, stamp), files, links) if stamp is not None else None
     outcome = RunCache(root).get(run_key, files) if run_key is not None else None
     if outcome is None:
         return None
@@ -199,9 +205,12 @@ def gather(loaded: Loaded, args: argparse.Namespace, split: Split | None = None)
     fixing: FixRun | None = None
     if args.fix or args.fix_only or args.diff:
         if inputs.stdin is not None and not args.diff:
-            return fix_stdin(args, policy, selection, inputs.files, inputs.stdin, checked.result)
+            return fix_stdin(args, policy, selection, inputs, inputs.stdin, checked.result)
         if args.diff:
-            return diff(checked.result, inputs, args.unsafe_fixes, policy.root, quiet=args.quiet)
+            code = diff(checked.result, inputs, args.unsafe_fixes, policy.root, quiet=args.quiet)
+            unreadable = [*inputs.unreadable, *checked.result.unreadable]
+            say_faults(unreadable, [] if args.quiet else checked.stale)
+            return EXIT_ERROR if unreadable else code
         fixing = fix(checked, inputs, policy, selection, args.unsafe_fixes)
     overrides = {file.relative: inputs.stdin for file in inputs.files if inputs.stdin is not None}
     result = checked.result
@@ -236,7 +245,7 @@ def report(
     hidden = sum(d.fixable and not applies(d, args.unsafe_fixes) for d in kept)
     shown = present(kept, args.unsafe_fixes, root, cwd)
     nothing = inputs.stdin is None and not inputs.files
-    if nothing and not args.quiet:
+    if nothing and not args.quiet and not checked.unreadable:
         # As ruff: a warning, and no "All checks passed!" for a run that checked nothing.
         print("import-policy: warning: no Python or C-family files found under the given paths; nothing was checked", file=sys.stderr)
     if wrote is not None and (args.format != "text" or args.statistics):
@@ -244,17 +253,22 @@ def report(
     text = Text(
         fixed=fixing.applied if fixing is not None else 0, hidden=hidden,
         fixes=present(fixing.fixed, args.unsafe_fixes, root, cwd) if fixing is not None and args.show_fixes else None,
-        summary=not args.quiet, silent=nothing, wrote=wrote, fix_only=args.fix_only,
+        # A path that could not be read is no pass: no "All checks passed!" (ruff's E902).
+        summary=not args.quiet, silent=nothing or (bool(checked.unreadable) and not shown), wrote=wrote, fix_only=args.fix_only,
     )
     write_report(args, shown, checked.files, policy, cwd, overrides, text)
-    for path, reason in checked.unreadable:
-        print(f"import-policy: cannot read {quote_path(path)}: {reason}", file=sys.stderr)
-    if not args.quiet:
-        for line in checked.stale:
-            print(f"import-policy: {line}", file=sys.stderr)
+    say_faults(checked.unreadable, [] if args.quiet else checked.stale)
     if checked.unreadable or (fixing is not None and fixing.write_errors):
         return EXIT_ERROR  # as ruff: a file --fix could not write is an error, named on stderr
     return exit_code(shown, args.exit_zero)
+
+
+def say_faults(unreadable: Sequence[tuple[str, str]], notes: Sequence[str]) -> None:
+    """On stderr: each path that could not be read, then the configuration's warnings and stale entries."""
+    for path, reason in unreadable:
+        print(f"import-policy: cannot read {quote_path(path)}: {reason}", file=sys.stderr)
+    for line in notes:
+        print(f"import-policy: {line}", file=sys.stderr)
 
 
 @dataclass(frozen=True)
@@ -326,9 +340,11 @@ def read_inputs(policy: Policy, args: argparse.Namespace) -> Inputs:
     if args.stdin_filename is None:
         skipped: list[tuple[str, str]] = []
         unreadable: list[tuple[str, str]] = []
+        links: list[tuple[str, str]] = []
         try:
             files = discover(
                 paths, policy.root, policy.exclude, remember=not args.no_cache, skipped=skipped, unreadable=unreadable,
+                links=links,
             )
         except PathError as error:
             raise UsageError(str(error)) from None
@@ -338,7 +354,7 @@ def read_inputs(policy: Policy, args: argparse.Namespace) -> Inputs:
             warn_excluded(policy, args.paths)
         from import_policy.pipeline.extract import read_file
 
-        return Inputs(paths, files, read_file, None, unreadable)
+        return Inputs(paths, files, read_file, None, unreadable, links=links)
     from import_policy.commands.check_stdin import read_stdin, stdin_file
 
     if [str(p) for p in args.paths] not in ([], ["-"]):
@@ -399,13 +415,57 @@ def cache_policy(policy: Policy, selection: Selection, inputs: Inputs, args: arg
         from import_policy.adoption.stale import ExceptTracker
 
         tracker = ExceptTracker()
-    facts = None if args.no_cache or inputs.stdin is not None else FactsCache(policy.root)
+    facts = None if args.no_cache else FactsCache(policy.root)  # keyed by content: a buffer is safe there
     # An unchanged whole tree is answered from the last run (runcache); fixing always checks afresh.
     fixing = args.fix or args.fix_only or args.diff
     runs = RunCache(policy.root) if facts is not None and tracker is not None and not fixing else None
     digest = policy_digest(policy) if runs is not None else None
-    run_key = RunCache.key(digest, selection_key(args), inputs.files) if digest is not None else None
+    stamp = followed_stamp(policy.root, _follow_of(policy)) if digest is not None else None
+    run_key = (
+        RunCache.key(digest, _keyed(args, stamp), inputs.files, inputs.links) if digest is not None and stamp is not None
+        else None
+    )
     return Caches(facts, runs, run_key, tracker, digest)
+
+
+def followed_stamp(root: Path, follow: tuple[str | None, tuple[str, ...], bool] | None) -> str | None:
+    """What the run cache keys a run by besides the tree: the stat data of every Python file
+    of the followed distributions (their RECORDs), as one digest; "" when nothing is followed.
+    None when one changed too recently for its stat data to tell an edit (git's racy-clean
+    rule): then no cache answers or records the run. An edit in a dependency is a miss."""
+    if follow is None:
+        return ""
+    import hashlib
+    import os
+    import time
+
+    from import_policy.graph.distributions import follow as followed_of
+    from import_policy.graph.environment import project_environment
+
+    followed = followed_of(project_environment(root, follow[0]), follow[1], follow[2])
+    recent = time.time_ns() - 2_000_000_000
+    stamp = hashlib.blake2b(digest_size=20)
+    for path in followed.files():
+        try:
+            data = os.stat(path)
+        except OSError:
+            stamp.update(f"{path}\0-\0".encode("utf-8", "surrogateescape"))
+            continue
+        if data.st_mtime_ns >= recent:
+            return None
+        stamp.update(f"{path}\0{data.st_mtime_ns}:{data.st_ctime_ns}:{data.st_size}:{data.st_ino}\0".encode(
+            "utf-8", "surrogateescape"))
+    return stamp.hexdigest()
+
+
+def _keyed(args: argparse.Namespace, stamp: str) -> object:
+    """The selection, and what is followed as it stands (nothing: the selection alone)."""
+    return (selection_key(args), stamp) if stamp else selection_key(args)
+
+
+def _follow_of(policy: Policy) -> tuple[str | None, tuple[str, ...], bool] | None:
+    follow = policy.follow
+    return None if follow is None or not (follow.names or follow.every) else (follow.python, follow.names, follow.every)
 
 
 def selection_key(args: argparse.Namespace) -> tuple[object, ...]:
@@ -436,6 +496,7 @@ def run_or_reuse(
     if reused is not None:
         return Checked(Result(reused.diagnostics, reused.files, reused.unreadable), reused.stale)
     snapshot = RunCache.snapshot(files) if runs is not None and run_key is not None else None
+    layout = (list(policy.roots), layout_digest(policy.root, policy.roots)) if snapshot is not None else None
     tracker = caches.tracker
     plan = Plan(
         policy, selection, observe=tracker.observe if tracker else None, cache=caches.facts,
@@ -449,8 +510,10 @@ def run_or_reuse(
             result.diagnostics + unused_suppressions(policy, selection, inputs, caches, jobs), key=Diagnostic.sort_key
         )
     stale = [*notes, *stale_entries(policy, selection, inputs, caches, jobs)]
-    if runs is not None and run_key is not None and snapshot is not None:
-        runs.put(run_key, files, snapshot, Outcome(list(result.diagnostics), result.files, result.unreadable, stale))
+    if runs is not None and run_key is not None and snapshot is not None and layout is not None:
+        runs.put(
+            run_key, files, snapshot, Outcome(list(result.diagnostics), result.files, result.unreadable, stale), layout,
+        )
     return Checked(result, stale)
 
 
@@ -554,13 +617,13 @@ def fix(checked: Checked, inputs: Inputs, policy: Policy, selection: Selection, 
 
 
 def fix_stdin(
-    args: argparse.Namespace, policy: Policy, selection: Selection, files: list[SourceFile], source: bytes,
+    args: argparse.Namespace, policy: Policy, selection: Selection, inputs: Inputs, source: bytes,
     before: Result,
 ) -> int:
     """The fixed source to stdout, for an editor's buffer; what remains to stderr."""
     from import_policy.commands.check_stdin import fix_stdin as fixed_stdin
 
-    new, remaining = fixed_stdin(policy, selection, files, source, before, args.unsafe_fixes)
+    new, remaining = fixed_stdin(policy, selection, inputs.files, source, before, args.unsafe_fixes, inputs.read)
     try:
         sys.stdout.flush()
         sys.stdout.buffer.write(new)
@@ -583,16 +646,40 @@ def apply_baseline(
         return list(diagnostics), None
     from import_policy.adoption.steps import AdoptionError, source_reader, use_baseline
 
+    # Entries' paths are relative to the baseline's own folder: one baseline then serves runs
+    # over one project or several, from any folder (a monorepo's pre-commit names either).
+    base = Path(os.path.realpath(os.path.dirname(os.path.abspath(args.write_baseline or args.baseline))))
+    moved, originals = _moved(diagnostics, policy.root, base)
     wrote: list[str] = []
     try:
         kept = use_baseline(
-            diagnostics, write_to=args.write_baseline, read_from=args.baseline,
-            source_of=source_reader(policy.root, overrides), files=files, selection=selection, root=policy.root,
+            moved, write_to=args.write_baseline, read_from=args.baseline,
+            source_of=source_reader(base, {_move(path, policy.root, base): data for path, data in overrides.items()}),
+            files=[replace(file, relative=_move(file.relative, policy.root, base)) for file in files],
+            selection=selection, root=base,
             wrote=wrote.append, **({"warn": lambda _line: None} if args.quiet else {}),
         )
     except AdoptionError as error:
         raise UsageError(str(error)) from None
-    return kept, wrote[0] if wrote else None
+    return [originals.get(id(d), d) for d in kept], wrote[0] if wrote else None
+
+
+def _move(path: str, root: Path, base: Path) -> str:
+    return path if root == base else Path(os.path.relpath(root / path, base)).as_posix()
+
+
+def _moved(diagnostics: Sequence[Diagnostic], root: Path, base: Path) -> tuple[list[Diagnostic], dict[int, Diagnostic]]:
+    """The findings with paths relative to `base`, and each one's original by identity."""
+    if root == base:
+        return list(diagnostics), {}
+    moved: list[Diagnostic] = []
+    originals: dict[int, Diagnostic] = {}
+    for d in diagnostics:
+        places = tuple((_move(place[0], root, base), *place[1:]) for place in d.places)
+        copy = replace(d, path=_move(d.path, root, base), places=places)
+        originals[id(copy)] = d
+        moved.append(copy)
+    return moved, originals
 
 
 def present(diagnostics: Sequence[Diagnostic], unsafe: bool, root: Path, cwd: Path) -> list[Diagnostic]:

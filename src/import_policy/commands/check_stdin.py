@@ -18,6 +18,7 @@ from import_policy.config.model import Policy
 from import_policy.diagnostics import Diagnostic
 from import_policy.discovery.files import SourceFile, language_of, relative_to_root
 from import_policy.pipeline.engine import Result
+from import_policy.pipeline.extract import Reader
 from import_policy.pipeline.plan import Selection
 from import_policy.patterns import any_match
 
@@ -36,14 +37,16 @@ def read_stdin(stream: BinaryIO) -> bytes:
 
 
 def fix_stdin(
-    policy: Policy, selection: Selection, files: Sequence[SourceFile], source: bytes, before: Result, unsafe: bool
+    policy: Policy, selection: Selection, files: Sequence[SourceFile], source: bytes, before: Result, unsafe: bool,
+    read: Reader,
 ) -> tuple[bytes, list[Diagnostic]]:
-    """`check --fix --stdin-filename PATH -`: (the fixed source for stdout, what remains)."""
+    """`check --fix --stdin-filename PATH -`: (the fixed source for stdout, what remains).
+    `read`: every file as the run reads it, the buffer standing for its own (the overlay)."""
     from import_policy.fix.run import fix_and_check_again, kept_in_memory
 
     if not files:
         return source, []
     after, fixing = fix_and_check_again(
-        before, files, lambda _file: source, policy, selection, unsafe, kept_in_memory, policy.root, policy.root,
+        before, files, read, policy, selection, unsafe, kept_in_memory, policy.root, policy.root,
     )
     return fixing.new.get(files[0].relative, source), after.diagnostics

@@ -105,13 +105,21 @@ def _gather_all(args: argparse.Namespace, cwd: Path, queue: list[Group], nearest
     """Each project's part of the run, the projects a walk finds nested included."""
     from import_policy.commands.check import gather
 
-    done: list[Gathered] = []
+    done: list[tuple[Group, Gathered]] = []
     seen: list[Group] = []
     codes: list[int] = []  # `--diff`: each project's part is written as it is found
     while queue:
         group = queue.pop(0)
-        if any(same(group.found, other.found) for other in seen):
-            continue  # a nested project met again, or named as well as walked into
+        earlier = next((index for index, other in enumerate(seen) if same(group.found, other.found)), None)
+        if earlier is not None:
+            before = seen[earlier]
+            if all(path in before.paths for path in group.paths):
+                continue  # a nested project met again
+            # Named files of a project a walk then finds whole: checked again, as one run
+            # over every path (a file is found once whatever paths lead to it).
+            del seen[earlier]
+            done = [(g, part) for g, part in done if g is not before]
+            group = Group(group.found, group.start, [*before.paths, *group.paths])
         seen.append(group)
         nested: list[Group] = []
         # The preset's note waits for the walk: a monorepo's root with no configuration of
@@ -123,12 +131,12 @@ def _gather_all(args: argparse.Namespace, cwd: Path, queue: list[Group], nearest
             codes.append(gathered)
             continue
         if loaded.config is None:
-            if not gathered.inputs.files and (nested or done):
+            if not gathered.inputs.files and (nested or done or queue):
                 continue  # every file it walked is another project's
             if not args.quiet:
                 print(f"import-policy: {no_config_note(group.start, cwd)}", file=sys.stderr)
-        done.append(gathered)
-    return max(codes) if codes else done
+        done.append((group, gathered))
+    return max(codes) if codes else [part for _, part in done]
 
 
 def _report_one(args: argparse.Namespace, g: Gathered) -> int:
@@ -164,10 +172,14 @@ def _report_several(args: argparse.Namespace, cwd: Path, done: list[Gathered]) -
             fixing.write_errors.extend((_relative(path, root, cwd), why) for path, why in g.fixing.write_errors)
     diagnostics.sort(key=Diagnostic.sort_key)
     first = done[0]
-    kept, wrote = apply_baseline(diagnostics, args, replace(first.policy, root=cwd), files, first.selection, {})
+    # What the report names of the rules (SARIF's rule list): every project's, the first
+    # project's where two declare one id.
+    rules = {rule.id: rule for g in reversed(done) for rule in g.policy.rules}
+    policy = replace(first.policy, root=cwd, rules=tuple(rules.values()))
+    kept, wrote = apply_baseline(diagnostics, args, policy, files, first.selection, {})
     inputs = Inputs([p for g in done for p in g.inputs.paths], files, first.inputs.read, None)
     finished = Finished(count, unreadable, stale, rebased=True)
-    return report(args, cwd, first.policy, inputs, finished, kept, fixing, wrote, {})
+    return report(args, cwd, policy, inputs, finished, kept, fixing, wrote, {})
 
 
 def _relative(path: str, root: Path, cwd: Path) -> str:

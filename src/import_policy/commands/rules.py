@@ -8,6 +8,7 @@ import sys
 from import_policy.commands import EXIT_OK, UsageError
 from import_policy.config.load import Loaded
 from import_policy.kinds.describe import describe_rule, fix_applicability, rule_rows
+from import_policy.commands.selectors import did_you_mean
 
 _HEADERS = ("id", "kind", "severity", "fixable", "source", "message")
 
@@ -38,7 +39,7 @@ def rules(loaded: Loaded, fmt: str) -> int:
 def explain(loaded: Loaded, rule: str) -> int:
     text = describe_rule(loaded.policy, rule)
     if text is None:
-        known = ", ".join(row["id"] for row in rule_rows(loaded.policy))
-        raise UsageError(f"unknown rule {rule!r}; rules in force: {known}")
+        ids = [row["id"] for row in rule_rows(loaded.policy)]
+        raise UsageError(f"unknown rule {rule!r}{did_you_mean(rule, ids)}; rules in force: {', '.join(ids)}")
     sys.stdout.write(text)
     return EXIT_OK

@@ -14,6 +14,9 @@ from collections.abc import Iterable, Sequence
 from import_policy.commands import UsageError
 
 
+ALL = "ALL"
+
+
 def did_you_mean(word: str, choices: Iterable[str]) -> str:
     """`; did you mean `x`?` for the nearest choice, or nothing when none is near."""
     ordered = sorted(choices)
@@ -39,6 +42,9 @@ def resolve(flag: str, selectors: Sequence[str] | None, in_force: Iterable[str],
     reachable, names = sorted(set(in_force)), set(known)
     found: set[str] = set()
     for selector in selectors:
+        if selector == ALL:
+            found.update(names)  # ruff's ALL: every rule, the opt-in ones too
+            continue
         if selector in names:
             found.add(selector)
             continue

@@ -212,9 +212,9 @@ def run_all(policy: Policy) -> tuple[str, bool]:
     if total == 0:
         lines.append("No rule has examples.")
     elif failures:
-        lines.append(f"{len(failures)} of {total} examples of {rules_with} rules failed.")
+        lines.append(f"{len(failures)} of {_count(total, 'example')} of {_count(rules_with, 'rule')} failed.")
     else:
-        lines.append(f"All {total} examples of {rules_with} rules passed.")
+        lines.append(f"All {_count(total, 'example')} of {_count(rules_with, 'rule')} passed.")
     return "\n".join(lines) + "\n", not failures
 
 
@@ -227,3 +227,7 @@ def command(policy: Policy) -> int:
     except BrokenPipeError:
         discard_stdout()  # the reader went away; the exit code still says whether all passed
     return EXIT_OK if passed else EXIT_VIOLATIONS
+
+
+def _count(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"

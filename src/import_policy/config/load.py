@@ -10,12 +10,13 @@ import hashlib
 import os
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from import_policy.cache.policy import Built, Known, PolicyIndex, entry_key
-from import_policy.config.model import Origin, Policy, RocmSafety, Rule
+from import_policy.config.model import Follow, Origin, Policy, RocmSafety, Rule
+from import_policy.discovery import probe
 from import_policy.quoting import quote_path
 
 # YAML parsing, validation and the kinds are imported by the functions that build a policy:
@@ -180,8 +181,8 @@ def _named_in_pyproject(pyproject: Path, cwd: Path) -> Path | None:
             'name the policy file, e.g. config = "import-policy.yaml"',
         )])
     path = pyproject.parent / named
-    if not path.is_file():
-        what = "is a folder, not a file" if path.is_dir() else "no such file"
+    if not probe.is_file(path):
+        what = "is a folder, not a file" if probe.is_dir(path) else "no such file"
         raise ConfigErrors([_error(shown, line, f"[tool.import-policy] config = {named!r}: {what}")])
     return path
 
@@ -212,7 +213,7 @@ def load(config: Path | None, cwd: Path, remember: bool = False, start: Path | N
                 loaded = decode(kept)
             except (ValueError, TypeError, KeyError, AttributeError, ImportError, RecursionError):
                 loaded = None  # a record this version cannot read: built afresh
-            if isinstance(loaded, Loaded) and loaded.policy.root.is_dir():
+            if isinstance(loaded, Loaded) and probe.is_dir(loaded.policy.root):
                 return loaded
     loaded = _load(config, cwd, start)
     if found is not None and loaded.read:
@@ -236,9 +237,9 @@ def _load(config: Path | None, cwd: Path, start: Path | None = None) -> Loaded:
     else:
         config = config if config.is_absolute() else cwd / config
         base = config.parent  # --config FILE: FILE's folder, unless its `root:` says otherwise
-    if config.is_dir():
+    if probe.is_dir(config):
         raise ConfigErrors([_error(_shown(config, cwd), 0, "is a folder; --config takes a configuration file")])
-    if not config.is_file():
+    if not probe.is_file(config):
         raise ConfigErrors([_error(_shown(config, cwd), 0, "no such file")])
     read_: list[tuple[str, str]] = []
     policy = _build(base, _Source(_shown(config, cwd), config, None), cwd, read_)
@@ -296,7 +297,9 @@ def remember(loaded: Loaded, cwd: Path, policy_digest: str, ids: Iterable[str]) 
         return
     policy = loaded.policy
     top, top_digest = loaded.read[0]
-    entry = Known(policy.root, tuple(glob.text for glob in policy.exclude), policy_digest, tuple(sorted(ids)))
+    wanted = policy.follow
+    follow = (wanted.python, wanted.names, wanted.every) if wanted is not None and (wanted.names or wanted.every) else None
+    entry = Known(policy.root, tuple(glob.text for glob in policy.exclude), policy_digest, tuple(sorted(ids)), follow)
     PolicyIndex(policy.root).put(entry_key(top, top_digest, cwd, policy.root), loaded.read, entry)
 
 
@@ -326,6 +329,11 @@ def _build(root: Path, top: _Source, cwd: Path, read: list[tuple[str, str]]) -> 
     errors: list[ConfigError] = []
     ordered: list[tuple[_Source, Document]] = []
     _collect(top, [], errors, ordered, cwd, set(), read, (root,))
+    from import_policy.config.validate import checks_nothing
+
+    empty = checks_nothing(top.shown, [document for _, document in ordered]) if ordered and not errors else None
+    if empty is not None and top.path is not None:
+        errors.append(empty)
     root = _root(root, top, ordered, errors)
     if errors:
         first_seen = {source: index for index, source in reversed(list(enumerate(e.source for e in errors)))}
@@ -348,7 +356,7 @@ def _root(base: Path, top: _Source, ordered: list[tuple[_Source, Document]], err
         folder = _named_root(source, document)
         if folder is None:
             named = (source.path.parent if source.path is not None else base) / text
-            what = "is not a folder" if named.exists() else "does not exist"
+            what = "is not a folder" if probe.exists(named) else "does not exist"
             errors.append(_error(source.shown, line, f"root {text!r} {what} (it is relative to this file)"))
             continue
         root = folder
@@ -360,7 +368,7 @@ def _named_root(source: _Source, document: Document) -> Path | None:
     if document.root is None or source.path is None:
         return None
     folder = source.path.parent / document.root[0]
-    return folder if folder.is_dir() else None
+    return folder if probe.is_dir(folder) else None
 
 
 def _collect(
@@ -482,7 +490,7 @@ def _resolve_extends(target: str, source: _Source, cwd: Path, inside: tuple[Path
             return "it leaves the project root (there is no git work tree around it to share a base from)"
         if not _within(real, os.path.realpath(repository)):
             return "it leaves the repository (the git work tree holding the project)"
-    if not path.is_file():
+    if not probe.is_file(path):
         return None
     return _Source(_shown(path, cwd), path, None)
 
@@ -501,9 +509,11 @@ def _merge(root: Path, ordered: list[tuple[_Source, Document]], read: list[tuple
     rocm = _RocmMerge()
     switches: dict[str, list[tuple[str, ConfigError]]] = {"ignore": [], "enable": []}
     target: tuple[int, int] | None = None
+    follow: Follow | None = None
     for source, document in ordered:
         if document.target_version is not None:
             target = document.target_version
+        follow = _follow(follow, source, document)
         for key, ids in (("ignore", document.ignore), ("enable", document.enable)):
             switches[key].extend((rule_id, _error(source.shown, line, "")) for rule_id, line in ids)
         for rule in document.rules:
@@ -515,7 +525,7 @@ def _merge(root: Path, ordered: list[tuple[_Source, Document]], read: list[tuple
         if document.rocm_line:
             rocm.add(source.shown, document.rocm_line, document.rocm_safety)
     if roots is None:
-        roots = ["."] + (["src"] if (root / "src").is_dir() else [])
+        roots = ["."] + (["src"] if probe.is_dir(root / "src") else [])
     # Read only where a lazy import's judge needs it: its pyproject.toml then joins the sources.
     judged = rocm.origin is not None or any(rule.kind == "import-time" for rule in rules.values())
     python = target or _requires_python(root, read) if judged else OLDEST_PYTHON
@@ -532,7 +542,26 @@ def _merge(root: Path, ordered: list[tuple[_Source, Document]], read: list[tuple
         enable=tuple(dict.fromkeys(rule_id for rule_id, _ in switches["enable"])),
         target_version=target,
         python=python,
+        follow=follow,
     )
+
+
+def _follow(before: Follow | None, source: _Source, document: Document) -> Follow | None:
+    """`environment:` and `follow:` across `extends`: a later file replaces what it gives. The
+    interpreter's path is relative to the file that names it (a preset names none)."""
+    if document.environment is None and document.follow is None:
+        return before
+    python = before.python if before is not None else None
+    if document.environment is not None and source.path is not None:
+        python = os.path.normpath(os.path.join(source.path.parent.absolute(), document.environment[0]))
+    if document.follow is not None:
+        names = tuple(name for name, _ in document.follow if name != "*")
+        lines = tuple(line for name, line in document.follow if name != "*")
+        every = any(name == "*" for name, _ in document.follow)
+        return Follow(names, every, python, Origin(source.shown, document.follow_line), lines)
+    if before is not None:
+        return replace(before, python=python)
+    return Follow((), False, python, Origin(source.shown, document.environment_line))
 
 
 class _RocmMerge:
@@ -552,8 +581,10 @@ class _RocmMerge:
             if isinstance(value, dict):
                 merged = self.maps.setdefault(key, {})
                 for name, (held, at) in value.items():
+                    given = name in merged
                     merged.pop(name, None)  # a name given again takes its place at the end
-                    if held is False:
+                    # `values` says what a name holds: `false` there removes only a name given before
+                    if held is False and (key != "values" or given):
                         self.removed[(key, name)] = Origin(source, at)
                     else:
                         self.removed.pop((key, name), None)

@@ -23,6 +23,18 @@ class Origin:
 
 
 @dataclass(frozen=True)
+class Follow:
+    """Which installed distributions the graph reads through (`follow:`), in which environment
+    (`environment.python`, absolute, resolved against the folder of the file that gave it)."""
+
+    names: tuple[str, ...]  # distribution names as written (`follow: all` gives none)
+    every: bool  # `follow: all`
+    python: str | None
+    origin: Origin  # the `follow:` key (the `environment:` key when only it is given)
+    lines: tuple[int, ...] = field(default=(), compare=False)  # of each name, for warnings
+
+
+@dataclass(frozen=True)
 class Examples:
     flag: tuple[str, ...] = ()
     allow: tuple[str, ...] = ()
@@ -122,6 +134,7 @@ class Policy:
     # The oldest Python the project supports, as `RocmSafety.python`: what the ROCm pass and
     # `kind: import-time` rules judge lazy imports by, with or without a `rocm_safety` section.
     python: tuple[int, int] = (3, 10)
+    follow: Follow | None = None  # `environment:` and `follow:`, when either is given
 
     def rule(self, rule_id: str) -> Rule | None:
         for rule in self.rules:

@@ -22,10 +22,10 @@ class Nearest:
 
     def of_folder(self, folder: Path | str) -> Found:
         """The configuration of the files in `folder` (absolute, or relative to the current
-        folder). As in ruff, a folder with none above it falls back to the current folder's
-        (a file named from outside the project is judged by the project the user stands in)."""
-        found = self._search(folder)
-        return found if found is not None else self._search(self.cwd)
+        folder); None where there is none above it: the file gets the built-in preset (the
+        contract's rule; ruff would fall back to the current folder's configuration, which
+        judges a file by a project it is not part of)."""
+        return self._search(folder)
 
     def _search(self, folder: Path | str) -> Found:
         start = os.path.abspath(folder)

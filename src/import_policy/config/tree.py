@@ -10,6 +10,7 @@ and, for the exports, the gateway's own file is read; nothing else is.
 from __future__ import annotations
 
 import ast
+import os
 import io
 import symtable
 import tokenize
@@ -19,6 +20,8 @@ from typing import TYPE_CHECKING
 
 from import_policy.config.load import ConfigErrors
 from import_policy.config.model import GatewayFix, Origin, Policy, RuleBase
+from import_policy.discovery import probe
+from import_policy.quoting import quote_path
 from import_policy.project.layout import top_level_names
 from import_policy.project.modules import ProjectModules
 
@@ -38,7 +41,10 @@ def against_tree(policy: Policy, remember: bool = False) -> Checked:
     """`policy` checked against the tree under its root; `ConfigErrors` when it names a
     module that is not there. `remember`: the run may keep `.gitignore` verdicts (cache.ignores)."""
     modules = ProjectModules(policy, {}, remember)
-    errors = list(_entries(policy, modules))
+    errors = [*_roots(policy), *_entries(policy, modules)]
+    warnings: list[str] = []
+    if not errors:
+        errors.extend(_default_entries(policy, warnings))
     gateways = [rule for rule in policy.rules if isinstance(getattr(rule, "fix", None), GatewayFix)]
     for rule in gateways:
         fix = getattr(rule, "fix")
@@ -53,7 +59,6 @@ def against_tree(policy: Policy, remember: bool = False) -> Checked:
             ))
     if errors:
         raise ConfigErrors(errors)
-    warnings: list[str] = []
     rules: list[RuleBase] = []
     for rule in policy.rules:
         fix = getattr(rule, "fix", None)
@@ -62,6 +67,10 @@ def against_tree(policy: Policy, remember: bool = False) -> Checked:
             kept = _bound_exports(policy, rule, fix, path, warnings)
             rule = replace(rule, fix=replace(fix, exports=kept), gateway_file=path)  # type: ignore[call-arg]
         rules.append(rule)
+    if policy.follow is not None:
+        from import_policy.graph.through import warnings as follow_warnings
+
+        warnings.extend(follow_warnings(policy))
     return Checked(replace(policy, rules=tuple(rules)), tuple(warnings))
 
 
@@ -82,6 +91,86 @@ def _entries(policy: Policy, modules: ProjectModules) -> Iterator[ConfigError]:
             f"entry module {entry!r} is not a module of the project (no {_spelled(entry)} under roots "
             f"{', '.join(policy.roots)}); the project's top-level packages: {', '.join(packages) or '(none)'}{hint}",
         )
+
+
+def _roots(policy: Policy) -> Iterator[ConfigError]:
+    """Each `roots` entry that is not a folder under the project root: no module is found
+    there, and the ROCm pass would check nothing."""
+    for folder in policy.roots:
+        if not probe.is_dir(policy.root / folder):
+            from import_policy.config.validate import ConfigError
+            from import_policy.config.where import top_level_entry
+
+            origin = top_level_entry(policy, "roots", folder) or Origin(policy.sources[-1] if policy.sources else "", 0)
+            yield ConfigError(
+                origin.source, origin.line,
+                f"roots entry {folder!r} is not a folder under the project root "
+                f"({quote_path(os.path.relpath(policy.root / folder))} is not there)",
+            )
+
+
+def _looked(policy: Policy) -> str:
+    """Where the roots are, relative to the current folder (as every path a run shows)."""
+    shown = []
+    for folder in policy.roots:
+        relative = os.path.relpath(policy.root / folder)
+        shown.append(quote_path("./" if relative == "." else relative + "/"))
+    return ", ".join(shown)
+
+
+def _default_entries(policy: Policy, warnings: list[str]) -> Iterator[ConfigError]:
+    """A ROCm pass (or an `import-time` rule, whose `entry` is required) left with no entry
+    module checks nothing: an error saying where it looked, a warning where only the built-in
+    preset applies (no configuration was found). A default entry that certainly reaches no
+    other module (a namespace package, or an `__init__.py` that spells no import) gets a
+    warning naming it and the roots it came from."""
+    rocm = policy.rocm_safety
+    if rocm is None or rocm.entry_modules:
+        return
+    from import_policy.rocm.run import default_entries
+
+    origin = _users(policy, rocm.origin)
+    top = list(top_level_names(policy.root, policy.roots))
+    entries = default_entries((name, package) for name, _, package in top)
+    roots = ", ".join(repr(root) for root in policy.roots)
+    if not entries:
+        message = (
+            f"the ROCm pass has no entry module: rocm_safety.entry_modules is not set and there is no top-level "
+            f"package (a folder with an __init__.py, or of modules) in {_looked(policy)} (roots {roots}); "
+            "name the modules a process imports in rocm_safety.entry_modules, or set roots"
+        )
+        if all(source.startswith("preset:") for source in policy.sources):
+            warnings.append(f"warning: {message}")
+            return
+        from import_policy.config.validate import ConfigError
+
+        yield ConfigError(origin.source, origin.line, message)
+        return
+    folders = {name: folder for name, folder, _ in reversed(top)}
+    for entry in entries:
+        init = policy.root / folders[entry] / entry / "__init__.py"
+        try:
+            source: bytes | None = init.read_bytes()
+        except OSError:
+            source = None  # a namespace package: importing it runs nothing
+        if source is None or b"import" not in source:
+            what = "a namespace package" if source is None else "its __init__.py imports nothing"
+            where = "" if origin.source.startswith("preset:") else f"{origin}: "  # no file of the user's to point at
+            warnings.append(
+                f"{where}warning: the default entry module {entry!r} (a top-level package under roots "
+                f"{roots}) reaches no other module ({what}), so the ROCm pass checks nothing from it; "
+                "name the modules a process imports in rocm_safety.entry_modules"
+            )
+
+
+def _users(policy: Policy, origin: Origin) -> Origin:
+    """`origin`, or where the user's file extends the preset that declared it: a message
+    points at a file the user can edit."""
+    if not origin.source.startswith("preset:") or not policy.sources or policy.sources[-1].startswith("preset:"):
+        return origin
+    from import_policy.config.where import top_level_entry
+
+    return top_level_entry(policy, "extends", origin.source[len("preset:"):]) or Origin(policy.sources[-1], 1)
 
 
 def _spelled(module: str) -> str:
@@ -120,7 +209,7 @@ def _submodule(policy: Policy, path: str, name: str) -> bool:
     if not path.endswith("/__init__.py"):
         return False
     folder = policy.root / path[: -len("__init__.py")]
-    return (folder / f"{name}.py").is_file() or (folder / name / "__init__.py").is_file()
+    return probe.is_file(folder / f"{name}.py") or probe.is_file(folder / name / "__init__.py")
 
 
 def module_bindings(source: bytes, path: str) -> frozenset[str] | str:

@@ -5,8 +5,9 @@ Nothing here reads files; `load.py` walks `extends` and merges what this returns
 
 from __future__ import annotations
 
+import difflib
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Callable, Protocol, TypedDict, TypeVar
 
@@ -18,7 +19,13 @@ from import_policy.patterns import DottedPattern, PathGlob, PatternError
 RULE_ID = re.compile(r"[a-z0-9][a-z0-9-]*")
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
-TOP_KEYS = ("version", "root", "extends", "exclude", "roots", "rules", "rocm_safety", "ignore", "enable", "target_version")
+# A dict entry read with a literal key (`env["has_te"]`, `env['has_te']`), in `values`.
+VALUE_ENTRY = re.compile(r"""(?P<name>%s)\[(?P<q>["'])(?P<key>[^."'\\\[\]]*)(?P=q)\]""" % DOTTED.pattern)
+TOP_KEYS = ("version", "root", "extends", "exclude", "roots", "rules", "rocm_safety", "ignore", "enable", "target_version",
+            "environment", "follow")
+# A distribution's name (PEP 508): letters, digits, and `.`, `-`, `_` inside.
+DISTRIBUTION = re.compile(r"[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?")
+ENVIRONMENT_KEYS = ("python",)
 PYTHON_VERSION = re.compile(r"3\.(\d+)")
 COMMON_RULE_KEYS = ("id", "kind", "message", "files", "allow_in", "severity", "examples")
 DEFAULT_KIND = "import"
@@ -45,11 +52,16 @@ class Document:
     exclude: list[PathGlob] = field(default_factory=list)
     roots: list[str] | None = None
     rules: list[Rule] = field(default_factory=list)
+    rules_line: int = 0
     rocm_safety: dict[str, tuple[object, int]] = field(default_factory=dict)
     rocm_line: int = 0
     ignore: list[tuple[str, int]] = field(default_factory=list)
     enable: list[tuple[str, int]] = field(default_factory=list)
     target_version: tuple[int, int] | None = None
+    environment: tuple[str, int] | None = None  # `environment.python` as written, and its line
+    environment_line: int = 0
+    follow: list[tuple[str, int]] | None = None  # distribution names; `all` as ("*", line)
+    follow_line: int = 0
 
 
 T = TypeVar("T")
@@ -99,7 +111,7 @@ class Validator:
     def keys(self, node: Map, allowed: tuple[str, ...], where: str) -> None:
         for key, (line, _) in node.items.items():
             if key not in allowed:
-                self.error(line, f"unknown key {key!r} in {where}; expected one of: {', '.join(sorted(allowed))}")
+                self.error(line, f"unknown key {key!r} in {where}{_did_you_mean(key, allowed)}; expected one of: {', '.join(sorted(allowed))}")
 
     def string(self, node: Node, what: str) -> str | None:
         if isinstance(node, Scalar) and isinstance(node.value, str):
@@ -121,8 +133,11 @@ class Validator:
         return out
 
     def choice(self, node: Node, what: str, choices: tuple[str, ...]) -> str | None:
-        value = self.string(node, what)
-        if value is not None and value not in choices:
+        if not (isinstance(node, Scalar) and isinstance(node.value, str)):
+            self.error(node.line, f"{what} must be one of: {', '.join(choices)}; got {describe_node(node)}")
+            return None
+        value = node.value
+        if value not in choices:
             self.error(node.line, f"{what} must be one of: {', '.join(choices)}; got {value!r}")
             return None
         return value
@@ -180,6 +195,7 @@ class Validator:
                     roots.append(text.rstrip("/") or ".")
             doc.roots = roots
         if "rules" in items:
+            doc.rules_line = items["rules"][1].line
             doc.rules = self.rules(items["rules"][1])
         if "rocm_safety" in items:
             doc.rocm_line, node = items["rocm_safety"]
@@ -192,6 +208,12 @@ class Validator:
                 self.error(target.line, f'target_version must be a Python version in quotes, like "3.15", got {describe_node(target)}')
             else:
                 doc.target_version = (3, int(found.group(1)))
+        if "environment" in items:
+            doc.environment_line, node = items["environment"]
+            doc.environment = self.environment(node)
+        if "follow" in items:
+            doc.follow_line, node = items["follow"]
+            doc.follow = self.follow(node)
         for key in ("ignore", "enable"):
             if key in items:
                 ids = []
@@ -202,6 +224,34 @@ class Validator:
                         self.error(line, f"{key} entry {text!r} must be a rule id (lowercase letters, digits and '-')")
                 setattr(doc, key, ids)
         return doc
+
+    def environment(self, node: Node) -> tuple[str, int] | None:
+        if not isinstance(node, Map):
+            self.error(node.line, f"environment must be a map like {{python: .venv/bin/python}}, got {describe_node(node)}")
+            return None
+        self.keys(node, ENVIRONMENT_KEYS, "environment")
+        if "python" not in node.items:
+            return None
+        python = node.items["python"][1]
+        text = self.string(python, "environment.python")
+        if text is not None and not text.strip():
+            self.error(python.line, "environment.python must name the environment's interpreter, like .venv/bin/python")
+            return None
+        return (text, python.line) if text is not None else None
+
+    def follow(self, node: Node) -> list[tuple[str, int]]:
+        if isinstance(node, Scalar) and node.value == "all":
+            return [("*", node.line)]
+        if not isinstance(node, Seq):
+            self.error(node.line, f"follow must be `all` or a list of installed distribution names, got {describe_node(node)}")
+            return []
+        names = []
+        for text, line in self.strings(node, "follow"):
+            if DISTRIBUTION.fullmatch(text):
+                names.append((text, line))
+            else:
+                self.error(line, f"follow entry {text!r} must be a distribution name, like 'transformers' or 'unsloth-zoo'")
+        return names
 
     def rules(self, node: Node) -> list[Rule]:
         if not isinstance(node, Seq):
@@ -242,6 +292,8 @@ class Validator:
         self.keys(node, COMMON_RULE_KEYS + schema.keys, f"a rule of kind {kind!r}")
         if "forbid" in schema.keys and "forbid" not in items:
             self.error(node.line, f"rule {rule_id!r} needs a forbid list")
+        elif "forbid" in schema.keys and isinstance(items["forbid"][1], Seq) and not items["forbid"][1].items:
+            self.error(items["forbid"][1].line, f"rule {rule_id!r} has an empty forbid list, so it checks nothing; name what it forbids")
         message = self.string(items["message"][1], "message") or "" if "message" in items else ""
         files = self.globs(items["files"][1], "files") if "files" in items else []
         allow_in = self.globs(items["allow_in"][1], "allow_in") if "allow_in" in items else []
@@ -371,19 +423,43 @@ class Validator:
 
     def values(self, node: Node) -> NameMap:
         """`values:` name -> what it holds in a ROCm process: a string, number, true or null
-        (`false`, as in every map of rocm_safety, removes the name `extends` gave)."""
+        (`false`, as in every map of rocm_safety, removes the name `extends` gave; a name no
+        extended file gives holds false). A name may be a dict entry read with a literal key."""
         if not isinstance(node, Map):
             self.error(node.line, f"values must map names to what they hold on ROCm (DEVICE_TYPE: hip), got {describe_node(node)}")
             return {}
         out: NameMap = {}
         for key, (line, value) in node.items.items():
-            if not DOTTED.fullmatch(key):
-                self.error(line, f"values entry {key!r} must be a name such as DEVICE_TYPE or torch.version.cuda")
+            entry = VALUE_ENTRY.fullmatch(key)
+            if entry is not None:  # `env['has_te']` is `env["has_te"]`, as the pass names a dict entry
+                key = f'{entry.group("name")}["{entry.group("key")}"]'
+            if not DOTTED.fullmatch(key) and entry is None:
+                self.error(line, f"values entry {key!r} must be a name such as DEVICE_TYPE or torch.version.cuda, or a dict entry such as env[\"has_te\"]")
             elif not isinstance(value, Scalar):
                 self.error(value.line, f"values[{key!r}] must be a string, number, true or null (false removes the name), got {describe_node(value)}")
             else:
                 out[key] = (value.value, line)
         return out
+
+
+def _did_you_mean(key: str, allowed: Sequence[str]) -> str:
+    """` (did you mean 'rules'?)` for a key near a valid one (`rulez`, `allow-in`), else nothing."""
+    near = difflib.get_close_matches(key.replace("-", "_"), list(allowed), n=1, cutoff=0.7)
+    return f" (did you mean {near[0]!r}?)" if near else ""
+
+
+def checks_nothing(source: str, documents: Sequence[Document]) -> ConfigError | None:
+    """A configuration whose files, merged, declare no rule and no ROCm pass checks nothing:
+    an error at the top file (`documents[-1]`), not a silent pass."""
+    if any(document.rules or document.rocm_line for document in documents):
+        return None
+    top = documents[-1]
+    where = "rules: [] declares no rule" if top.rules_line else "it declares no rules"
+    return ConfigError(
+        source, top.rules_line or 1,
+        f"the configuration checks nothing: {where}, no rocm_safety and extends nothing; "
+        "declare rules, rocm_safety or extends (e.g. extends: [rocm-safety])",
+    )
 
 
 def _is_relative_folder(text: str) -> bool:

@@ -12,7 +12,7 @@ import functools
 import os
 import stat
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -23,6 +23,7 @@ from import_policy.cache.stat import Stat, stat_or_raise
 from import_policy.cache.ignores import rules_digest
 from import_policy.cache.walk import Kind, WalkCache, gitignore_stat
 from import_policy.discovery.tracked import Tracked, index_stat
+from import_policy.discovery import probe
 
 if TYPE_CHECKING:
     import pathspec
@@ -31,11 +32,14 @@ if TYPE_CHECKING:
 
 PYTHON_SUFFIXES = (".py", ".pyi")
 C_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".hxx", ".cu", ".cuh", ".hip")
-# As ruff's default `exclude`: tool caches, virtual environments and VCS metadata.
+# ruff's default `exclude`, whole: tool caches, virtual environments, VCS metadata, and built
+# or installed copies of the project (`build/`, `dist/`, `site-packages/`), whose findings
+# would double the project's own; plus our cache and `__pycache__`.
 SKIPPED_FOLDERS = frozenset({
-    ".bzr", ".direnv", ".eggs", ".git", ".git-rewrite", ".hg", ".mypy_cache", ".nox", ".pants.d",
-    ".pytype", ".ruff_cache", ".svn", ".tox", ".venv", "__pypackages__", "_build", "buck-out",
-    "node_modules", "venv", "__pycache__", ".import_policy_cache",
+    ".bzr", ".direnv", ".eggs", ".git", ".git-rewrite", ".hg", ".ipynb_checkpoints", ".mypy_cache", ".nox",
+    ".pants.d", ".pyenv", ".pytest_cache", ".pytype", ".ruff_cache", ".svn", ".tox", ".venv", ".vscode",
+    "__pypackages__", "_build", "buck-out", "build", "dist", "node_modules", "site-packages", "venv",
+    "__pycache__", ".import_policy_cache",
 })
 
 Language = Literal["python", "c"]
@@ -76,11 +80,17 @@ def relative_to_root(path: Path, root: Path) -> str:
 # Why a walk passed over a path, as said on stderr.
 BROKEN_LINK = "a broken symbolic link"
 OUTSIDE_LINK = "a symbolic link to outside the project root"
+# Links with no loop can still reach one folder by a number of paths that doubles with each
+# level (`d1/x -> d2`, `d1/y -> d2`, ...): a checkout could make a walk list millions of
+# files. Past this many paths to one real folder, a linked path is passed over, and said.
+MAX_PATHS_TO_A_FOLDER = 16
+MANY_PATHS = f"a folder already reached by {MAX_PATHS_TO_A_FOLDER} paths through symbolic links"
 
 Skipped = list[tuple[str, str]]  # (root-relative path, why)
 # A folder to walk: its path, root-relative path, whether a .gitignore above it changed
-# since the cached walk, its real path, and whether no link led to it.
-_Folder = tuple[Path, str, bool, str, bool]
+# since the cached walk, its real path, and the real paths of the folders above it in this
+# walk (a link to one of them is a loop, not followed).
+_Folder = tuple[Path, str, bool, str, frozenset[str]]
 
 
 def discover(
@@ -91,16 +101,21 @@ def discover(
     remember: bool = False,
     skipped: Skipped | None = None,
     unreadable: Skipped | None = None,
+    links: list[tuple[str, str]] | None = None,
     markers: set[str] | None = None,
 ) -> list[SourceFile]:
-    """Every file to check, each once per real path (by the path that involves no link
-    when there is one), sorted by path. `remember`: keep what each folder held in the
-    project's cache (walkcache), so the next walk of an unchanged tree is cheap. A walk
+    """Every file to check, each once per path, sorted by path: a link inside the root is a
+    file (or a folder of files) at the link's own path, as Python imports it, besides the
+    file it leads to; a link that leads to a folder above it (a loop) is not followed.
+    `remember`: keep what each folder held in the project's cache (walkcache), so the next
+    walk of an unchanged tree is cheap. A walk
     never follows a link out of the project root: such links, and broken ones, are passed
     over and added to `skipped`, and so is a named folder inside the root that is such a
     link. A named file is checked as named (`--fix` keeps its own guard against writing
     outside the root), and so is a folder named by a path outside the root. A folder the
     walk cannot read goes to `unreadable` (its path, why): the run names it and fails.
+    `links` gets each link inside the root the walks met (its path, where it leads, both
+    relative to the root): what the files are as modules depends on them too.
     `markers` gets the root-relative folders walked that hold a file that may be a
     configuration (`CONFIG_FILES`)."""
     paths = list(paths)
@@ -108,16 +123,14 @@ def discover(
     walks = remember and any(os.path.isdir(given) for given in paths)
     cache = WalkCache(root, repr((sorted(g.text for g in exclude), sorted(languages))), index_stat(root)) if walks else None
     walker = _Walker(root, exclude, languages, cache, skipped if skipped is not None else [])
-    found: dict[str, tuple[SourceFile, bool]] = {}  # real path -> (file, reached without a link)
+    found: dict[str, SourceFile] = {}  # root-relative path -> file
     missing: list[str] = []
     special: list[str] = []
 
-    def keep(file: SourceFile, real: str, canonical: bool) -> None:
-        kept = found.get(real)
-        if kept is None or (canonical and not kept[1]):
-            found[real] = (replace(file, named=True) if kept is not None and kept[0].named else file, canonical)
-        elif file.named and not kept[0].named:
-            found[real] = (replace(kept[0], named=True), kept[1])
+    def keep(file: SourceFile) -> None:
+        kept = found.get(file.relative)
+        if kept is None or (file.named and not kept.named):
+            found[file.relative] = file
 
     for given in paths:
         path = Path(os.path.abspath(given))
@@ -131,13 +144,18 @@ def discover(
         if stat.S_ISDIR(mode) and not _outside(relative) and not walker.inside(real):
             walker.skipped.append((relative, OUTSIDE_LINK))  # a folder of the project in name only
         elif stat.S_ISDIR(mode):
-            for file, file_real, canonical in walker.walk(path, real):
-                keep(file, file_real, canonical)
+            for file in walker.walk(path, real):
+                keep(file)
         elif not stat.S_ISREG(mode):
             special.append(str(given))
         elif any_match(exclude, relative) is None:
             language = language_of(path.name) or "python"
-            keep(SourceFile(path, relative, language, named=True), real, real == walker.expected(relative))
+            keep(SourceFile(path, relative, language, named=True))
+    if unreadable is not None:
+        # As ruff's E902: a named path that is missing or not a file is named, the rest still checked.
+        unreadable.extend((relative_to_root(Path(os.path.abspath(given)), root), "No such file or directory") for given in missing)
+        unreadable.extend((relative_to_root(Path(os.path.abspath(given)), root), "not a regular file") for given in special)
+        missing, special = [], []
     if missing or special:
         faults = ([f"no such file or folder: {', '.join(map(quote_path, missing))}"] if missing else []) + (
             [f"not a regular file: {', '.join(map(quote_path, special))}"] if special else []
@@ -147,9 +165,11 @@ def discover(
         cache.save()
     if unreadable is not None:
         unreadable.extend(walker.unreadable)
+    if links is not None:
+        links.extend(sorted(set(walker.links)))
     if markers is not None:
         markers.update(walker.markers)
-    return sorted((file for file, _ in found.values()), key=lambda f: f.relative)
+    return sorted(found.values(), key=lambda f: f.relative)
 
 
 def _outside(relative: str) -> bool:
@@ -175,43 +195,41 @@ class _Walker:
         self.cache = cache
         self.skipped = skipped
         self.unreadable: Skipped = []
+        self.links: list[tuple[str, str]] = []  # (path, where it leads) of each link followed
         self.markers: set[str] = set()  # folders holding a file that may be a configuration
         self.ignores = _GitIgnores(root)
+        self.paths_to: dict[str, int] = {}  # real folder -> paths it was walked by
 
     def inside(self, real: str) -> bool:
         return real == self.real_root or real.startswith(_child(self.real_root, ""))
 
-    def expected(self, relative: str) -> str:
-        """The real path of `relative` if no link led to it."""
-        return os.path.normpath(os.path.join(self.real_root, relative))
-
-    def walk(self, top: Path, top_real: str) -> Iterator[tuple[SourceFile, str, bool]]:
-        """(file, its real path, whether no link led to it) for each source file under `top`."""
-        seen: set[str] = set()
+    def walk(self, top: Path, top_real: str) -> Iterator[SourceFile]:
+        """Each source file under `top`, by its path (a linked folder's files under the link)."""
         top_relative = relative_to_root(top, self.root)
-        # Folders a link leads to wait until the others are done, so that a folder is first
-        # reached by its own path.
-        stack: list[_Folder] = [(top, top_relative, False, top_real, top_real == self.expected(top_relative))]
-        linked: list[_Folder] = []
-        while stack or linked:
-            folder, folder_relative, dirty, real, canonical = stack.pop() if stack else linked.pop(0)
-            if real in seen:
-                continue  # a symlink loop, or a folder reached twice
-            seen.add(real)
+        stack: list[_Folder] = [(top, top_relative, False, top_real, frozenset())]
+        while stack:
+            folder, folder_relative, dirty, real, above = stack.pop()
+            if real in above:
+                continue  # a link to a folder on its own way: a loop
+            reached = self.paths_to.get(real, 0)
+            self.paths_to[real] = reached + 1
+            if reached >= MAX_PATHS_TO_A_FOLDER:
+                if reached == MAX_PATHS_TO_A_FOLDER:  # said once per folder
+                    self.skipped.append((folder_relative, MANY_PATHS))
+                continue
             try:
                 mtime = stat_or_raise(folder)
             except OSError as error:
                 self.unreadable.append((folder_relative, error.strerror or str(error)))
                 continue
             subfolders: list[_Folder] = []
-            yield from self._folder(folder, folder_relative, dirty, real, canonical, mtime, subfolders)
-            stack.extend(reversed([sub for sub in subfolders if sub[4]]))
-            linked.extend(sub for sub in subfolders if not sub[4])
+            yield from self._folder(folder, folder_relative, dirty, real, above | {real}, mtime, subfolders)
+            stack.extend(reversed(subfolders))
 
     def _folder(
-        self, folder: Path, folder_relative: str, dirty: bool, real: str, canonical: bool, mtime: Stat,
+        self, folder: Path, folder_relative: str, dirty: bool, real: str, above: frozenset[str], mtime: Stat,
         subfolders: list[_Folder],
-    ) -> Iterator[tuple[SourceFile, str, bool]]:
+    ) -> Iterator[SourceFile]:
         prefix = "" if folder_relative == "." else folder_relative + "/"
         # A walk from above the root re-enters it: there, paths are worked out one by one.
         outside = _outside(folder_relative)
@@ -224,14 +242,14 @@ class _Walker:
                 spec: _Spec | None = None
                 for name, kind in kept:
                     if kind == "d":
-                        subfolders.append((folder / name, prefix + name, False, _child(real, name), canonical))
+                        subfolders.append((folder / name, prefix + name, False, _child(real, name), above))
                     elif kind == "l":
                         spec = spec or self.ignores.for_folder(folder)
-                        yield from self._link(str(folder / name), name, prefix + name, spec, dirty, subfolders)
+                        yield from self._link(str(folder / name), name, prefix + name, spec, dirty, above, subfolders)
                     elif kind == "p":
                         self.markers.add(folder_relative)
                     elif kind in languages:
-                        yield SourceFile(folder / name, prefix + name, kind), _child(real, name), canonical
+                        yield SourceFile(folder / name, prefix + name, kind)
                 return
         if remembered is not None:
             before = remembered.folders.get(folder_relative)
@@ -249,13 +267,13 @@ class _Walker:
                 if entry.is_symlink():
                     if entry.name not in SKIPPED_FOLDERS:
                         listed.append((entry.name, "l"))
-                        yield from self._link(entry.path, entry.name, relative, spec, dirty, subfolders)
+                        yield from self._link(entry.path, entry.name, relative, spec, dirty, above, subfolders)
                     continue
                 is_dir = entry.is_dir()
                 if is_dir:
                     if self._skip_folder(entry.name, relative, spec):
                         continue
-                    subfolders.append((Path(entry.path), relative, dirty, _child(real, entry.name), canonical))
+                    subfolders.append((Path(entry.path), relative, dirty, _child(real, entry.name), above))
                     listed.append((entry.name, "d"))
                     continue
                 language = language_of(entry.name)
@@ -270,7 +288,7 @@ class _Walker:
             if any_match(self.exclude, relative) or spec.ignored(relative, False):
                 continue
             listed.append((entry.name, language))
-            yield SourceFile(Path(entry.path), relative, language), _child(real, entry.name), canonical
+            yield SourceFile(Path(entry.path), relative, language)
         if remembered is not None:
             remembered.put(folder_relative, mtime, ignore, listed, spec.matched)
 
@@ -278,9 +296,9 @@ class _Walker:
         return name in SKIPPED_FOLDERS or any_match(self.exclude, relative) is not None or spec.ignored(relative, True)
 
     def _link(
-        self, path: str, name: str, relative: str, spec: _Spec, dirty: bool,
+        self, path: str, name: str, relative: str, spec: _Spec, dirty: bool, above: frozenset[str],
         subfolders: list[_Folder],
-    ) -> Iterator[tuple[SourceFile, str, bool]]:
+    ) -> Iterator[SourceFile]:
         """Where a link in a walked folder leads, looked at on every walk: followed only to
         a folder or a regular source file inside the project root."""
         language = language_of(name)
@@ -301,18 +319,20 @@ class _Walker:
         if not self.inside(real):
             self.skipped.append((relative, OUTSIDE_LINK))
             return
-        canonical = real == self.expected(relative)
+        if is_dir and real in above:
+            return  # a loop: Python would find `pkg.loop.pkg.loop...` without end
+        self.links.append((relative, os.path.relpath(real, self.real_root)))
         if is_dir:
-            subfolders.append((Path(path), relative, dirty, real, canonical))
+            subfolders.append((Path(path), relative, dirty, real, above))
         elif stat.S_ISREG(mode) and language is not None:
-            yield SourceFile(Path(path), relative, language), real, canonical
+            yield SourceFile(Path(path), relative, language)
 
 
 class Locator:
     """Whether a file a walk of the project would find, asked of one path at a time: the
     ROCm pass looks up the modules a chain reaches without walking the whole tree. As in a
-    walk, no link leads out of the root; a link inside it is found by its own path (a walk
-    lists the file it leads to once, by the path without a link). `remember`: keep what each
+    walk, no link leads out of the root; a link inside it is found by its own path, as a
+    walk lists it. `remember`: keep what each
     `.gitignore` says of the paths asked between runs (cache.ignores)."""
 
     def __init__(self, root: Path, exclude: tuple[PathGlob, ...], remember: bool = False) -> None:
@@ -326,7 +346,7 @@ class Locator:
 
     def _kept(self, path: Path) -> bool:
         """`path` is no link, or a link to a place inside the root."""
-        if not path.is_symlink():
+        if not probe.is_symlink(path):
             return True
         real = os.path.realpath(path)
         return real == self.real_root or real.startswith(_child(self.real_root, ""))
@@ -347,11 +367,12 @@ class Locator:
 
     def walked(self, relative: str) -> bool:
         """`relative` is a file under the root that `discover([root], ...)` would list."""
+        if not probe.is_file(os.path.join(self.root, relative)):
+            return False  # most lookups, asked first: no pathlib object for a name of any length
         path = self.root / relative
         parent = relative.rpartition("/")[0]
         return (
-            path.is_file()
-            and self._folder_walked(parent)
+            self._folder_walked(parent)
             and any_match(self.exclude, relative) is None
             and not self.ignores.for_folder(path.parent).ignored(relative, False)
             and self._kept(path)

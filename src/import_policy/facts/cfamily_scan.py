@@ -16,7 +16,9 @@ reported as a position in the original file.
 from __future__ import annotations
 
 import bisect
+import posixpath
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -167,45 +169,68 @@ class _LineIndex:
 class Include:
     """One ``#include`` directive; the position is that of the path itself."""
 
-    path: str
+    path: str  # as written (its splices deleted)
     line: int
     column: int
     end_column: int  # exclusive
     angled: bool
 
+    @property
+    def header(self) -> str:
+        """``path`` normalized: what a rule's globs are matched against."""
+        return normalize_header(self.path)
 
-# ``(?![\w])`` rejects ``#include_next`` (GNU: resumes the search after the
-# current directory, so it names no new dependency of its own) and other
-# ``include``-prefixed identifiers; ``#import`` is Objective-C and not
-# reported.  Only the logical line's first physical line is considered: a
-# directive split by backslash-newline before its path is not found.
-_INCLUDE = re.compile(
-    rf"""
-    ^[ \t\f\v]*\#[ \t\f\v]*include(?![{_IDENT}])[ \t\f\v]*
-    (?: <(?P<angled>[^>\r\n]+)> | "(?P<quoted>[^"\r\n]+)" )
-    """,
-    re.MULTILINE | re.VERBOSE,
+
+# ``%:`` is ``#`` (a digraph, translation phase 3), and GCC reads ``#import`` (Objective-C's
+# include-once) in C and C++ too. ``(?![\w])`` rejects ``#include_next`` (GNU: resumes the
+# search after the current directory, so it names no new dependency of its own) and other
+# ``include``-prefixed identifiers. Run over the spliced text (``cfamily_phases``), so a
+# directive split by backslash-newline is found whole.
+_DIRECTIVE = re.compile(
+    rf"^[ \t\f\v]*(?:\#|%:)[ \t\f\v]*(?:include|import)(?![{_IDENT}])[ \t\f\v]*(?=[<\"])",
+    re.MULTILINE,
 )
+# In a directive `<...>` is one header-name token: a `//` inside it starts no comment.
+_PATH = re.compile(r'<(?P<angled>[^>\r\n]+)>|"(?P<quoted>[^"\r\n]+)"')
 
 
-def find_includes(no_comments: str) -> list[Include]:
-    """Every ``#include <...>`` / ``#include "..."`` in ``no_comments``.
+def normalize_header(path: str) -> str:
+    """A header path as the file system resolves it under an include folder: repeated
+    slashes are one, ``.`` goes, ``..`` takes the folder before it (``ATen//x.h``,
+    ``./ATen/x.h`` and ``torch/csrc/stable/../../../ATen/ATen.h`` name ``ATen/x.h`` and
+    ``ATen/ATen.h``)."""
+    return posixpath.normpath(re.sub("/+", "/", path)) if path else path
+
+
+# Where an offset of the scanned text stands in the source: (line, column), 1-based.
+Position = Callable[[int], "tuple[int, int]"]
+
+
+def find_includes(no_comments: str, position: Position | None = None, source: str | None = None) -> list[Include]:
+    """Every ``#include <...>`` / ``#include "..."`` (or ``%:``, ``#import``) in ``no_comments``.
 
     Pass :attr:`Blanked.no_comments`, so directives inside comments are
-    already gone while quoted paths are intact.
+    already gone while quoted paths are intact; ``source``, the text it was blanked
+    from, is where a header name is read (``<ATen//x.h>`` holds no comment). ``position``:
+    where an offset stands in the source (a spliced text's map), else its own lines.
     """
-    index = _LineIndex(no_comments)
+    where = position if position is not None else _LineIndex(no_comments).position
+    text = source if source is not None else no_comments
     found: list[Include] = []
-    for m in _INCLUDE.finditer(no_comments):
+    for head in _DIRECTIVE.finditer(no_comments):
+        m = _PATH.match(text, head.end())
+        if m is None:
+            continue
         group = "angled" if m.group("angled") is not None else "quoted"
         path = m.group(group)
-        line, column = index.position(m.start(group))
+        line, column = where(m.start(group))
+        end_line, last = where(m.end(group) - 1)
         found.append(
             Include(
                 path=path,
                 line=line,
                 column=column,
-                end_column=column + len(path),
+                end_column=last + 1 if end_line == line else column + len(path),
                 angled=group == "angled",
             )
         )
@@ -233,14 +258,15 @@ class TokenTimeout(Exception):
 
 
 def find_tokens(
-    code: str, pattern: regex.Pattern[str], timeout: float = 1.0
+    code: str, pattern: regex.Pattern[str], timeout: float = 1.0, position: Position | None = None,
 ) -> list[TokenMatch]:
     """All non-empty matches of ``pattern`` in ``code`` (use :attr:`Blanked.code`).
 
     ``timeout`` bounds the whole search, not each match; it guards against
-    user-written patterns that backtrack catastrophically.
+    user-written patterns that backtrack catastrophically. ``position`` as for
+    ``find_includes``: a match stands where its first character stands in the source.
     """
-    index = _LineIndex(code)
+    where = position if position is not None else _LineIndex(code).position
     found: list[TokenMatch] = []
     try:
         for m in pattern.finditer(code, timeout=timeout):
@@ -248,10 +274,10 @@ def find_tokens(
             end: int = m.end()
             if start == end:
                 continue
-            line, column = index.position(start)
+            line, column = where(start)
             # The exclusive end is reported just past the last character so a
             # match ending with a newline still ends on its own line.
-            end_line, last_column = index.position(end - 1)
+            end_line, last_column = where(end - 1)
             found.append(
                 TokenMatch(code[start:end], line, column, end_line, last_column + 1)
             )

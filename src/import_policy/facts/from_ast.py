@@ -29,6 +29,7 @@ from import_policy.facts.model import (
     BoolOp,
     Branch,
     CallFact,
+    ClassFact,
     Context,
     DecoratorFact,
     FileFacts,
@@ -51,7 +52,8 @@ from import_policy.facts.reads import read_names
 from import_policy.facts.syntax import newest_read
 from import_policy.facts.usegate import UseGate, bound_imports, could_matter
 from import_policy.facts.walkstate import (
-    DYNAMIC_IMPORTERS, IMPORT_CATCHERS, IMPORTED_NAME, PACKAGE_WALKERS, WalkState, compared, getattr_leaf,
+    DYNAMIC_IMPORTERS, IMPORT_CATCHERS, IMPORTED_NAME, PACKAGE_WALKERS, WalkState, compared, entry_leaf, entry_name,
+    getattr_leaf, written,
 )
 
 
@@ -170,6 +172,7 @@ def _collect(
         escapes=tuple(sorted(collector.escapes, key=position)),
         decorators=tuple(sorted(collector.decorators, key=position)),
         functions=tuple(collector.functions),
+        classes=tuple(collector.classes),
         assigns=tuple(collector.assigns),
         returns=tuple(collector.returns),
         scans=tuple(collector.scans),
@@ -242,6 +245,7 @@ class _Collector(WalkState):
         self.calls: list[tuple[ast.Call, str, str, str | None, int, Context]] = []
         self.decorators: list[DecoratorFact] = []
         self.functions: list[FunctionFact] = []
+        self.classes: list[ClassFact] = []
         self._statement_line = 1
         self._statement_index = 0
         self._in_fstring = 0
@@ -255,8 +259,9 @@ class _Collector(WalkState):
         self._none_tested: set[int] = set()  # ids of the names a `x is None` test reads
         # Each `try:` whose handler catches a failed import: its body, and the indices in
         # `imports` of the facts of the imports straight in it (statement id -> its `try:`).
-        self._tries: list[tuple[list[ast.stmt], list[int]]] = []
+        self._tries: list[tuple[list[ast.stmt], list[int], frozenset[str]]] = []
         self._try_of: dict[int, int] = {}
+        self._probe_calls: dict[int, int] = {}  # a call straight in such a `try:` (id -> its `try:`)
 
     # --- positions ----------------------------------------------------------------
 
@@ -283,6 +288,16 @@ class _Collector(WalkState):
     def names_at(self, line: int, column: int, name: str) -> bool:
         """Whether the source at a 1-based column starts with the identifier `name`, however spelled."""
         return spelled_at(self.lines[line - 1], column - 1, name, NAME) is not None
+
+    def text_of(self, node: ast.expr) -> str:
+        """The source of an expression as written (walkstate.written)."""
+        end_line = node.end_lineno or node.lineno
+        end = node.end_col_offset if node.end_col_offset is not None else node.col_offset
+        start, stop = self.column(node.lineno, node.col_offset) - 1, self.column(end_line, end) - 1
+        if end_line == node.lineno:
+            return written(self.lines[node.lineno - 1][start:stop])
+        middle = self.lines[node.lineno : end_line - 1]
+        return written("\n".join([self.lines[node.lineno - 1][start:], *middle, self.lines[end_line - 1][:stop]]))
 
     def before(self, line: int, offset: int) -> str:
         """What stands on the line before a byte offset."""
@@ -330,7 +345,8 @@ class _Collector(WalkState):
             self.statement(statement)
             previous = None if compound else statement
             if _exits_early(statement):
-                self.early_exit(self.test_of(statement.test))  # type: ignore[attr-defined]
+                test = statement.test  # type: ignore[attr-defined]
+                self.early_exit(self.test_of(test), statement.lineno, self.text_of(test))
                 exits += 1
         for _ in range(exits):
             self.branches.pop()
@@ -359,19 +375,31 @@ class _Collector(WalkState):
         elif isinstance(node, ast.If):
             self.expression(node.test)
             test = self.test_of(node.test)
-            self._block(node.body, Branch(test, orelse=False))
-            self._block(node.orelse, Branch(test, orelse=True))
+            text = self.text_of(node.test)
+            self._block(node.body, Branch(test, orelse=False, line=node.lineno, text=text))
+            self._block(node.orelse, Branch(test, orelse=True, line=node.lineno, text=text))
         elif isinstance(node, (ast.For, ast.AsyncFor)):
+            self.enter_skippable()
             self.loop(node)
+            self.leave_skippable()
         elif isinstance(node, _TRIES):
             body: list[ast.stmt] = node.body  # type: ignore[attr-defined]
             if _catches_import(node):
-                for statement in body:
+                probing = _probing(body)
+                for statement in probing:
                     self._try_of[id(statement)] = len(self._tries)
-                self._tries.append((body, []))
+                    if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+                        self._probe_calls[id(statement.value)] = len(self._tries)  # `import_module("x")`
+                self._tries.append((probing, [], _handler_definitions(node)))
             self.try_depth += 1
+            self.enter_skippable()
             self.generic(node)
+            self.leave_skippable()
             self.try_depth -= 1
+        elif isinstance(node, _SKIPPABLE):
+            self.enter_skippable()
+            self.generic(node)
+            self.leave_skippable()
         else:
             self.assignment(node)
             self.generic(node)
@@ -388,13 +416,42 @@ class _Collector(WalkState):
             if any(isinstance(t, ast.Name) and t.id == "__lazy_modules__" for t in node.targets):
                 self.assigned_lazy_modules(_strings(node.value))
             for target in node.targets:
-                value = self.condition(node.value) if isinstance(target, ast.Name) else Opaque()
+                value = self.condition(node.value) if isinstance(target, (ast.Name, ast.Subscript)) else Opaque()
                 for name in _target_names(target):
                     self.bind(name.id, value, name.lineno)
+                    if isinstance(target, ast.Name):
+                        self.bind_entries(name.id, self.entries(node.value), name.lineno)
+                entry = self.entry_target(target)
+                if entry is not None:
+                    self.bind(entry, value, target.lineno)
         elif isinstance(node, ast.AnnAssign) and node.value is not None and isinstance(node.target, ast.Name):
             self.bind(node.target.id, self.condition(node.value), node.target.lineno)
+            self.bind_entries(node.target.id, self.entries(node.value), node.target.lineno)
         elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
             self.bind(node.target.id, Opaque(), node.target.lineno)
+        elif isinstance(node, ast.Delete):
+            for target in node.targets:
+                for name in _target_names(target):
+                    self.bind(name.id, Opaque(), name.lineno, removed=True)
+                entry = self.entry_target(target)
+                if entry is not None:
+                    self.bind(entry, Opaque(), target.lineno, removed=True)
+
+    def entries(self, value: ast.expr) -> list[tuple[object, Test]] | None:
+        """A dict display's literal keys and their values read as conditions."""
+        if not isinstance(value, ast.Dict):
+            return None
+        return [
+            (key.value, self.condition(item)) for key, item in zip(value.keys, value.values)
+            if isinstance(key, ast.Constant)
+        ]
+
+    def entry_target(self, target: ast.expr) -> str | None:
+        """`env["k"] = ...` (a name's entry with a literal key): the entry's name."""
+        if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+            key = target.slice
+            return entry_name(target.value.id, key.value) if isinstance(key, ast.Constant) else None
+        return None
 
     def loop(self, node: ast.For | ast.AsyncFor) -> None:
         for name in _target_names(node.target):
@@ -424,7 +481,9 @@ class _Collector(WalkState):
         line = normal(self.lines[node.lineno - 1])  # found, not placed: NFKC may move columns
         if line.find(node.name, line.find("def") + 3) < 0 or "def" not in line:
             raise Unsupported("`def` and its name on different lines")
-        self.functions.append(FunctionFact(".".join([*self.names, node.name]), node.lineno, self.context()))
+        self.functions.append(
+            FunctionFact(".".join([*self.names, node.name]), node.lineno, self.context(), _globals(node.body))
+        )
         self.type_params(node)
         self.decorators_of(node.decorator_list)
         self.arguments(node.args)
@@ -435,6 +494,11 @@ class _Collector(WalkState):
         self._leave(node.name, function=True)
 
     def class_(self, node: ast.ClassDef) -> None:
+        line = normal(self.lines[node.lineno - 1])
+        if line.find(node.name, line.find("class") + 5) < 0 or "class" not in line:
+            raise Unsupported("`class` and its name on different lines")
+        bases = tuple(self.qualify(dotted) for dotted in (full_name(b) for b in node.bases if _named(b)) if dotted)
+        self.classes.append(ClassFact(".".join([*self.names, node.name]), bases, node.lineno, self.context()))
         self.bind(node.name, Opaque(), node.lineno)
         self.type_params(node)
         self.decorators_of(node.decorator_list)
@@ -463,16 +527,18 @@ class _Collector(WalkState):
 
     # --- imports ------------------------------------------------------------------
 
-    def only_probes(self, body: list[ast.stmt]) -> bool:
+    def only_probes(self, body: list[ast.stmt], defined: frozenset[str] = frozenset()) -> bool:
         """Every import straight in the `try:` binds names the file never reads: the `try:` is
-        there to see whether they import (one whose names are used is an optional import)."""
+        there to see whether they import (one whose names are used is an optional import, and
+        so is one whose names a handler defines again: the module provides them either way)."""
+        loaded = self.loaded | defined
         for statement in body:
             if isinstance(statement, (ast.Import, ast.ImportFrom)):
                 for alias in statement.names:
                     if alias.name == "*":
                         return False
                     plain = isinstance(statement, ast.Import) and alias.asname is None
-                    if (alias.asname or (alias.name.split(".")[0] if plain else alias.name)) in self.loaded:
+                    if (alias.asname or (alias.name.split(".")[0] if plain else alias.name)) in loaded:
                         return False
         return True
 
@@ -486,8 +552,8 @@ class _Collector(WalkState):
     def settle_probes(self) -> None:
         """Once the whole file is walked: an import straight in a catching `try:` whose imports
         all bind names the file never reads is a probe."""
-        for body, indices in self._tries:
-            if indices and self.only_probes(body):
+        for body, indices, defined in self._tries:
+            if indices and self.only_probes(body, defined):
                 for index in indices:
                     fact = self.imports[index]
                     if fact.bound is None or fact.bound not in self.loaded:
@@ -576,7 +642,7 @@ class _Collector(WalkState):
         if isinstance(expression, ast.Compare):
             main = _main_test(expression)
             return main if not isinstance(main, Opaque) else self.comparison(expression)
-        read = self.getattr_of(expression)
+        read = self.getattr_of(expression) or self.entry_of(expression)
         if read is not None:
             return read
         target = expression.func if isinstance(expression, ast.Call) else expression
@@ -590,7 +656,7 @@ class _Collector(WalkState):
 
     def subject(self, node: ast.expr) -> Leaf | None:
         """A compared name: a name, an attribute, or `getattr(obj, "name", default)`."""
-        read = self.getattr_of(node)
+        read = self.getattr_of(node) or self.entry_of(node)
         if read is not None:
             return read
         if not isinstance(node, (ast.Name, ast.Attribute)) or _literal(node)[0]:
@@ -599,6 +665,23 @@ class _Collector(WalkState):
         if dotted is None:
             return None
         return Leaf(dotted.rpartition(".")[2], self.qualify(dotted), False, isinstance(node, ast.Attribute))
+
+    def entry_of(self, node: ast.expr) -> Leaf | None:
+        """`env["k"]` or `env.get("k"[, default])`: a dict entry read with a literal key."""
+        if isinstance(node, ast.Subscript) and _named(node.value) and isinstance(node.slice, ast.Constant):
+            owner, key = node.value, node.slice.value
+        elif (
+            isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get"
+            and _named(node.func.value) and len(node.args) in (1, 2) and not node.keywords
+            and isinstance(node.args[0], ast.Constant)
+        ):
+            owner, key = node.func.value, node.args[0].value
+        else:
+            return None
+        dotted = full_name(owner)
+        if dotted is None:
+            return None
+        return entry_leaf(dotted, self.qualify(dotted), key, isinstance(owner, ast.Attribute))
 
     def getattr_of(self, node: ast.expr) -> Leaf | None:
         if not (
@@ -740,6 +823,9 @@ class _Collector(WalkState):
                     module_span=arg_span, statement=self._statement_index, statement_line=line, context=context,
                 )
             )
+            at = self._probe_calls.get(id(node))
+            if at is not None:
+                self._tries[at][1].append(len(self.imports) - 1)
 
 
 _TRIES: tuple[type[ast.stmt], ...] = (ast.Try, *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))
@@ -820,6 +906,44 @@ def _walked_of(kind: type) -> tuple[str, ...]:
     if fields is None:
         fields = _WALKED[kind] = tuple(reversed([f for f in _fields_of(kind) if f not in ("op", "ops")]))
     return fields
+
+
+_SKIPPABLE: tuple[type[ast.stmt], ...] = (
+    ast.While, ast.With, ast.AsyncWith, *((ast.Match,) if hasattr(ast, "Match") else ()),
+)
+
+
+def _probing(body: list[ast.stmt]) -> list[ast.stmt]:
+    """The statements of a `try:` body an inline probe may stand in: straight in it, or under
+    `if`s there (`try:` / `if sys.platform != "darwin":` / `import xformers`)."""
+    found: list[ast.stmt] = []
+    for statement in body:
+        found.append(statement)
+        if isinstance(statement, ast.If):
+            found.extend(_probing(statement.body))
+            found.extend(_probing(statement.orelse))
+    return found
+
+
+def _handler_definitions(node: ast.stmt) -> frozenset[str]:
+    """Names a `try:`'s handlers define with `def` or `class` (a fallback implementation)."""
+    return frozenset(
+        statement.name for handler in getattr(node, "handlers", ()) for statement in handler.body
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+    )
+
+
+def _globals(body: list[ast.stmt]) -> tuple[str, ...]:
+    """Names a function body declares `global` (not those of functions or classes nested in it)."""
+    found: list[str] = []
+    stack: list[ast.AST] = list(reversed(body))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Global):
+            found.extend(node.names)
+        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.expr)):
+            stack.extend(reversed(list(ast.iter_child_nodes(node))))
+    return tuple(dict.fromkeys(found))
 
 
 def _exits_early(statement: ast.stmt) -> bool:

@@ -7,6 +7,9 @@ qualified names only when some rule judges uses of imported names.
 from __future__ import annotations
 
 import ast
+import io
+import re
+import tokenize
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from typing import ClassVar, Literal
 
@@ -32,6 +35,7 @@ from import_policy.facts.model import (
     BoolOp,
     Branch,
     CallFact,
+    ClassFact,
     Context,
     DecoratorFact,
     FileFacts,
@@ -53,7 +57,8 @@ from import_policy.facts.cst_reads import cst_read_names
 from import_policy.facts.syntax import newest_read
 from import_policy.facts.usegate import UseGate, bound_imports, could_matter
 from import_policy.facts.walkstate import (
-    DYNAMIC_IMPORTERS, IMPORT_CATCHERS, IMPORTED_NAME, PACKAGE_WALKERS, WalkState, compared, getattr_leaf,
+    DYNAMIC_IMPORTERS, IMPORT_CATCHERS, IMPORTED_NAME, PACKAGE_WALKERS, WalkState, compared, entry_leaf, entry_name,
+    getattr_leaf, written,
 )
 
 # A possible use: the chain, its root name, span, statement line, context.
@@ -113,6 +118,7 @@ def extract(
     package = module if is_package else (module.rpartition(".")[0] if module else None)
     collector = _Collector(package, _bound_names(tree.body) if want_uses else None)
     collector.tree = parsed if isinstance(parsed, ast.Module) else None
+    collector.lines = _source_lines(source)
     if lazy is not None:
         collector.lazy_at = lazy.at
     wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
@@ -139,12 +145,22 @@ def extract(
         calls=tuple(collector.calls),
         decorators=tuple(collector.decorators),
         functions=tuple(collector.functions),
+        classes=tuple(collector.classes),
         assigns=tuple(collector.assigns),
         returns=tuple(collector.returns),
         scans=tuple(collector.scans),
         reads=reads,
         suppressions=suppressions,
     )
+
+
+def _source_lines(source: bytes) -> list[str]:
+    """The file's lines as CPython's extractor splits them (for a test's text)."""
+    try:
+        text = source.decode(tokenize.detect_encoding(io.BytesIO(source).readline)[0])
+    except (SyntaxError, LookupError, UnicodeDecodeError):
+        return []
+    return re.split(r"\r\n|\r|\n", text)
 
 
 def _loads(wrapper: MetadataWrapper, candidates: list[tuple[cst.Name, ReadFact]]) -> tuple[ReadFact, ...]:
@@ -270,6 +286,9 @@ class _Collector(WalkState, cst.CSTVisitor):
         self.calls: list[CallFact] = []
         self.decorators: list[DecoratorFact] = []
         self.functions: list[FunctionFact] = []
+        self.classes: list[ClassFact] = []
+        self.lines: list[str] = []
+        self._probing_calls: set[int] = set()  # `import_module("x")` calls an inline probe stands in
         self._statement_lines: list[int] = [1]
         self._statement_index = 0
         # Early-exit branches pushed in each open block (facts.walkstate.early_exit).
@@ -291,6 +310,16 @@ class _Collector(WalkState, cst.CSTVisitor):
     def span_of(self, node: cst.CSTNode) -> Span:
         return _span(self.get_metadata(PositionProvider, node), self.columns)
 
+    def text_of(self, node: cst.CSTNode) -> str:
+        """The source of an expression as written (walkstate.written)."""
+        span = self.span_of(node)
+        if not self.lines or span.end_line > len(self.lines):
+            return ""
+        if span.end_line == span.line:
+            return written(self.lines[span.line - 1][span.column - 1 : span.end_column - 1])
+        middle = self.lines[span.line : span.end_line - 1]
+        return written("\n".join([self.lines[span.line - 1][span.column - 1 :], *middle, self.lines[span.end_line - 1][: span.end_column - 1]]))
+
     def on_visit(self, node: cst.CSTNode) -> bool:
         if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
             self._statement_lines.append(self.get_metadata(PositionProvider, node).start.line)
@@ -304,7 +333,10 @@ class _Collector(WalkState, cst.CSTVisitor):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.functions.append(
-            FunctionFact(".".join([*self.names, node.name.value]), self.span_of(node.name).line, self.context())
+            FunctionFact(
+                ".".join([*self.names, node.name.value]), self.span_of(node.name).line, self.context(),
+                _globals(node.body),
+            )
         )
 
     def visit_FunctionDef_body(self, node: cst.FunctionDef) -> None:
@@ -318,7 +350,15 @@ class _Collector(WalkState, cst.CSTVisitor):
         self.changed()
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self.bind(node.name.value, Opaque(), self.span_of(node.name).line)
+        bases = tuple(
+            self.qualify(dotted) for dotted in (
+                get_full_name_for_node(arg.value) for arg in node.bases
+                if arg.keyword is None and not arg.star and isinstance(arg.value, (cst.Name, cst.Attribute))
+            ) if dotted
+        )
+        line = self.span_of(node.name).line
+        self.classes.append(ClassFact(".".join([*self.names, node.name.value]), bases, line, self.context()))
+        self.bind(node.name.value, Opaque(), line)
 
     def visit_ClassDef_body(self, node: cst.ClassDef) -> None:
         self.names.append(node.name.value)
@@ -339,7 +379,7 @@ class _Collector(WalkState, cst.CSTVisitor):
         self.changed()
 
     def visit_If_body(self, node: cst.If) -> None:
-        self.branches.append(Branch(self.test_of(node.test), orelse=False))
+        self.branches.append(Branch(self.test_of(node.test), False, False, self.span_of(node).line, self.text_of(node.test)))
         self.changed()
 
     def leave_If_body(self, node: cst.If) -> None:
@@ -349,7 +389,7 @@ class _Collector(WalkState, cst.CSTVisitor):
     def visit_If_orelse(self, node: cst.If) -> None:
         if isinstance(node.orelse, cst.If):
             self._elifs.add(id(node.orelse))
-        self.branches.append(Branch(self.test_of(node.test), orelse=True))
+        self.branches.append(Branch(self.test_of(node.test), True, False, self.span_of(node).line, self.text_of(node.test)))
         self.changed()
 
     def leave_If(self, original_node: cst.If) -> None:
@@ -360,7 +400,7 @@ class _Collector(WalkState, cst.CSTVisitor):
         if isinstance(last, cst.SimpleStatementLine):
             last = last.body[-1] if last.body else None
         if isinstance(last, (cst.Return, cst.Raise)):
-            self.early_exit(self.test_of(original_node.test))
+            self.early_exit(self.test_of(original_node.test), self.span_of(original_node).line, self.text_of(original_node.test))
             self._exits[-1] += 1
 
     def visit_Try(self, node: cst.Try) -> None:
@@ -368,28 +408,56 @@ class _Collector(WalkState, cst.CSTVisitor):
 
     def leave_Try(self, original_node: cst.Try) -> None:
         self.try_depth -= 1
+        self.leave_skippable()
 
     def visit_TryStar(self, node: cst.TryStar) -> None:
         self._try(node)
 
     def leave_TryStar(self, original_node: cst.TryStar) -> None:
         self.try_depth -= 1
+        self.leave_skippable()
+
+    def visit_For(self, node: cst.For) -> None:
+        self.enter_skippable()
+        self._for(node)
+
+    def visit_While(self, node: cst.While) -> None:
+        self.enter_skippable()
+
+    def leave_While(self, original_node: cst.While) -> None:
+        self.leave_skippable()
+
+    def visit_With(self, node: cst.With) -> None:
+        self.enter_skippable()
+
+    def leave_With(self, original_node: cst.With) -> None:
+        self.leave_skippable()
+
+    def visit_Match(self, node: cst.Match) -> None:
+        self.enter_skippable()
+
+    def leave_Match(self, original_node: cst.Match) -> None:
+        self.leave_skippable()
 
     def _try(self, node: cst.Try | cst.TryStar) -> None:
         self.try_depth += 1
+        self.enter_skippable()
         if not any(_catches_import(handler.type) for handler in node.handlers):
             return
-        body = node.body
-        lines = body.body if isinstance(body, cst.IndentedBlock) else [body]
-        smalls = [small for line in lines if isinstance(line, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) for small in line.body]
-        if self.only_probes(smalls):
+        smalls = _probing(node.body)
+        if self.only_probes(smalls, _handler_definitions(node)):
             self._probing.update(id(small) for small in smalls)
+            self._probing_calls.update(
+                id(small.value) for small in smalls if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)
+            )
 
-    def only_probes(self, smalls: list[cst.BaseSmallStatement]) -> bool:
+    def only_probes(self, smalls: list[cst.BaseSmallStatement], defined: frozenset[str] = frozenset()) -> bool:
         """Every import straight in the `try:` binds names the file never reads: the `try:` is
-        there to see whether they import (one whose names are used is an optional import)."""
+        there to see whether they import (one whose names are used is an optional import, and
+        so is one whose names a handler defines again: the module provides them either way)."""
         if self.read_names is None:
             self.read_names = read_names(self.tree) if self.tree is not None else frozenset()
+        loaded = self.read_names | defined
         for small in smalls:
             if isinstance(small, (cst.Import, cst.ImportFrom)):
                 if isinstance(small.names, cst.ImportStar):
@@ -397,7 +465,7 @@ class _Collector(WalkState, cst.CSTVisitor):
                 for alias in small.names:
                     full = get_full_name_for_node(alias.name) or ""
                     plain = isinstance(small, cst.Import) and alias.asname is None
-                    if (_alias_name(alias) or (full.split(".")[0] if plain else full)) in self.read_names:
+                    if (_alias_name(alias) or (full.split(".")[0] if plain else full)) in loaded:
                         return False
         return True
 
@@ -429,13 +497,40 @@ class _Collector(WalkState, cst.CSTVisitor):
         if any(isinstance(t.target, cst.Name) and t.target.value == "__lazy_modules__" for t in node.targets):
             self.assigned_lazy_modules(_strings(node.value))
         for target in node.targets:
-            value = self.condition(node.value) if isinstance(target.target, cst.Name) else Opaque()
+            named = isinstance(target.target, (cst.Name, cst.Subscript))
+            value = self.condition(node.value) if named and self.module_level() else Opaque()
             for name in _target_names(target.target):
                 self.bind(name.value, value, self.span_of(name).line)
+                if isinstance(target.target, cst.Name) and self.module_level():
+                    self.bind_entries(name.value, self.entries(node.value), self.span_of(name).line)
+            entry = _entry_target(target.target)
+            if entry is not None and self.module_level():
+                self.bind(entry, value, self.span_of(target.target).line)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         if node.value is not None and isinstance(node.target, cst.Name):
             self.bind(node.target.value, self.condition(node.value), self.span_of(node.target).line)
+            if self.module_level():
+                self.bind_entries(node.target.value, self.entries(node.value), self.span_of(node.target).line)
+
+    def visit_Del(self, node: cst.Del) -> None:
+        targets = [e.value for e in node.target.elements] if isinstance(node.target, cst.Tuple) else [node.target]
+        for target in targets:
+            for name in _target_names(target):
+                self.bind(name.value, Opaque(), self.span_of(name).line, removed=True)
+            entry = _entry_target(target)
+            if entry is not None:
+                self.bind(entry, Opaque(), self.span_of(target).line, removed=True)
+
+    def entries(self, value: cst.BaseExpression) -> list[tuple[object, Test]] | None:
+        """A dict display's literal keys and their values read as conditions."""
+        if not isinstance(value, cst.Dict):
+            return None
+        found: list[tuple[object, Test]] = []
+        for element in value.elements:
+            if isinstance(element, cst.DictElement) and _constant_key(element.key):
+                found.append((_key_value(element.key), self.condition(element.value)))
+        return found
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         if isinstance(node.target, cst.Name):
@@ -445,7 +540,7 @@ class _Collector(WalkState, cst.CSTVisitor):
         value = Leaf("None", "None") if node.value is None else self.condition(node.value)
         self.returned(value, self.span_of(node).line)
 
-    def visit_For(self, node: cst.For) -> None:
+    def _for(self, node: cst.For) -> None:
         for name in _target_names(node.target):
             self.bind(name.value, Opaque(), self.span_of(name).line)
         walked = node.iter
@@ -462,6 +557,7 @@ class _Collector(WalkState, cst.CSTVisitor):
         is_walk, package, context, before = self._loops.pop()
         if is_walk:
             self.scanned(package, self.span_of(original_node).line, context, self.computed_imports - before)
+        self.leave_skippable()
 
     def leave_If_orelse(self, node: cst.If) -> None:
         self.branches.pop()
@@ -485,7 +581,7 @@ class _Collector(WalkState, cst.CSTVisitor):
         if isinstance(expression, cst.Comparison):
             main = _main_test(expression)
             return main if not isinstance(main, Opaque) else self.comparison(expression)
-        read = self.getattr_of(expression)
+        read = self.getattr_of(expression) or self.entry_of(expression)
         if read is not None:
             return read
         target = expression.func if isinstance(expression, cst.Call) else expression
@@ -499,7 +595,7 @@ class _Collector(WalkState, cst.CSTVisitor):
 
     def subject(self, node: cst.BaseExpression) -> Leaf | None:
         """A compared name: a name, an attribute, or `getattr(obj, "name", default)`."""
-        read = self.getattr_of(node)
+        read = self.getattr_of(node) or self.entry_of(node)
         if read is not None:
             return read
         if not isinstance(node, (cst.Name, cst.Attribute)) or _literal(node)[0]:
@@ -508,6 +604,29 @@ class _Collector(WalkState, cst.CSTVisitor):
         if dotted is None:
             return None
         return Leaf(dotted.rpartition(".")[2], self.qualify(dotted), False, isinstance(node, cst.Attribute))
+
+    def entry_of(self, node: cst.BaseExpression) -> Leaf | None:
+        """`env["k"]` or `env.get("k"[, default])`: a dict entry read with a literal key."""
+        owner: cst.BaseExpression
+        if (
+            isinstance(node, cst.Subscript) and isinstance(node.value, (cst.Name, cst.Attribute))
+            and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index)
+            and node.slice[0].comma is cst.MaybeSentinel.DEFAULT
+            and node.slice[0].slice.star is None and _constant_key(node.slice[0].slice.value)
+        ):
+            owner, key = node.value, _key_value(node.slice[0].slice.value)
+        elif (
+            isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "get"
+            and isinstance(node.func.value, (cst.Name, cst.Attribute)) and len(node.args) in (1, 2)
+            and all(a.keyword is None and not a.star for a in node.args) and _constant_key(node.args[0].value)
+        ):
+            owner, key = node.func.value, _key_value(node.args[0].value)
+        else:
+            return None
+        dotted = get_full_name_for_node(owner)
+        if dotted is None:
+            return None
+        return entry_leaf(dotted, self.qualify(dotted), key, isinstance(owner, cst.Attribute))
 
     def getattr_of(self, node: cst.BaseExpression) -> Leaf | None:
         if not (
@@ -660,7 +779,7 @@ class _Collector(WalkState, cst.CSTVisitor):
                 ImportFact(
                     kind="dynamic", name=imported, module=imported, member=None, bound=None,
                     span=arg_span, module_span=arg_span, statement=self._statement_index,
-                    statement_line=line, context=context,
+                    statement_line=line, context=context, probe=id(node) in self._probing_calls,
                 )
             )
 
@@ -677,6 +796,87 @@ class _Collector(WalkState, cst.CSTVisitor):
 _OPERATORS: dict[type[cst.BaseCompOp], str] = {
     cst.Equal: "==", cst.NotEqual: "!=", cst.In: "in", cst.NotIn: "not in", cst.Is: "is", cst.IsNot: "is not",
 }
+
+
+def _probing(block: cst.BaseSuite) -> list[cst.BaseSmallStatement]:
+    """The small statements of a `try:` body an inline probe may stand in: straight in it, or
+    under `if`s there."""
+    lines = block.body if isinstance(block, cst.IndentedBlock) else [block]
+    found: list[cst.BaseSmallStatement] = []
+    for line in lines:
+        if isinstance(line, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            found.extend(line.body)
+        elif isinstance(line, cst.If):
+            found.extend(_probing_if(line))
+    return found
+
+
+def _probing_if(node: cst.If) -> list[cst.BaseSmallStatement]:
+    found = _probing(node.body)
+    if isinstance(node.orelse, cst.If):
+        found.extend(_probing_if(node.orelse))
+    elif isinstance(node.orelse, cst.Else):
+        found.extend(_probing(node.orelse.body))
+    return found
+
+
+def _handler_definitions(node: cst.Try | cst.TryStar) -> frozenset[str]:
+    """Names a `try:`'s handlers define with `def` or `class` (a fallback implementation)."""
+    found: set[str] = set()
+    for handler in node.handlers:
+        body = handler.body
+        for statement in body.body if isinstance(body, cst.IndentedBlock) else ():
+            if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+                found.add(statement.name.value)
+    return frozenset(found)
+
+
+def _globals(body: cst.BaseSuite) -> tuple[str, ...]:
+    """Names a function body declares `global` (not those of functions or classes nested in it)."""
+    found: list[str] = []
+
+    class Globals(cst.CSTVisitor):
+        def visit_Global(self, node: cst.Global) -> None:
+            found.extend(item.name.value for item in node.names)
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return False
+
+        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+            return False
+
+        def visit_Lambda(self, node: cst.Lambda) -> bool:
+            return False
+
+    body.visit(Globals())
+    return tuple(dict.fromkeys(found))
+
+
+def _constant_key(node: cst.BaseExpression) -> bool:
+    """A literal dict key as CPython's tree holds it: a string, number, True, False or None."""
+    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+        return isinstance(node.evaluated_value, (str, bytes))
+    return isinstance(node, (cst.Integer, cst.Float, cst.Imaginary)) or (
+        isinstance(node, cst.Name) and node.value in ("True", "False", "None")
+    )
+
+
+def _key_value(node: cst.BaseExpression) -> object:
+    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+        return node.evaluated_value
+    return None  # only string keys name an entry (walkstate.entry_name)
+
+
+def _entry_target(target: cst.BaseExpression) -> str | None:
+    """`env["k"] = ...` (a name's entry with a literal key): the entry's name."""
+    if (
+        isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name) and len(target.slice) == 1
+        and target.slice[0].comma is cst.MaybeSentinel.DEFAULT
+        and isinstance(target.slice[0].slice, cst.Index) and target.slice[0].slice.star is None
+        and isinstance(target.slice[0].slice.value, (cst.SimpleString, cst.ConcatenatedString))
+    ):
+        return entry_name(target.value.value, target.slice[0].slice.value.evaluated_value)
+    return None
 
 
 def _catches_import(caught: cst.BaseExpression | None) -> bool:

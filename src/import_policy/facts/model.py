@@ -85,6 +85,12 @@ class Branch:
     test: Test
     orelse: bool
     early: bool = False
+    # The line of the `if` (or `elif`) whose test this is: a module-level name read there has
+    # the value of the binding that ran last before it (platform.Judge).
+    line: int = 0
+    # The test as written (outer parentheses dropped, whitespace runs as one space): what a
+    # finding under a test the pass cannot judge names.
+    text: str = ""
 
 
 @dataclass(frozen=True)
@@ -103,6 +109,9 @@ class Context:
     type_checking: bool
     branches: tuple[Branch, ...] = ()
     function: str | None = None
+    # Inside a `try:`, `with`, loop or `match` statement (any part of it): a binding here may
+    # not happen even where every enclosing `if` runs (an exception, an empty loop, no case).
+    tried: bool = False
 
 
 ImportKind = Literal["import", "from", "dynamic"]
@@ -191,6 +200,20 @@ class FunctionFact:
     name: str
     line: int
     context: Context
+    # Names the function declares `global`: a call of it may rebind them at module level.
+    globals: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ClassFact:
+    """A class definition: its dotted name within the module and its bases, each resolved
+    through the file's imports (`from .base import Checker` then `class C(Checker)` ->
+    `pkg.base.Checker`); a base that is not a name or attribute is left out."""
+
+    name: str
+    bases: tuple[str, ...]
+    line: int
+    context: Context
 
 
 @dataclass(frozen=True)
@@ -199,13 +222,18 @@ class AssignFact:
 
     `value` is the right-hand side read as a condition when it is one (`_is_hip = is_hip()`),
     else Opaque; tuple targets, augmented assignments, `for` targets and classes bind
-    with an Opaque value. The ROCm pass reads a name bound once as a platform flag.
+    with an Opaque value. The ROCm pass reads what a name was last bound to as a platform flag.
+
+    A dict display bound to a name (`env = {"has_te": f()}`) and a literal-key assignment
+    (`env["has_te"] = f()`) also bind the entry, named `env["has_te"]` (keys holding no `.`,
+    `"`, `\\`, `[` or `]`). `removed`: a `del` of the name (or entry).
     """
 
     name: str
     value: Test
     line: int
     context: Context
+    removed: bool = False
 
 
 @dataclass(frozen=True)
@@ -265,6 +293,7 @@ class FileFacts:
     calls: tuple[CallFact, ...] = ()
     decorators: tuple[DecoratorFact, ...] = ()
     functions: tuple[FunctionFact, ...] = ()
+    classes: tuple[ClassFact, ...] = ()
     # Relative imports that climb above the top package (`from ....x import y` three levels
     # down): they import nothing Python could resolve, so only their form is recorded, one per
     # statement, with `module` "" and `name` the module as written after the dots.
@@ -277,3 +306,7 @@ class FileFacts:
     syntax_error: SyntaxErrorFact | None = None
     # False for a file no rule needed, which was never parsed: it has no facts at all.
     parsed: bool = True
+    # The digest (cache.facts.content_digest) of the bytes these facts were extracted from,
+    # where the engine knows it: the ROCm pass logs it, never the digest of a second read
+    # that an edit in between would make another file's. Not stored: the cache key holds it.
+    content: str = ""

@@ -15,6 +15,7 @@ from import_policy.facts.model import (
     BoolOp,
     Branch,
     CallFact,
+    ClassFact,
     Compare,
     Context,
     DecoratorFact,
@@ -58,8 +59,8 @@ def _test(test: Test) -> Json:
 
 
 def _context(context: Context) -> Json:
-    branches = [[_test(b.test), b.orelse, b.early] for b in context.branches]
-    return [context.import_time, context.type_checking, branches, context.function]
+    branches = [[_test(b.test), b.orelse, b.early, b.line, b.text] for b in context.branches]
+    return [context.import_time, context.type_checking, branches, context.function, context.tried]
 
 
 def _import(f: ImportFact, ctx: Callable[[Context], int]) -> Json:
@@ -91,8 +92,9 @@ def to_json(facts: FileFacts) -> Json:
         "decorators": [
             [list(d.qualified_names), _span(d.span), d.statement_line, ctx(d.context)] for d in facts.decorators
         ],
-        "functions": [[f.name, f.line, ctx(f.context)] for f in facts.functions],
-        "assigns": [[a.name, _test(a.value), a.line, ctx(a.context)] for a in facts.assigns],
+        "functions": [[f.name, f.line, ctx(f.context), list(f.globals)] for f in facts.functions],
+        "classes": [[c.name, list(c.bases), c.line, ctx(c.context)] for c in facts.classes],
+        "assigns": [[a.name, _test(a.value), a.line, ctx(a.context), a.removed] for a in facts.assigns],
         "returns": [[r.function, _test(r.value), r.line, ctx(r.context)] for r in facts.returns],
         "scans": [[s.package, s.line, ctx(s.context)] for s in facts.scans],
         "reads": [[r.name, _span(r.span), r.statement_line, ctx(r.context)] for r in facts.reads],
@@ -179,15 +181,16 @@ def _value(value: Json) -> Value:
 
 
 def _context_of(value: Json) -> Context:
-    import_time, type_checking, branches, function = _list(value, 4)
+    import_time, type_checking, branches, function, tried = _list(value, 5)
     return Context(
         _bool(import_time),
         _bool(type_checking),
         tuple(
-            Branch(_test_of(t), _bool(orelse), _bool(early))
-            for t, orelse, early in (_list(b, 3) for b in _list(branches))
+            Branch(_test_of(t), _bool(orelse), _bool(early), _int(line), _str(text))
+            for t, orelse, early, line, text in (_list(b, 5) for b in _list(branches))
         ),
         _opt_str(function),
+        _bool(tried),
     )
 
 
@@ -235,12 +238,16 @@ def from_json(value: Json) -> FileFacts:
             for names, span, line, ctx_index in (_list(v, 4) for v in _list(value["decorators"]))
         ),
         functions=tuple(
-            FunctionFact(_str(name), _int(line), ctx(ctx_index))
-            for name, line, ctx_index in (_list(v, 3) for v in _list(value["functions"]))
+            FunctionFact(_str(name), _int(line), ctx(ctx_index), tuple(_str(g) for g in _list(names)))
+            for name, line, ctx_index, names in (_list(v, 4) for v in _list(value["functions"]))
+        ),
+        classes=tuple(
+            ClassFact(_str(name), tuple(_str(b) for b in _list(bases)), _int(line), ctx(ctx_index))
+            for name, bases, line, ctx_index in (_list(v, 4) for v in _list(value["classes"]))
         ),
         assigns=tuple(
-            AssignFact(_str(name), _test_of(test), _int(line), ctx(ctx_index))
-            for name, test, line, ctx_index in (_list(v, 4) for v in _list(value["assigns"]))
+            AssignFact(_str(name), _test_of(test), _int(line), ctx(ctx_index), _bool(removed))
+            for name, test, line, ctx_index, removed in (_list(v, 5) for v in _list(value["assigns"]))
         ),
         returns=tuple(
             ReturnFact(_str(name), _test_of(test), _int(line), ctx(ctx_index))

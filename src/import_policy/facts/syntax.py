@@ -18,6 +18,7 @@ import warnings
 from typing import TYPE_CHECKING
 
 from import_policy.facts.lazy import Lazy, blank_lazy, misplaced
+from import_policy.facts.longnames import shorten_names
 from import_policy.facts.model import SyntaxErrorFact
 from import_policy.facts.nulbytes import nul_byte
 
@@ -71,12 +72,16 @@ def cpython_parse(source: bytes, path: str) -> ast.Module | SyntaxErrorFact:
 
 
 def cpython_read(source: bytes, path: str) -> tuple[ast.Module | SyntaxErrorFact, Lazy | None]:
-    """CPython's tree of the file (its `lazy` keywords blanked, and where they stood), or why
-    it does not compile."""
+    """CPython's tree of the file (its `lazy` keywords blanked, and where they stood; an
+    import's dotted name cut to the segments a module could have, `facts/longnames.py`), or
+    why it does not compile. A `Lazy` is returned whenever the text parsed is not `source`."""
     refused = nul_byte(source)
     if refused is not None:
         return refused, None
-    lazy = blank_lazy(source)
+    shortened = shorten_names(source)
+    lazy = blank_lazy(shortened if shortened is not None else source)
+    if lazy is None and shortened is not None:
+        lazy = Lazy(shortened, frozenset(), {}, {})  # no keyword, but the text the tree was parsed from
     parsed = _compile(lazy.source if lazy is not None else source, path)
     if lazy is not None and isinstance(parsed, ast.Module):
         wrong = misplaced(parsed, lazy)

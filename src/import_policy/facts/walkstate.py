@@ -7,12 +7,15 @@ libcst's extractor (facts.python) and CPython's (facts.fast).
 
 from __future__ import annotations
 
+import io
+import tokenize
 from dataclasses import replace
 
 from import_policy.facts.model import (
     AssignFact, Branch, Compare, Context, ImportFact, Leaf, Not, Opaque, ReadFact, ReturnFact, ScanFact, Span, Test,
     Value,
 )
+from import_policy.facts.identifiers import normal
 from import_policy.facts.typecheck import is_type_checking_only
 
 # Calls whose first argument (or `name=`), a string, is a module imported by name.
@@ -40,6 +43,67 @@ def compared(subject: Leaf | None, op: str, values: tuple[Value, ...] | None, si
         return Opaque()  # identity with anything but None is not a value test
     test = Compare(subject, values)
     return Not(test) if COMPARISONS[op] else test
+
+
+def written(text: str) -> str:
+    """A test as written, the same whichever parser placed it: outer parentheses dropped
+    (CPython's span leaves them out, libcst's keeps them), whitespace runs as one space, in
+    NFKC form (as the names in it are read: `ｃp.is_rocm()` is `cp.is_rocm()`)."""
+    text = normal(_without_comments(text).strip())
+    while text.startswith("(") and text.endswith(")") and _one_pair(text):
+        text = text[1:-1].strip()
+    return " ".join(text.split())
+
+
+def _without_comments(text: str) -> str:
+    if "#" not in text:
+        return text
+    wrapped = f"({text}\n)"  # a multi-line test without its parentheses tokenizes inside them
+    try:
+        comments = [t for t in tokenize.generate_tokens(io.StringIO(wrapped).readline) if t.type == tokenize.COMMENT]
+    except (tokenize.TokenError, SyntaxError):
+        return text
+    lines = wrapped.split("\n")
+    for comment in reversed(comments):
+        row, start = comment.start
+        line = lines[row - 1]
+        lines[row - 1] = line[:start] + line[comment.end[1]:]
+    return "\n".join(lines)[1:-2]
+
+
+def _one_pair(text: str) -> bool:
+    """Whether the opening parenthesis closes at the text's end (`(a) and (b)` is two pairs)."""
+    depth = 0
+    try:
+        tokens = [t for t in tokenize.generate_tokens(io.StringIO(text).readline) if t.type == tokenize.OP]
+    except (tokenize.TokenError, SyntaxError):
+        return False
+    for index, token in enumerate(tokens):
+        if token.string in "([{":
+            depth += 1
+        elif token.string in ")]}":
+            depth -= 1
+            if depth == 0:
+                return index == len(tokens) - 1
+    return False
+
+
+def entry_name(owner: str | None, key: object) -> str | None:
+    """`env["has_te"]`: the name a dict entry with a literal key is bound and read under; None
+    for a key that is not a plain string or would make the name ambiguous."""
+    if owner is None or not isinstance(key, str) or any(c in key for c in '."\\[]'):
+        return None
+    return f'{owner}["{key}"]'
+
+
+def entry_leaf(dotted: str | None, qualified: str, key: object, attribute: bool) -> Leaf | None:
+    """A literal-key read of a dict (`env["has_te"]`, `env.get("has_te")`) as a platform test:
+    `dotted` as written, `qualified` through the file's imports."""
+    tail = entry_name(dotted.rpartition(".")[2] if dotted else None, key)
+    full = entry_name(qualified, key)
+    if tail is None or full is None:
+        return None
+    return Leaf(tail, full, False, attribute)
 
 
 def getattr_leaf(owner: str | None, name: str | None) -> Leaf | None:
@@ -70,6 +134,8 @@ class WalkState:
         self.lazy_at: frozenset[tuple[int, int]] = frozenset()
         self.lazy_modules: frozenset[str] | None = None
         self.try_depth = 0
+        # Open `try:`, `with`, loop and `match` statements: a binding inside may not happen.
+        self.skippable = 0
         self.lazy_names: set[str] = set()
         self.reads: list[ReadFact] = []
         # Names the file reads anywhere but to delete them or compare them with None (a probe's
@@ -80,18 +146,33 @@ class WalkState:
         """At module level proper: not in a function, not in a class body."""
         return self.function_depth == 0 and not self.names
 
-    def bind(self, name: str, value: Test, line: int) -> None:
+    def bind(self, name: str, value: Test, line: int, removed: bool = False) -> None:
         if self.module_level():
-            self.assigns.append(AssignFact(name, value, line, self.context()))
+            self.assigns.append(AssignFact(name, value, line, self.context(), removed))
+
+    def bind_entries(self, owner: str, entries: list[tuple[object, Test]] | None, line: int) -> None:
+        """`owner = {"k": v, ...}`: each literal key's entry is bound too (after the name)."""
+        for key, value in entries or ():
+            name = entry_name(owner, key)
+            if name is not None:
+                self.bind(name, value, line)
+
+    def enter_skippable(self) -> None:
+        self.skippable += 1
+        self.changed()
+
+    def leave_skippable(self) -> None:
+        self.skippable -= 1
+        self.changed()
 
     def returned(self, value: Test, line: int) -> None:
         context = self.context()
         if context.function is not None:
             self.returns.append(ReturnFact(context.function, value, line, context))
 
-    def early_exit(self, test: Test) -> None:
+    def early_exit(self, test: Test, line: int, text: str) -> None:
         """After `if C: return` (or `raise`), the rest of the block runs only when C is false."""
-        self.branches.append(Branch(test, orelse=True, early=True))
+        self.branches.append(Branch(test, orelse=True, early=True, line=line, text=text))
         self.changed()
 
     def scanned(self, package: str | None, line: int, context: Context, dynamic_calls: int) -> None:
@@ -113,6 +194,7 @@ class WalkState:
                 type_checking=is_type_checking_only(branches),
                 branches=branches,
                 function=".".join(self.names) if self.function_depth else None,
+                tried=self.skippable > 0,
             )
         return self._context
 

@@ -5,6 +5,17 @@ for one file and returns the new bytes with what was applied and what was not
 (and why). Checking again afterwards is `import_policy.fix.run`'s job
 (`fix_source` there is the library entry point: check, fix, check again).
 
+The rule every fix keeps: a safe fix keeps every name bound to the same object at every
+point of the module, and never makes an import cycle through the gateway. Where that cannot
+be shown, the fix is not offered or not applied, and the finding says why. Spelled out:
+- every alias the original bound is bound by the fix (edits are keyed by the name and the
+  name it binds: `import m as a, m as b` keeps both);
+- a split statement keeps the order of its bindings (`fix.imports`: runs of one destination);
+- a gateway import is folded into an earlier one only when no code between binds or reads a
+  name it binds (`_merge`, `_Seen`), else it is rewritten where it stands;
+- no gateway fix in a module the gateway runs while it loads (its submodules, its eager import
+  closure: `rocm.gateway_closure`, asked by the engine before any fix is offered).
+
 How it stays safe:
 - Findings are located again in the fixer's own parse by their line and
   column (the node's start), never by text search.
@@ -21,8 +32,7 @@ How it stays safe:
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TypeVar, Union
 
@@ -32,9 +42,10 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from import_policy.diagnostics import Diagnostic, FixPayload
 from import_policy.facts.identifiers import normal
-from import_policy.fix.imports import Out, Refused, rewrite_from, rewrite_import
+from import_policy.fix.imports import Edits, Out, Refused, bound_by, rewrite_from, rewrite_import
 from import_policy.fix.payload import AliasEdit, ImportFix, InlineProbeFix, ProbeFix, applies
-from import_policy.fix.splice import Statement, compiles, first_newline, isolate, splice
+from import_policy.fix.patch import Edit, edits_between
+from import_policy.fix.splice import NEWLINE, Statement, compiles, first_newline, isolate, splice
 from import_policy.rocm.inline_probe_fix import plan_inline_probe, with_importlib_util
 from import_policy.rocm.probe_fix import ProbeImport, ProbeIndex, plan_probe, update_import
 
@@ -48,6 +59,8 @@ class FileFix:
     new: bytes
     applied: list[Diagnostic] = field(default_factory=list)
     failed: list[tuple[Diagnostic, str]] = field(default_factory=list)
+    # Where the fix changed the file: byte ranges of the old bytes and what replaces each (`--diff`).
+    edits: list[Edit] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
@@ -77,12 +90,13 @@ def _fix_file(source: bytes, wanted: Sequence[Diagnostic]) -> FileFix:
     if not job.applied:
         return FileFix(source, failed=job.failed)
     try:
-        new = tree.visit(_Apply(job.rewriters())).bytes
+        rewriters = job.rewriters()
+        new = tree.visit(_Apply(rewriters)).bytes
         cst.parse_module(new)
     except Exception as error:
         reason = f"the fixed file would not parse ({str(error).splitlines()[0] if str(error) else type(error).__name__}); left alone"
         return FileFix(source, failed=job.failed + [(d, reason) for d in job.applied])
-    return FileFix(new, job.applied, job.failed)
+    return FileFix(new, job.applied, job.failed, edits_between(source, new, job.lines_of(rewriters)))
 
 
 def _fix_statements(source: bytes, wanted: Sequence[Diagnostic]) -> FileFix | None:
@@ -97,13 +111,24 @@ def _fix_statements(source: bytes, wanted: Sequence[Diagnostic]) -> FileFix | No
     replacements: list[tuple[Statement, bytes]] = []
     applied: list[Diagnostic] = []
     failed: list[tuple[Diagnostic, str]] = []
+    # A statement's fix depends only on its text, indentation and its findings in its own
+    # coordinates: a file that repeats a statement (generated code) has it rewritten once.
+    done_before: dict[object, tuple[bytes, list[int], list[tuple[int, str]]] | None] = {}
     for statement, findings in found.values():
-        rewritten = _fix_statement(statement, findings, newline)
-        if rewritten is None:
+        key = (statement.text, statement.indent, tuple(_in_statement(statement, d) + (d.rule, d.fix) for d in findings))
+        if key not in done_before:
+            rewritten = _fix_statement(statement, findings, newline)
+            done_before[key] = None if rewritten is None else (
+                rewritten[0],
+                [i for i, d in enumerate(findings) if any(d is a for a in rewritten[1])],
+                [(i, why) for i, d in enumerate(findings) for f, why in rewritten[2] if f is d],
+            )
+        remembered = done_before[key]
+        if remembered is None:
             return None
-        new, done, refused = rewritten
-        applied += done
-        failed += refused
+        new, done, refused = remembered
+        applied += [findings[i] for i in done]
+        failed += [(findings[i], why) for i, why in refused]
         if done:
             replacements.append((statement, new))
     if not replacements:
@@ -111,7 +136,7 @@ def _fix_statements(source: bytes, wanted: Sequence[Diagnostic]) -> FileFix | No
     fixed = splice(source, replacements)
     if not compiles(fixed):
         return None  # the whole-file path says why, in the words it always used
-    return FileFix(fixed, applied, failed)
+    return FileFix(fixed, applied, failed, [(statement.start, statement.end, new) for statement, new in replacements])
 
 
 def _claims(wanted: Sequence[Diagnostic]) -> dict[str, list[Diagnostic]] | None:
@@ -149,6 +174,13 @@ def _alone(
     return True
 
 
+def _in_statement(statement: Statement, d: Diagnostic) -> tuple[int, int]:
+    """The finding's place in the statement's own coordinates: line 1 is its first line,
+    without the indentation."""
+    shift = len(statement.indent) if d.line == statement.first_line else 0
+    return d.line - statement.first_line + 1, d.column - shift
+
+
 def _fix_statement(
     statement: Statement, findings: Sequence[Diagnostic], newline: str
 ) -> tuple[bytes, list[Diagnostic], list[tuple[Diagnostic, str]]] | None:
@@ -162,10 +194,9 @@ def _fix_statement(
         return None
     job = _Job(tree, statement.text)
     for d in findings:
-        # The statement's own coordinates: line 1 is its first line, without the indentation.
-        shift = len(statement.indent) if d.line == statement.first_line else 0
+        line, column = _in_statement(statement, d)
         try:
-            job.add(replace(d, line=d.line - statement.first_line + 1, column=d.column - shift))
+            job.add(replace(d, line=line, column=column))
         except Refused as why:
             job.failed.append((d, str(why)))
     # The job holds the moved findings; report the caller's own.
@@ -196,6 +227,7 @@ class _Job:
         self.failed: list[tuple[Diagnostic, str]] = []
         wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
         positions = wrapper.resolve(PositionProvider)
+        self.positions = positions
         # (line, 1-based column) of a node's start -> the nodes a finding there may mean
         self.at: dict[tuple[int, int], list[tuple[cst.CSTNode, cst.CSTNode | None]]] = {}
         self.probes = ProbeIndex()
@@ -219,7 +251,7 @@ class _Job:
                 self.at.setdefault(key, []).append((node, None))
             self.probes.note(node, where.start.line)
         # statement -> written name -> edit; statement -> probe import updates; callee renames
-        self.edits: dict[cst.CSTNode, dict[str, AliasEdit]] = {}
+        self.edits: dict[cst.CSTNode, Edits] = {}
         self.probe_imports: dict[cst.ImportFrom, list[ProbeImport]] = {}
         self.renames: dict[cst.Name, str] = {}
         self.replaced: dict[cst.CSTNode, cst.CSTNode] = {}  # whole statements (an inline probe's `try:`)
@@ -251,6 +283,23 @@ class _Job:
             _plan_block(lines, self, out)
         return out
 
+    def lines_of(self, rewriters: Mapping[cst.CSTNode, Rewriter]) -> list[tuple[int, int]] | None:
+        """The byte ranges of the source (whole lines, as the parser counts them) that the
+        rewriters may change; None when one of them rewrites the module itself."""
+        if self.tree in rewriters:
+            return None
+        spans = [(where.start.line, where.end.line) for node in rewriters if (where := self.positions.get(node))]
+        if not spans:
+            return None
+        last = max(end for _, end in spans)
+        starts = [0]
+        for found in NEWLINE.finditer(self.source):
+            starts.append(found.end())
+            if len(starts) > last:
+                break
+        starts.append(len(self.source))
+        return [(starts[first - 1], starts[min(end, len(starts) - 1)]) for first, end in spans]
+
     def touched(self, small: cst.BaseSmallStatement) -> bool:
         return small in self.edits or small in self.probe_imports
 
@@ -275,23 +324,24 @@ def _written(node: cst.CSTNode) -> list[str]:
     return [normal(get_full_name_for_node(a.name) or "") for a in names if isinstance(a, cst.ImportAlias)]
 
 
-def _follow_renames(before: cst.ImportFrom, after: cst.CSTNode, edits: dict[str, AliasEdit]) -> dict[str, AliasEdit]:
+def _follow_renames(before: cst.ImportFrom, after: cst.CSTNode, edits: Edits) -> Edits:
     """The edits of a statement whose names the probe fix renamed or added to: a renamed name
     keeps its edit under its new spelling, and when every name of the statement moved to one
     module (a module or relative-import fix), the names the probe fix added move with them."""
     old, new = _written(before), _written(after)
     out = dict(edits)
     for was, now in zip(old, new):
-        if was != now and was in out:
-            edit = out.pop(was)
+        for key in [key for key in out if key[0] == was] if was != now else ():
+            edit = out.pop(key)
             bound = now if edit.bound == was else edit.bound
-            out[now] = AliasEdit(now, edit.aliased, bound, edit.target, edit.gateway)
+            out[(now, bound)] = replace(edit, written=now, bound=bound)
     targets = {(e.target, e.gateway) for e in out.values()}
-    if len(targets) == 1 and all(name in out for name in old if name in new):
+    written = {name for name, _ in out}
+    if len(targets) == 1 and all(name in written for name in old if name in new):
         target, gateway = next(iter(targets))
         if gateway is None:
             for added in new[len(old):]:
-                out.setdefault(added, AliasEdit(added, False, added, target))
+                out.setdefault((added, added), AliasEdit(added, False, added, target))
     return out
 
 
@@ -301,10 +351,21 @@ def _follow_renames(before: cst.ImportFrom, after: cst.CSTNode, edits: dict[str,
 def _plan_import(job: _Job, d: Diagnostic, payload: FixPayload) -> None:
     fix = _expect(payload, ImportFix)
     wanted = cst.Import if fix.kind == "import" else cst.ImportFrom
-    statements = [node for node, _ in job.candidates(d) if isinstance(node, wanted)]
-    if not statements:
+    found = [(node, item) for node, item in job.candidates(d) if isinstance(node, wanted)]
+    if not found:
         raise Refused("the import was not found where the finding points")
-    statement = statements[0]
+    statement, item = found[0]
+    if isinstance(item, cst.ImportAlias) and fix.kind == "import":
+        # `import a.b as a` binds the module `a.b` where `import a.b` binds `a`: the finding
+        # cannot tell them apart, the node can (and the name it binds must be the edit's).
+        name = normal(get_full_name_for_node(item.name) or "")
+        for edit in fix.edits:
+            dotted = "." in name and (item.asname is not None) != edit.aliased
+            if edit.written == name and (
+                bound_by(item, name, False) != edit.bound
+                or (dotted and (edit.aliased or edit.dotted_target is None))
+            ):
+                raise Refused(f"`import {name}` does not bind what the finding expected")
     # The facts name what Python binds: `import ｒe` is `re` (facts.identifiers).
     written = {
         normal(get_full_name_for_node(item.name) or "")
@@ -316,8 +377,9 @@ def _plan_import(job: _Job, d: Diagnostic, payload: FixPayload) -> None:
         if edit.written not in written:
             raise Refused(f"`{edit.written}` is not in the statement the finding points at")
     for edit in fix.edits:
-        # A second rule on the same name: the first edit stands, the name is fixed once.
-        edits.setdefault(edit.written, edit)
+        # A second rule on the same name: the first edit stands, the name is fixed once. Keyed
+        # by the name bound too: `import m as a, m as b` is two names, each keeps its alias.
+        edits.setdefault((edit.written, edit.bound), edit)
 
 
 P = TypeVar("P")
@@ -405,54 +467,125 @@ def _pairs(node: cst.ImportFrom) -> list[tuple[str, str]]:
 
 
 def _plan_block(lines: Sequence[cst.CSTNode], job: _Job, out: dict[cst.CSTNode, Rewriter]) -> None:
-    """Plan the rewritten lines of one block, merging gateway imports into the first one per gateway."""
+    """Plan the rewritten lines of one block, folding gateway imports into the first one per
+    gateway where that moves no binding across code that binds or reads the name."""
     gateways = {e.gateway for edits in job.edits.values() for e in edits.values() if e.gateway}
     targets: dict[str, Out] = {}
+    seen = _Seen()
     extended: list[tuple[cst.CSTNode, Out]] = []
     for line in lines:
         if not isinstance(line, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            seen.note_code(line)
             continue
         if not any(job.touched(small) for small in line.body):
             existing = _existing_gateway(line)
             if existing is not None and existing[0] in gateways and existing[0] not in targets:
                 target = Out(gateway=existing[0], base=existing[1], pairs=_pairs(existing[1]))
                 targets[existing[0]] = target
+                seen.note({bound for _, bound in target.pairs})
+                seen.start(existing[0])
                 extended.append((line, target))
+            else:
+                seen.note_code(line)
             continue
         per_small: list[list[Out]] = []
         for small in line.body:
             outs = job.outputs(small) if job.touched(small) else [Out(unchanged=True)]
             per_small.append(outs)
-        if not isinstance(line, cst.SimpleStatementSuite):
-            _merge(per_small, targets, whole_line=_clean(line))
+        if isinstance(line, cst.SimpleStatementSuite):
+            seen.note_code(line)
+        else:
+            _merge(per_small, line.body, targets, seen, whole_line=_clean(line))
         out[line] = _line_rewriter(per_small)
     for line, target in extended:
         if target.extra:
             out[line] = _line_rewriter([[target]])
 
 
-def _merge(per_small: list[list[Out]], targets: dict[str, Out], whole_line: bool) -> None:
+# Code that may read or bind any module name (a star import, spelled "*" here; calls that
+# reach the namespace): no binding is moved across it.
+_ANY_NAME = frozenset({"*", "globals", "locals", "vars", "exec", "eval", "__dict__", "setattr", "delattr"})
+
+
+class _Seen:
+    """Per gateway, the names spelled since its first import in the block (a name a later
+    import binds is folded into that first import only when it is not among them)."""
+
+    def __init__(self) -> None:
+        self.since: dict[str, set[str]] = {}
+        self.any: set[str] = set()  # gateways past code that may touch any name
+
+    def start(self, gateway: str) -> None:
+        self.since[gateway] = set()
+
+    def note(self, names: set[str], skip: str | None = None) -> None:
+        for gateway, spelled in self.since.items():
+            if gateway != skip:
+                spelled |= names
+                if names & _ANY_NAME:
+                    self.any.add(gateway)
+
+    def note_code(self, node: cst.CSTNode) -> None:
+        if self.since:
+            self.note(_spelled(node))
+
+    def clear(self, gateway: str, names: set[str]) -> bool:
+        return gateway not in self.any and not names & self.since.get(gateway, set())
+
+
+def _spelled(node: cst.CSTNode) -> set[str]:
+    """Every name the code spells (as Python binds it): all it may bind or read, and more."""
+    found: set[str] = set()
+
+    class Names(cst.CSTVisitor):
+        def visit_Name(self, name: cst.Name) -> None:
+            found.add(normal(name.value))
+
+        def visit_ImportStar(self, star: cst.ImportStar) -> None:
+            found.add("*")
+
+    node.visit(Names())
+    return found
+
+
+def _merge(
+    per_small: list[list[Out]], smalls: Sequence[cst.BaseSmallStatement], targets: dict[str, Out], seen: _Seen,
+    whole_line: bool,
+) -> None:
     """Fold gateway imports into the block's first import from the same gateway.
 
     A statement is folded away only when that loses nothing: it was built here
     (no comment of its own), or the whole line is a plain one-statement line; and
-    the line keeps a statement unless it may vanish whole.
+    the line keeps a statement unless it may vanish whole. And only when no code
+    between binds or reads a name it binds: then every name is bound to the same
+    object at every point where it is read (else it is rewritten where it stands).
     """
     left = sum(len(outs) for outs in per_small)
-    for outs in per_small:
+    for index, outs in enumerate(per_small):
         for out in list(outs):
             if out.gateway is None:
+                seen.note_code(smalls[index] if out.unchanged or out.node is None else out.node)
                 continue
+            bound = {name for _, name in out.pairs}
             target = targets.get(out.gateway)
             if target is None:
                 targets[out.gateway] = out
+                seen.note(bound)
+                seen.start(out.gateway)
                 continue
-            if not (whole_line and left == 1) and (out.base is not None or left == 1):
+            foldable = (whole_line and left == 1) or (out.base is None and left != 1)
+            if not foldable or not seen.clear(out.gateway, bound):
+                seen.note(bound)
                 continue
-            known = set(target.bound_pairs())
-            target.extra.extend(p for p in out.pairs if p not in known)
+            for pair in out.pairs:
+                # Appended, the pair binds its name last; left out only where the name's last
+                # binding there is this very pair (`import triton` twice).
+                last = next((p for p in reversed(target.bound_pairs()) if p[1] == pair[1]), None)
+                if last != pair:
+                    target.extra.append(pair)
             outs.remove(out)
             left -= 1
+            seen.note(bound, skip=out.gateway)
 
 
 def _line_rewriter(per_small: list[list[Out]]) -> Rewriter:

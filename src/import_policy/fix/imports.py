@@ -10,7 +10,7 @@ copies the original's formatting where it can.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
@@ -106,28 +106,50 @@ def _close(node_names: list[cst.ImportAlias]) -> list[cst.ImportAlias]:
     return node_names[:-1] + [node_names[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)]
 
 
-def rewrite_import(node: cst.Import, edits: dict[str, AliasEdit]) -> list[Out]:
-    kept: list[cst.ImportAlias] = []
-    groups: dict[str, Out] = {}
+Edits = dict[tuple[str, str], AliasEdit]  # (written name, bound name) -> its edit
+
+
+def bound_by(item: cst.ImportAlias, written: str, from_import: bool) -> str:
+    """The name an imported name binds: its `as` name, else (for `import a.b`) `a`."""
+    if item.asname is not None and isinstance(item.asname.name, cst.Name):
+        return normal(item.asname.name.value)
+    return written if from_import else written.split(".")[0]
+
+
+def rewrite_import(node: cst.Import, edits: Edits) -> list[Out]:
+    """The statement's names in runs of one destination, in their order: a name is bound
+    where the original bound it, relative to every other name of the statement
+    (`import triton as t, os as t` leaves `t` bound to os)."""
+    runs: list[list[cst.ImportAlias] | Out] = []
     for item in node.names:
         # Edits are keyed by the name as Python binds it (`ｒe` is `re`): the new name is then
-        # bound to what the old one bound (`import ｒe` -> `import regex as re`).
+        # bound to what the old one bound (`import ｒe` -> `import regex as re`); and by the
+        # name bound, so `import m as a, m as b` keeps both.
         written = normal(get_full_name_for_node(item.name) or "")
-        edit = edits.get(written)
-        if edit is None:
-            kept.append(item)
+        edit = edits.get((written, bound_by(item, written, False)))
+        if edit is not None and "." in written and (item.asname is not None) != edit.aliased:
+            # `import a.b as a`, which the finding took for `import a.b`: it binds the module `a.b`.
+            if edit.aliased or edit.dotted_target is None:
+                raise Refused(f"`import {written}` does not bind what the finding expected")
+            edit = replace(edit, aliased=True, target=edit.dotted_target)
+        if edit is None or edit.gateway is None:
+            if edit is not None:
+                asname = item.asname
+                if asname is None and edit.target != edit.bound:
+                    asname = cst.AsName(name=cst.Name(edit.bound))
+                item = item.with_changes(name=dotted(edit.target), asname=asname)
+            last = runs[-1] if runs else None
+            if isinstance(last, list):
+                last.append(item)
+            else:
+                runs.append([item])
             continue
-        if "." in written and (item.asname is not None) != edit.aliased:
-            raise Refused(f"`import {written}` does not bind what the finding expected")
-        if edit.gateway is None:
-            asname = item.asname
-            if asname is None and edit.target != edit.bound:
-                asname = cst.AsName(name=cst.Name(edit.bound))
-            kept.append(item.with_changes(name=dotted(edit.target), asname=asname))
-        else:
-            groups.setdefault(edit.gateway, Out(gateway=edit.gateway)).pairs.append((edit.target, edit.bound))
-    outs = [Out(node=node.with_changes(names=_close(kept)))] if kept else []
-    return outs + list(groups.values())
+        last = runs[-1] if runs else None
+        if not (isinstance(last, Out) and last.gateway == edit.gateway):
+            last = Out(gateway=edit.gateway)
+            runs.append(last)
+        last.pairs.append((edit.target, edit.bound))
+    return [Out(node=node.with_changes(names=_close(run))) if isinstance(run, list) else run for run in runs]
 
 
 def _module_name(node: cst.ImportFrom) -> str:
@@ -165,37 +187,37 @@ def _subset(node: cst.ImportFrom, picked: list[tuple[int, cst.ImportAlias]]) -> 
     return node.with_changes(names=names)
 
 
-def rewrite_from(node: cst.ImportFrom, edits: dict[str, AliasEdit]) -> list[Out]:
+def rewrite_from(node: cst.ImportFrom, edits: Edits) -> list[Out]:
+    """As `rewrite_import`: runs of one destination (kept here, another module, a gateway), in order."""
     if isinstance(node.names, cst.ImportStar):
         raise Refused("a star import is not rewritten")
-    kept: list[tuple[int, cst.ImportAlias]] = []
-    # (is gateway, target module or gateway) -> (aliases as they will read, (export, bound) pairs)
-    groups: dict[tuple[bool, str], tuple[list[tuple[int, cst.ImportAlias]], list[tuple[str, str]]]] = {}
+    # (is gateway, target module or gateway or "" to keep), the names as they will read, (export, bound) pairs
+    runs: list[tuple[tuple[bool, str], list[tuple[int, cst.ImportAlias]], list[tuple[str, str]]]] = []
     for index, item in enumerate(node.names):
-        # Edits are keyed by the name as Python binds it (`ｒe` is `re`): the new name is then
-        # bound to what the old one bound (`import ｒe` -> `import regex as re`).
+        # Edits are keyed by the name as Python binds it (`ｒe` is `re`) and the name it binds.
         written = normal(get_full_name_for_node(item.name) or "")
-        edit = edits.get(written)
+        edit = edits.get((written, bound_by(item, written, True)))
         if edit is None:
-            kept.append((index, item))
-            continue
-        if edit.gateway is None:
-            aliases, _ = groups.setdefault((False, edit.target), ([], []))
-            aliases.append((index, item))
-            continue
-        aliases, pairs = groups.setdefault((True, edit.gateway), ([], []))
-        asname: cst.AsName | None = None
-        if edit.target != edit.bound:
-            asname = item.asname if item.asname is not None else cst.AsName(name=cst.Name(edit.bound))
-        aliases.append((index, item.with_changes(name=cst.Name(edit.target), asname=asname)))
-        pairs.append((edit.target, edit.bound))
+            key, new = (False, ""), item
+        elif edit.gateway is None:
+            key, new = (False, edit.target), item
+        else:
+            asname: cst.AsName | None = None
+            if edit.target != edit.bound:
+                asname = item.asname if item.asname is not None else cst.AsName(name=cst.Name(edit.bound))
+            key, new = (True, edit.gateway), item.with_changes(name=cst.Name(edit.target), asname=asname)
+        if not runs or runs[-1][0] != key:
+            runs.append((key, [], []))
+        runs[-1][1].append((index, new))
+        if edit is not None and edit.gateway is not None:
+            runs[-1][2].append((edit.target, edit.bound))
     outs: list[Out] = []
-    if kept:
-        outs.append(Out(node=_subset(node, kept)))
-    for (is_gateway, target), (aliases, pairs) in groups.items():
-        moved = _subset(node, aliases).with_changes(module=dotted(target), relative=())
+    for (is_gateway, target), aliases, pairs in runs:
+        moved = _subset(node, aliases)
         if is_gateway:
-            outs.append(Out(gateway=target, base=moved, pairs=pairs))
+            outs.append(Out(gateway=target, base=moved.with_changes(module=dotted(target), relative=()), pairs=pairs))
+        elif target:
+            outs.append(Out(node=moved.with_changes(module=dotted(target), relative=())))
         else:
             outs.append(Out(node=moved))
     return outs

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from import_policy.config.model import GatewayFix, ModuleFix
 from import_policy.diagnostics import Diagnostic, FixPayload
-from import_policy.patterns import DottedPattern, prefixes
+from import_policy.patterns import DottedPattern, longest_match
 
 if TYPE_CHECKING:  # facts.model costs a warm run, which only decodes payloads, 6 ms to import
     from import_policy.facts.model import ImportFact
@@ -46,6 +46,10 @@ class AliasEdit:
     bound: str
     target: str
     gateway: str | None = None
+    # A gateway fix of `import a.b` as the facts see it (they cannot tell `import a.b`, which
+    # binds `a`, from `import a.b as a`, which binds the module `a.b`): the gateway's name for
+    # `a.b`, which the fixer takes where the statement says `as a`; None when it exports none.
+    dotted_target: str | None = None
 
 
 @dataclass(frozen=True)
@@ -63,7 +67,7 @@ class ImportFix:
 
     def encode(self) -> dict[str, Any]:
         return {"kind": self.kind, "safe": self.safe,
-                "edits": [[e.written, e.aliased, e.bound, e.target, e.gateway] for e in self.edits]}
+                "edits": [[e.written, e.aliased, e.bound, e.target, e.gateway, e.dotted_target] for e in self.edits]}
 
     @classmethod
     def decode(cls, raw: Mapping[str, Any]) -> ImportFix:
@@ -71,7 +75,8 @@ class ImportFix:
         if kind not in ("import", "from"):
             raise ValueError(f"an import fix of kind {kind!r}")
         edits = tuple(
-            AliasEdit(str(w), bool(a), str(b), str(t), None if g is None else str(g)) for w, a, b, t, g in raw["edits"]
+            AliasEdit(str(w), bool(a), str(b), str(t), None if g is None else str(g), None if d is None else str(d))
+            for w, a, b, t, g, *rest in raw["edits"] for d in [rest[0] if rest else None]
         )
         return cls(kind, edits, bool(raw["safe"]))
 
@@ -172,10 +177,8 @@ def applies(d: Diagnostic, unsafe: bool) -> bool:
 
 def _matched_prefix(name: str, forbid: tuple[DottedPattern, ...]) -> str | None:
     """The longest prefix of `name` a forbid pattern matches: the part a module fix replaces."""
-    for prefix in prefixes(name):
-        if any(pattern.matches(prefix) for pattern in forbid):
-            return prefix
-    return None
+    size = longest_match(name, forbid)[0]
+    return ".".join(name.split(".")[:size]) if size else None
 
 
 def plan_edit(
@@ -202,7 +205,8 @@ def plan_edit(
                 if key != fact.name:
                     why += f" (`import {fact.name}` binds `{root}`)"
                 return why
-            return AliasEdit(fact.name, aliased, bound, export, fix.gateway)
+            dotted = exports.get(fact.name) if "." in fact.name and not aliased else None
+            return AliasEdit(fact.name, aliased, bound, export, fix.gateway, dotted)
         if "." in fact.name and not aliased:
             return f"`import {fact.name}` binds `{root}`; write it with `as` to let it be rewritten"
         prefix = _matched_prefix(fact.name, forbid)

@@ -19,13 +19,14 @@ from import_policy.diagnostics import Diagnostic
 from import_policy.discovery.files import SourceFile
 from import_policy.pipeline.plan import Plan, Selection
 from import_policy.pipeline.engine import Result, run
-from import_policy.fix.apply import fix_bytes
+from import_policy.fix.apply import FileFix, fix_bytes
 from import_policy.fix.patch import unified_diff
 from import_policy.fix.write import write_atomic
 from import_policy.fix.payload import applies
 from import_policy.fix.reach import OUTSIDE_ROOT, inside
 
 Reader = Callable[[SourceFile], bytes]
+ALSO_AT = "the file is also"  # why a file reached by paths whose fixes differ is not fixed
 Writer = Callable[[SourceFile, bytes], None]  # raises OSError when it cannot write
 
 
@@ -92,39 +93,65 @@ def fix_files(
             by_path.setdefault(d.path, []).append(d)
     run = FixRun()
     real_root = os.path.realpath(root)
+    # A link inside the root is a file of its own path: the paths of one real file are fixed
+    # together, so that the file is written once (through its real path: the link stays one).
+    by_real: dict[str, list[SourceFile]] = {}
     for file in files:
-        found = by_path.get(file.relative)
-        if not found:
+        by_real.setdefault(os.path.realpath(file.path), []).append(file)
+    for real, paths in by_real.items():
+        fixing = [file for file in paths if by_path.get(file.relative)]
+        if not fixing:
             continue
-        if write is not kept_in_memory and not inside(os.path.realpath(file.path), real_root):
+        if write is not kept_in_memory and not inside(real, real_root):
             # A link (or a path named) that leads out of the project: never written, nor offered as a diff.
-            for d in found:
-                run.failed[(d.path, d.rule, d.line, d.column)] = OUTSIDE_ROOT
+            for file in fixing:
+                for d in by_path[file.relative]:
+                    run.failed[(d.path, d.rule, d.line, d.column)] = OUTSIDE_ROOT
             continue
         try:
-            source = read(file)
+            source = read(fixing[0])
         except OSError:
             continue  # the check already reported it unreadable
-        fixed = fix_bytes(source, found, unsafe)
-        for d, why in fixed.failed:
-            key: tuple[object, ...] = (d.path, d.rule, d.message) if fixed.changed else (d.path, d.rule, d.line, d.column)
-            run.failed[key] = why
-        if not fixed.changed:
+        results = [(file, fix_bytes(source, by_path[file.relative], unsafe)) for file in fixing]
+        changed = [(file, fixed) for file, fixed in results if fixed.changed]
+        if len({fixed.new for _, fixed in changed}) > 1:
+            _refuse_differing(run, paths, changed)
             continue
+        for file, fixed in results:
+            for d, why in fixed.failed:
+                key: tuple[object, ...] = (d.path, d.rule, d.message) if fixed.changed else (d.path, d.rule, d.line, d.column)
+                run.failed[key] = why
+        if not changed:
+            continue
+        shown_file, fixed = changed[0]
+        canonical = os.path.relpath(real, real_root)
         if write is not None:
             try:
-                write(file, fixed.new)
+                write(shown_file, fixed.new)
             except OSError as error:
-                run.write_errors.append((file.relative, error.strerror or str(error)))
+                run.write_errors.append((shown_file.relative, error.strerror or str(error)))
                 continue
-            run.new[file.relative] = fixed.new
+            for file in paths:  # every path of the file holds the new bytes
+                run.new[file.relative] = fixed.new
         else:
-            shown = Path(os.path.relpath(root / file.relative, cwd)).as_posix()
-            run.diffs.append(unified_diff(shown, source, fixed.new))
-        run.applied += len(fixed.applied)
-        run.fixed.extend(fixed.applied)
-        run.changed.append(file.relative)
+            under = root / canonical if inside(real, real_root) else root / shown_file.relative
+            shown = Path(os.path.relpath(under, cwd)).as_posix()
+            run.diffs.append(unified_diff(shown, source, fixed.edits))
+        for _, done in changed:
+            run.applied += len(done.applied)
+            run.fixed.extend(done.applied)
+        run.changed.extend(file.relative for file in paths)
     return run
+
+
+def _refuse_differing(run: FixRun, paths: Sequence[SourceFile], changed: Sequence[tuple[SourceFile, FileFix]]) -> None:
+    """One file reached by paths whose rules fix it differently: no fix is right for every
+    path Python imports it by, so none is written."""
+    for file, fixed in changed:
+        others = ", ".join(other.relative for other in paths if other.relative != file.relative)
+        why = f"{ALSO_AT} {others}, where other fixes apply"
+        for d in [*fixed.applied, *(d for d, _ in fixed.failed)]:
+            run.failed[(d.path, d.rule, d.line, d.column)] = why
 
 
 def note_failures(diagnostics: Sequence[Diagnostic], run: FixRun) -> list[Diagnostic]:
@@ -134,7 +161,7 @@ def note_failures(diagnostics: Sequence[Diagnostic], run: FixRun) -> list[Diagno
     out = []
     for d in diagnostics:
         why = run.failed.get((d.path, d.rule, d.line, d.column)) or run.failed.get((d.path, d.rule, d.message))
-        if why == OUTSIDE_ROOT:  # no later --fix can apply it either: not offered as fixable
+        if why == OUTSIDE_ROOT or (why and why.startswith(ALSO_AT)):  # no later --fix can apply it either: not offered as fixable
             out.append(replace(d, message=f"{d.message} (fix not applied: {why})", fixable=False))
         else:
             out.append(replace(d, message=f"{d.message} (fix not applied: {why})") if why else d)

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from import_policy.diagnostics import Diagnostic
 
 # CPython's line breaks: a lone `\r` ends a line too (and so does bytes.splitlines).
-_NEWLINE = re.compile(rb"\r\n?|\n")
+NEWLINE = re.compile(rb"\r\n?|\n")
 _INDENT = re.compile(rb"[ \t]*")
 MAX_LINES = 2000  # a statement longer than this is not worth cutting out
 _COMPOUND = tuple(
@@ -61,7 +61,7 @@ def utf8(source: bytes) -> bool:
 
 def first_newline(source: bytes) -> str:
     """The line break libcst takes for new lines: the file's first one."""
-    found = _NEWLINE.search(source)
+    found = NEWLINE.search(source)
     return found.group().decode("ascii") if found else "\n"
 
 
@@ -71,7 +71,7 @@ def _line_starts(source: bytes, wanted: set[int]) -> Iterator[tuple[int, int]]:
     offset = len(codecs.BOM_UTF8) if source.startswith(codecs.BOM_UTF8) else 0
     line = 1
     yield line, offset
-    for found in _NEWLINE.finditer(source, offset):
+    for found in NEWLINE.finditer(source, offset):
         line += 1
         yield line, found.end()
         if line > last:

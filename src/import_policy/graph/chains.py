@@ -7,7 +7,7 @@ from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from import_policy.patterns import prefixes
+from import_policy.patterns import module_heads
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,7 @@ class ImportGraph:
         parents: dict[str, Link | None] = {entry: None}
         queue = deque([entry])
         # Importing `a.b.c` runs `a/__init__.py` and `a/b/__init__.py` first.
-        for ancestor in reversed(prefixes(entry)[1:]):
+        for ancestor in (head for head in module_heads(entry) if head != entry):
             if ancestor in self.modules and ancestor not in parents:
                 parents[ancestor] = Link(entry, ancestor, self.modules[ancestor], 1, "package", f"parent package of {entry}")
                 queue.append(ancestor)

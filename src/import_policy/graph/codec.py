@@ -22,7 +22,8 @@ Stat = tuple[int, int, int, int]  # mtime_ns, size, inode, ctime_ns
 _SITE_KINDS: tuple[SiteKind, ...] = ("import", "probe", "call", "jit")
 # name -> (how many observations of the log it was derived from, its encoded form)
 Items = dict[str, tuple[int, Json]]
-Folder = tuple["int | None", "Stat | None", "str | None"]
+# (listing digest or ABSENT, the folder's stat data or None), its `.gitignore`'s stat data and digest
+Folder = tuple["tuple[str, Stat | None]", "Stat | None", "str | None"]
 
 
 @dataclass
@@ -30,8 +31,8 @@ class Log:
     """What the derivations read, each observation with its place in the order first read.
 
     files: path -> (place, how, stat or None, digest or None); how is "e" (the engine's facts
-    of it) or "r" (read by the pass); digest None: it could not be read; stat None: changed
-    too recently to be trusted. folders: folder -> (mtime_ns, ABSENT or None; its
+    of it), "r" (read and parsed by the pass) or "s" (read by the pass, its prefilter said skip); digest None: it could not be read; stat None: changed
+    too recently to be trusted. folders: folder -> ((its listing's digest or ABSENT, its stat data or None); its
     `.gitignore`'s stat data and digest, or None), each folder on a lookup's way: not
     observations in order but what to watch (a change looks the lookups it decides up again). lookups: module -> (place, file
     or None, whether the files passed gave it). listing: (place, digest) when the whole module
@@ -43,6 +44,9 @@ class Log:
     lookups: dict[str, Json] = field(default_factory=dict)
     passed: dict[str, tuple[int, str | None]] = field(default_factory=dict)
     listing: tuple[int, str] | None = None
+    # The stat data of git's index (None: too recent to trust) and the lookups whose answer
+    # depended on which files it tracks, when any did.
+    index: tuple[Stat | None, list[str]] | None = None
 
 
 @dataclass
@@ -73,10 +77,6 @@ def _int(value: Json) -> int:
     if not isinstance(value, int) or isinstance(value, bool):
         raise ValueError("expected an integer")
     return value
-
-
-def _opt_int(value: Json) -> int | None:
-    return None if value is None else _int(value)
 
 
 def _list(value: Json) -> list[Json]:
@@ -118,11 +118,12 @@ def encode_log(log: Log) -> Json:
         "n": log.count,
         "f": {path: [place, how, None if stat is None else list(stat), hashed]
               for path, (place, how, stat, hashed) in log.files.items()},
-        "d": {folder: [mark, None if stat is None else list(stat), hashed]
+        "d": {folder: [[mark[0], None if mark[1] is None else list(mark[1])], None if stat is None else list(stat), hashed]
               for folder, (mark, stat, hashed) in log.folders.items()},
         "m": log.lookups,
         "p": {module: list(item) for module, item in log.passed.items()},
         "a": None if log.listing is None else list(log.listing),
+        "g": None if log.index is None else [None if log.index[0] is None else list(log.index[0]), log.index[1]],
     }
 
 
@@ -132,12 +133,13 @@ def decode_log(data: Json) -> Log:
     log = Log(count)
     for path, item in _dict(data["f"]).items():
         place, how, stat, hashed = _list(item)
-        if how not in ("e", "r"):
+        if how not in ("e", "r", "s"):
             raise ValueError("unknown kind of read")
         log.files[_str(path)] = (_place(place, count), how, _stat(stat), _opt_str(hashed))
     for folder, item in _dict(data["d"]).items():
         mark, stat, hashed = _list(item)
-        log.folders[_str(folder)] = (_opt_int(mark), _stat(stat), _opt_str(hashed))
+        names, seen = _list(mark)
+        log.folders[_str(folder)] = ((_str(names), _stat(seen)), _stat(stat), _opt_str(hashed))
     lookups = _dict(data["m"])
     # Read as they are (thousands of them); only their shape is checked here.
     if not all(type(v) is int or (type(v) is list and len(v) == 2 and type(v[0]) is int) for v in lookups.values()):
@@ -149,6 +151,9 @@ def decode_log(data: Json) -> Log:
     if data["a"] is not None:
         place, hashed = _list(data["a"])
         log.listing = (_place(place, count), _str(hashed))
+    if data["g"] is not None:
+        stat, modules = _list(data["g"])
+        log.index = (_stat(stat), [_str(module) for module in _list(modules)])
     return log
 
 
@@ -164,7 +169,7 @@ class GraphCodec:
     """The index: the inputs log, sites and reach."""
 
     name = "rocm-graph"
-    version = 3  # a file's stat data carries its ctime
+    version = 6  # a folder is watched by its listing; lookups that asked git's index; a site carries the tests it runs under that the pass could not judge
 
     def encode(self, stored: Stored) -> Json:
         return {
@@ -211,7 +216,10 @@ def decode_links(source: str, raw: Json) -> list[Link]:
 
 def encode_sites(sites: list[HeavySite]) -> Json:
     return [
-        [s.module, s.heavy, *_span(s.span), s.statement_line, s.kind, s.detail, s.trial, s.eager_lazy, s.loaded_by]
+        [
+            s.module, s.heavy, *_span(s.span), s.statement_line, s.kind, s.detail, s.trial, s.eager_lazy, s.loaded_by,
+            list(s.unjudged),
+        ]
         for s in sites
     ]
 
@@ -223,9 +231,10 @@ def _span(span: Span) -> list[int]:
 def decode_sites(path: str, raw: Json) -> list[HeavySite]:
     found: list[HeavySite] = []
     for item in _list(raw):
-        module, heavy, line, column, end_line, end_column, statement_line, kind, detail, trial, eager_lazy, loaded_by = (
-            _list(item)
-        )
+        (
+            module, heavy, line, column, end_line, end_column, statement_line, kind, detail, trial, eager_lazy, loaded_by,
+            unjudged,
+        ) = _list(item)
         if kind not in _SITE_KINDS:
             raise ValueError("unknown site kind")
         if not isinstance(trial, bool) or not isinstance(eager_lazy, bool):
@@ -233,7 +242,7 @@ def decode_sites(path: str, raw: Json) -> list[HeavySite]:
         span = Span(_int(line), _int(column), _int(end_line), _int(end_column))
         found.append(HeavySite(
             path, _opt_str(module), _str(heavy), span, _int(statement_line), kind, _str(detail),
-            trial, eager_lazy, _opt_str(loaded_by),
+            trial, eager_lazy, _opt_str(loaded_by), tuple(_str(text) for text in _list(unjudged)),
         ))
     return found
 

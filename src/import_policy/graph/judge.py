@@ -7,8 +7,10 @@ object's property (`tensor.is_cuda` is true on ROCm); a dotted entry matches its
 full name however imported. A name in `values` holds what the configuration says,
 whatever the code assigns, and comparisons with literals are judged from it;
 `TYPE_CHECKING` and `__name__ == "__main__"` are False while a module is imported;
-a module-level name bound once to a condition has that condition's value, in its
-module and wherever it is imported; a call of a project function whose every
+a module-level name has, where it is read, the value of the binding that ran last
+before the read in module order (where `if`/`try` paths bind it differently, or a
+function rebinds it with `global`, it is unknown), in its module and wherever it is
+imported; a dict entry read with a literal key (`env["k"]`, `env.get("k")`) likewise; a call of a project function whose every
 return (that can run) is False is False; `not`, `and`, `or` combine in Kleene's
 three-valued logic. Unknown counts as running: a branch is left out only when
 its test is known.
@@ -20,10 +22,13 @@ function a callee names, and never reads a file itself.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Optional, Protocol
 
 from import_policy.config.model import RocmSafety
-from import_policy.facts.model import BoolOp, Compare, Context, FileFacts, IsMain, Leaf, Not, ReturnFact, Test, Value
+from import_policy.facts.model import (
+    BoolOp, Branch, Compare, Context, FileFacts, IsMain, Leaf, Not, Opaque, ReturnFact, Test, Value,
+)
 from import_policy.facts.typecheck import TYPE_CHECKING_NAMES
 
 Tri = Optional[bool]
@@ -58,6 +63,14 @@ def either(values: list[Tri]) -> Tri:
     return False if all(value is False for value in values) else None
 
 
+# Where a name is read, for the binding that ran last before the read: a module-level line,
+# AFTER (once its module has run: another module imports it), or ANY (a function body, run
+# at a time the pass does not know: every binding may be the one in force).
+AFTER = 1 << 40
+ANY: Optional[int] = None
+_Candidate = tuple[Test, str, int]  # what a binding bound, the file to read it in, where it is read
+
+
 class Judge:
     def __init__(self, rocm: RocmSafety, view: View) -> None:
         # A plain name matches the last name of a test; a dotted one its qualified name, however imported.
@@ -67,62 +80,65 @@ class Judge:
         self.true_names = frozenset(name for name in rocm.rocm if "." in name)
         self.values: dict[str, Value] = dict(rocm.values)
         self.view = view
-        self._values: dict[tuple[Test, str], Tri] = {}
-        self._flags: dict[str, dict[str, tuple[Test, str] | str]] = {}
+        self._values: dict[tuple[Test, str, int | None], Tri] = {}
+        self._events: dict[str, dict[str, list[_Event]]] = {}
+        self._globals: dict[str, frozenset[str]] = {}
         self._functions: dict[tuple[str, str], Tri] = {}
         self._busy: set[object] = set()
 
     # --- conditions ---------------------------------------------------------------
 
-    def value(self, test: Test, path: str, depth: int = 0) -> Tri:
-        """The test's value in a ROCm process, read in the file at `path`."""
-        key = (test, path)
+    def value(self, test: Test, path: str, depth: int = 0, at: int | None = ANY) -> Tri:
+        """The test's value in a ROCm process, read in the file at `path` (at line `at`)."""
+        key = (test, path, at)
         if key in self._values:
             return self._values[key]
         if key in self._busy or depth > MAX_DEPTH:
             return None  # a flag defined through itself: unknown
         self._busy.add(key)
-        found = self._value(test, path, depth)
+        found = self._value(test, path, depth, at)
         self._busy.discard(key)
         self._values[key] = found
         return found
 
-    def _value(self, test: Test, path: str, depth: int) -> Tri:
+    def _value(self, test: Test, path: str, depth: int, at: int | None) -> Tri:
         if isinstance(test, IsMain):
             return False
         if isinstance(test, Not):
-            inner = self.value(test.operand, path, depth + 1)
+            inner = self.value(test.operand, path, depth + 1, at)
             return None if inner is None else not inner
         if isinstance(test, BoolOp):
-            values = [self.value(operand, path, depth + 1) for operand in test.operands]
+            values = [self.value(operand, path, depth + 1, at) for operand in test.operands]
             return both(values) if test.op == "and" else either(values)
         if isinstance(test, Leaf):
-            return self._leaf(test, path, depth)
+            return self._leaf(test, path, depth, at)
         if isinstance(test, Compare):
-            return self._compare(test, path, depth)
+            return self._compare(test, path, depth, at)
         return None
 
     def _named(self, leaf: Leaf) -> bool:
         """A name, a call, or an attribute of a module (a module-level flag); not an object's property."""
-        return not leaf.attribute or leaf.call or leaf.qualified.rpartition(".")[0] in self.view.module_path
+        return not leaf.attribute or leaf.call or _split(leaf.qualified)[0] in self.view.module_path
 
-    def held(self, leaf: Leaf, path: str, depth: int = 0) -> tuple[bool, Value]:
-        """(True, value) when `values` says what the name holds on ROCm, directly or through a
-        module-level name bound once to it (`_DEVICE = DEVICE_TYPE`)."""
+    def held(self, leaf: Leaf, path: str, depth: int = 0, at: int | None = ANY) -> tuple[bool, Value]:
+        """(True, value) when `values` says what the name holds on ROCm, directly or through the
+        module-level name it was last bound to (`_DEVICE = DEVICE_TYPE`)."""
         if not self.values or leaf.call or depth > MAX_DEPTH:
             return False, None
         if leaf.qualified in self.values:
             return True, self.values[leaf.qualified]
-        name = leaf.qualified.rpartition(".")[2]  # as defined: `from m import DEVICE_TYPE as D` reads `D`
+        name = _split(leaf.qualified)[1]  # as defined: `from m import DEVICE_TYPE as D` reads `D`
         if name in self.values and self._named(leaf):
             return True, self.values[name]
-        flag = self.flag(leaf.qualified, path, depth + 1)
-        if flag is not None and isinstance(flag[0], Leaf) and flag[0] != leaf:
-            return self.held(flag[0], flag[1], depth + 1)
+        found = self.bound(leaf.qualified, path, at, depth + 1)
+        if found is not None and len(found) == 1:
+            test, where, line = found[0]
+            if isinstance(test, Leaf) and test != leaf:
+                return self.held(test, where, depth + 1, line)
         return False, None
 
-    def _compare(self, test: Compare, path: str, depth: int) -> Tri:
-        known, value = self.held(test.subject, path, depth + 1)
+    def _compare(self, test: Compare, path: str, depth: int, at: int | None) -> Tri:
+        known, value = self.held(test.subject, path, depth + 1, at)
         if known:
             return any(value == other for other in test.values)  # Python's `==`, as the code's test
         if all(other is None for other in test.values) and self._not_none(test.subject):
@@ -133,14 +149,14 @@ class Judge:
         """A `rocm` name or dotted entry is not None in a ROCm process."""
         return leaf.qualified in self.true_names or (bare(leaf.tail) in self.rocm and self._named(leaf))
 
-    def _leaf(self, leaf: Leaf, path: str, depth: int) -> Tri:
+    def _leaf(self, leaf: Leaf, path: str, depth: int, at: int | None) -> Tri:
         if leaf.qualified in TYPE_CHECKING_NAMES:
             return False
         if not leaf.call and leaf.qualified in ("False", "None"):
             return False
         if not leaf.call and leaf.qualified == "True":
             return True
-        known, value = self.held(leaf, path, depth + 1)
+        known, value = self.held(leaf, path, depth + 1, at)
         if known:
             return bool(value)
         if leaf.qualified in self.false_names:
@@ -155,65 +171,91 @@ class Judge:
         if leaf.call:
             key = self.view.resolve(leaf.qualified, path)
             return self.function(key, depth + 1) if key is not None else None
-        flag = self.flag(leaf.qualified, path, depth + 1)
-        if flag is None or _literal(flag[0]):
+        found = self.bound(leaf.qualified, path, at, depth + 1)
+        if not found or any(_literal(test) for test, _, _ in found):
             # `_ready = False` is state a function may set later (`global _ready`), not a platform flag
             return None
-        return self.value(flag[0], flag[1], depth + 1)
+        values = [self.value(test, where, depth + 1, line) for test, where, line in found]
+        return values[0] if values[0] is not None and all(v is values[0] for v in values) else None
 
-    # --- flags: module-level names bound once -------------------------------------
+    # --- module-level names: the binding that ran last before the read -----------------
 
-    def flag(self, qualified: str, path: str, depth: int = 0) -> tuple[Test, str] | None:
-        """The condition a name stands for and the file to read it in, when the name is a
-        module-level name bound once (here, or in the module it is imported from)."""
+    def bound(self, qualified: str, path: str, at: int | None = ANY, depth: int = 0) -> list[_Candidate] | None:
+        """What a module-level name may hold where it is read (`at`): the value of each binding
+        that may be the last to have run before the read, each with the file and line to read
+        it at; None when the pass cannot say (no binding it sees, a `del`, a function that
+        rebinds it with `global`)."""
         if depth > MAX_DEPTH:
             return None
-        if "." not in qualified:
-            found = self._bindings(path).get(qualified)
-        else:
-            module, _, name = qualified.rpartition(".")
+        module, name = _split(qualified)
+        if module:
             target = self.view.module_path.get(module)
-            found = self._bindings(target).get(name) if target is not None else None
-            if found is None and target is not None:
+            if target is None:
+                return None
+            found = self._last(name, target, AFTER, depth)
+            if found is None:
                 facts = self.view.facts(target)
                 for star in _stars(facts):  # `from .common import *` re-exports the flag
-                    through = self.flag(f"{star}.{name}", path, depth + 1)
+                    through = self.bound(f"{star}.{name}", path, AFTER, depth + 1)
                     if through is not None:
                         return through
-        if found is None:
-            return None
-        if isinstance(found, str):  # bound by an import: follow it to where it is defined
-            return self.flag(found, path, depth + 1) if found != qualified else None
-        return found
+            return found
+        return self._last(name, path, at, depth)
 
-    def _bindings(self, path: str) -> dict[str, tuple[Test, str] | str]:
-        """Names bound exactly once at module level: to a condition, or to an imported name."""
-        if path in self._flags:
-            return self._flags[path]
+    def _last(self, name: str, path: str, at: int | None, depth: int) -> list[_Candidate] | None:
+        events = self._events_of(path).get(name)
+        owner = name.partition("[")[0]
+        if not events or owner in self._globals_of(path):
+            return None
+        if at is None:  # ANY
+            chosen = [e for e in events if not e.removed and self.runs(e.context, path, depth + 1)]
+        else:
+            chosen = []
+            for event in reversed([e for e in events if e.line < at]):
+                if not self.runs(event.context, path, depth + 1):
+                    continue  # never runs on ROCm (`if TYPE_CHECKING:`, a guard)
+                chosen.append(event)
+                if self.surely(event.context, path, depth + 1):
+                    break
+            else:
+                return None  # no binding surely ran: the name may come from elsewhere, or from none
+        if not chosen or any(e.removed for e in chosen):
+            return None
+        return [(e.value, path, e.line) for e in chosen]
+
+    def _events_of(self, path: str) -> dict[str, list[_Event]]:
+        """Every module-level binding of each name in the file, in module order; a dict entry's
+        (`env["k"]`) with each binding of its dict by another value (which replaces the entry)."""
+        if path in self._events:
+            return self._events[path]
         facts = self.view.facts(path)
-        out: dict[str, tuple[Test, str] | str] = {}
+        out: dict[str, list[_Event]] = {}
         if facts is not None:
-            counts: dict[str, int] = {}
             for assign in facts.assigns:
-                counts[assign.name] = counts.get(assign.name, 0) + 1
+                out.setdefault(assign.name, []).append(_Event(assign.line, assign.value, assign.context, assign.removed))
             for fact in facts.imports:
                 if fact.bound is not None and fact.context.function is None:
-                    counts[fact.bound] = counts.get(fact.bound, 0) + 1
+                    value: Test = Leaf(fact.bound, fact.name) if fact.kind == "from" else Opaque()
+                    out.setdefault(fact.bound, []).append(_Event(fact.span.line, value, fact.context))
             for function in facts.functions:
                 if "." not in function.name:
-                    counts[function.name] = counts.get(function.name, 0) + 1
-            for assign in facts.assigns:
-                if counts[assign.name] == 1 and _unconditional(assign.context):
-                    out[assign.name] = (assign.value, path)
-            for fact in facts.imports:
-                bound = fact.bound
-                if (
-                    bound is not None and counts.get(bound) == 1 and fact.kind == "from"
-                    and _unconditional(fact.context)
-                ):
-                    out[bound] = fact.name
-        self._flags[path] = out
+                    out.setdefault(function.name, []).append(_Event(function.line, Opaque(), function.context))
+            for name in [n for n in out if "[" in n]:
+                lines = {e.line for e in out[name]}
+                owner = out.get(name.partition("[")[0], [])
+                out[name] = [*out[name], *(_Event(e.line, Opaque(), e.context, e.removed) for e in owner if e.line not in lines)]
+            for events in out.values():
+                events.sort(key=lambda e: e.line)
+        self._events[path] = out
         return out
+
+    def _globals_of(self, path: str) -> frozenset[str]:
+        if path not in self._globals:
+            facts = self.view.facts(path)
+            self._globals[path] = frozenset(
+                name for function in (facts.functions if facts is not None else ()) for name in function.globals
+            )
+        return self._globals[path]
 
     # --- project functions --------------------------------------------------------
 
@@ -239,19 +281,59 @@ class Judge:
 
     # --- where code runs ----------------------------------------------------------
 
+    def branch_value(self, branch: Branch, context: Context, path: str, depth: int = 0) -> Tri:
+        """The branch's test, read where it stands: a module-level test at its line."""
+        at = branch.line if context.function is None and branch.line else ANY
+        return self.value(branch.test, path, depth + 1, at)
+
     def runs(self, context: Context, path: str, depth: int = 0) -> bool:
         """Whether code in this context can run on ROCm (not whether it runs at import time)."""
         if context.type_checking:
             return False
         for branch in context.branches:
-            value = self.value(branch.test, path, depth + 1)
+            value = self.branch_value(branch, context, path, depth)
             if value is (True if branch.orelse else False):
                 return False
         return True
 
+    def surely(self, context: Context, path: str, depth: int = 0) -> bool:
+        """Whether code in this context runs on ROCm whenever the code around it does: no `if`
+        that may not take its side, no `try:`, `with`, loop or `match` that may skip it."""
+        if context.type_checking or context.tried:
+            return False
+        return all(
+            self.branch_value(branch, context, path, depth) is (False if branch.orelse else True)
+            for branch in context.branches
+        )
+
+    def unjudged(self, context: Context, path: str) -> tuple[str, ...]:
+        """The tests, as written, that the code runs under only because the pass could not
+        judge them (what `values` could settle)."""
+        return tuple(
+            branch.text for branch in context.branches
+            if branch.text and self.branch_value(branch, context, path) is None
+        ) if not context.type_checking else ()
+
     def eager(self, context: Context, path: str) -> bool:
         """Runs on ROCm when the module is imported."""
         return context.import_time and self.runs(context, path)
+
+
+@dataclass(frozen=True)
+class _Event:
+    """A module-level binding of a name: where, to what, and whether it is a `del`."""
+
+    line: int
+    value: Test
+    context: Context
+    removed: bool = False
+
+
+def _split(qualified: str) -> tuple[str, str]:
+    """`pkg.mod.env["k"]` -> (`pkg.mod`, `env["k"]`); `FLAG` -> ("", `FLAG`)."""
+    base, bracket, key = qualified.partition("[")
+    module, _, name = base.rpartition(".")
+    return module, name + bracket + key
 
 
 def _literal(test: Test) -> bool:
@@ -262,8 +344,3 @@ def _stars(facts: FileFacts | None) -> list[str]:
     if facts is None:
         return []
     return [i.module for i in facts.imports if i.member == "*" and i.context.function is None]
-
-
-def _unconditional(context: Context) -> bool:
-    """Bound at module level, under no `if`: the binding always happens."""
-    return context.function is None and not context.branches and not context.type_checking

@@ -13,14 +13,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Literal, Union
+from typing import Literal, Optional, Union
 
 from import_policy.config.model import RocmSafety
-from import_policy.facts.model import CallFact, FileFacts, ImportFact, Leaf, ReadFact, ScanFact, Span, SyntaxErrorFact
-from import_policy.patterns import prefixes
+from import_policy.facts.model import (
+    CallFact, Context, FileFacts, ImportFact, Leaf, ReadFact, ScanFact, Span, SyntaxErrorFact,
+)
+from import_policy.patterns import module_heads
 from import_policy.graph.chains import Chain, ImportGraph, Link
 from import_policy.project.modules import modules_of
-from import_policy.graph.judge import Judge
+from import_policy.graph.judge import AFTER, Judge
 from import_policy.graph.sites import find_spec_of, is_heavy, probe_of, through_gateway
 
 # The kinds of link this pass's edges make (`Link.kind`): "import", "package", "probe",
@@ -47,15 +49,23 @@ class HeavySite:
     # A lazy import that stays eager: an older Python the project supports runs it eagerly.
     eager_lazy: bool = False
     loaded_by: str | None = None  # a lazy import loaded where this name is read at import time
+    # The tests, as written, the site runs under only because the pass could not judge them
+    # on ROCm (its own, and those on the way through the functions a call runs).
+    unjudged: tuple[str, ...] = ()
 
     @property
     def key(self) -> tuple[str, int, int]:
         return (self.path, self.span.line, self.span.column)
 
 
-_Witness = tuple[str, tuple[str, ...]]  # heavy module, call steps (`has_x()`, `_has_module("x")`)
+# heavy module, call steps (`has_x()`, `_has_module("x")`), tests on the way the pass could not judge
+_Witness = tuple[str, tuple[str, ...], tuple[str, ...]]
 _BodyFact = Union[ImportFact, CallFact]
 FunctionKey = tuple[str, str]  # file, dotted function name in it
+ClassKey = tuple[str, str]  # file, dotted class name in it
+# A function a call runs, with the class of the instance (or class) its `self` / `cls` is, when
+# it is a method reached through one (`EnvChecker()` runs `EnvChecker.__new__` with `cls` that).
+Target = tuple[FunctionKey, Optional[ClassKey]]
 
 
 class Project:
@@ -81,9 +91,10 @@ class Project:
         self.unparsed: dict[str, SyntaxErrorFact] = {}
         self._sites: dict[str, list[HeavySite]] = {}
         self._edges: dict[str, list[Link]] = {}
-        self._witnesses: dict[FunctionKey, _Witness | None] = {}
-        self._scans: dict[FunctionKey, tuple[str, ...]] = {}
-        self._body_imports: dict[FunctionKey, tuple[str, ...]] = {}
+        self._witnesses: dict[Target, _Witness | None] = {}
+        self._scans: dict[Target, tuple[str, ...]] = {}
+        self._body_imports: dict[Target, tuple[str, ...]] = {}
+        self._mros: dict[ClassKey, tuple[ClassKey, ...]] = {}
         self._children: dict[str, tuple[str, ...]] = {}
         self.graph = ImportGraph(modules, self.edges)
         self._in_progress: set[object] = set()
@@ -149,14 +160,15 @@ class Project:
             return None
         return None
 
-    def witness(self, key: FunctionKey, depth: int = 0) -> _Witness | None:
+    def witness(self, target: Target, depth: int = 0) -> _Witness | None:
         """Whether calling the function imports a heavy module on ROCm, and through which calls."""
-        if key in self._witnesses:
-            return self._witnesses[key]
-        if key in self._in_progress or depth > MAX_CALL_DEPTH:
+        if target in self._witnesses:
+            return self._witnesses[target]
+        if target in self._in_progress or depth > MAX_CALL_DEPTH:
             return None  # recursion: the first visit decides
-        self._in_progress.add(key)
+        self._in_progress.add(target)
         found: _Witness | None = None
+        key, receiver = target
         path = key[0]
         file = self._file(path)
         for fact in file.bodies.get(key[1], ()) if file is not None else ():
@@ -166,37 +178,142 @@ class Project:
                 if is_heavy(self.rocm, fact.name):
                     # `from aiter.ops import mhc` imports `aiter.ops`; `mhc` may be a function in it.
                     name = fact.module if fact.kind == "from" and is_heavy(self.rocm, fact.module) else fact.name
-                    found = (name, (f"try: import {name}" if fact.probe else f"import {name}",))
+                    found = (name, (f"try: import {name}" if fact.probe else f"import {name}",), ())
             else:
-                found = self._call_witness(fact, path, depth + 1)
+                found = self._call_witness(fact, path, depth + 1, receiver)
             if found is not None:
+                found = (found[0], found[1], _joined(self.judge.unjudged(fact.context, path), found[2]))
                 break
-        self._in_progress.discard(key)
-        self._witnesses[key] = found
+        self._in_progress.discard(target)
+        self._witnesses[target] = found
         return found
 
-    def _call_witness(self, call: CallFact, path: str, depth: int) -> _Witness | None:
+    def _call_witness(self, call: CallFact, path: str, depth: int, receiver: ClassKey | None = None) -> _Witness | None:
         if probe_of(self.rocm, call) is not None and call.first_string is not None:
-            return call.first_string, (f'{call.tail}("{call.first_string}")',)
+            return call.first_string, (f'{call.tail}("{call.first_string}")',), ()
         parent = find_spec_of(self.rocm, call)
         if parent is not None:
-            return parent, (f'{call.tail}("{call.first_string}")',)
-        key = self.resolve(call.callee, path, call.context.function)
-        if key is None:
-            return None
-        inner = self.witness(key, depth)
-        if inner is None:
-            return None
-        return inner[0], (f"{call.tail}()", *inner[1])
+            return parent, (f'{call.tail}("{call.first_string}")',), ()
+        for target in self.targets(call.callee, path, call.context.function, receiver):
+            inner = self.witness(target, depth)
+            if inner is not None:
+                return inner[0], (f"{call.tail}()", *inner[1]), inner[2]
+        return None
 
-    def scanned(self, key: FunctionKey, depth: int = 0) -> tuple[str, ...]:
+    # --- calls through project classes ----------------------------------------------
+
+    def targets(
+        self, callee: str, path: str, within: str | None = None, receiver: ClassKey | None = None,
+    ) -> list[Target]:
+        """The project functions a call runs, as Python finds them: a project class's `__new__`
+        and `__init__` (its own or inherited), `self.m()` / `cls.m()` / `super().m()` by the
+        MRO of the instance's class, `cls.X.m()` on the class's own instance (a singleton's
+        `cls._instance`), `C.m()`, a module-level instance's method, a function."""
+        root, _, rest = callee.partition(".")
+        if within is not None and rest and root in ("self", "cls", "super"):
+            own = self.enclosing_class(path, within)
+            if own is not None:
+                actual = receiver if receiver is not None and own in self.mro(receiver) else own
+                attribute, _, method = rest.rpartition(".")
+                if attribute and (root != "cls" or "." in attribute):
+                    return []  # `self.model.forward()`: an object the pass does not know
+                found = self.lookup(actual, method, after=own if root == "super" else None)
+                return [(found, actual)] if found is not None else []
+        cls = self.class_key(callee, path)
+        if cls is not None:  # `EnvChecker()`
+            return [(key, cls) for key in (self.lookup(cls, "__new__"), self.lookup(cls, "__init__")) if key is not None]
+        owner, _, method = callee.rpartition(".")
+        owner_cls = self.class_key(owner, path) if owner else None
+        if owner_cls is None and owner:  # `registry.m()`, `from .env import CHECKER; CHECKER.m()`
+            module, _, name = owner.rpartition(".")
+            where = self.module_path.get(module) if module else path
+            there = self._file(where) if where is not None else None
+            instance = there.instances.get(name) if there is not None else None
+            owner_cls = self.class_key(instance, where) if instance is not None and where is not None else None
+        if owner_cls is not None:  # `C.m()`, `registry.m()` with `registry = Registry()`
+            found = self.lookup(owner_cls, method)
+            return [(found, owner_cls)] if found is not None else []
+        key = self.resolve(callee, path, within)
+        return [(key, None)] if key is not None else []
+
+    def enclosing_class(self, path: str, within: str) -> ClassKey | None:
+        """The class whose method (or a function nested in it) `within` is: what `self` is."""
+        file = self._file(path)
+        if file is None:
+            return None
+        parts = within.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            name = ".".join(parts[:cut])
+            if name in file.classes:
+                return path, name
+        return None
+
+    def class_key(self, qualified: str, path: str, depth: int = 0) -> ClassKey | None:
+        """The project class a dotted name names, following imports and re-exports."""
+        if depth > 8:
+            return None
+        here = self._file(path)
+        if here is not None and qualified in here.classes:
+            return path, qualified
+        parts = qualified.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            target = self.module_path.get(".".join(parts[:cut]))
+            if target is None:
+                continue
+            there = self._file(target)
+            if there is None:
+                return None
+            rest = ".".join(parts[cut:])
+            if rest in there.classes:
+                return target, rest
+            alias = there.aliases.get(parts[cut])
+            if alias is not None and alias != qualified:
+                return self.class_key(".".join([alias, *parts[cut + 1:]]), target, depth + 1)
+            for star in there.stars:
+                found = self.class_key(".".join([star, *parts[cut:]]), target, depth + 1)
+                if found is not None:
+                    return found
+            return None
+        return None
+
+    def mro(self, cls: ClassKey, depth: int = 0) -> tuple[ClassKey, ...]:
+        """The class's method resolution order among project classes (C3; bases the project
+        does not define are left out)."""
+        if cls in self._mros:
+            return self._mros[cls]
+        if ("mro", cls) in self._in_progress or depth > MAX_CALL_DEPTH:
+            return (cls,)
+        self._in_progress.add(("mro", cls))
+        file = self._file(cls[0])
+        fact = file.classes.get(cls[1]) if file is not None else None
+        bases = [self.class_key(base, cls[0]) for base in (fact.bases if fact is not None else ())]
+        parents = [self.mro(base, depth + 1) for base in bases if base is not None]
+        found = (cls, *_c3([list(p) for p in parents] + [[p[0] for p in parents]]))
+        self._in_progress.discard(("mro", cls))
+        self._mros[cls] = found
+        return found
+
+    def lookup(self, cls: ClassKey, method: str, after: ClassKey | None = None) -> FunctionKey | None:
+        """The method the class's MRO finds (`after`: past that class, as `super()` looks)."""
+        order = self.mro(cls)
+        if after is not None:
+            order = order[order.index(after) + 1:] if after in order else ()
+        for owner in order:
+            file = self._file(owner[0])
+            name = f"{owner[1]}.{method}"
+            if file is not None and name in file.functions:
+                return owner[0], name
+        return None
+
+    def scanned(self, target: Target, depth: int = 0) -> tuple[str, ...]:
         """Packages whose every module calling the function imports (a `pkgutil` walk)."""
-        if key in self._scans:
-            return self._scans[key]
-        if ("scan", key) in self._in_progress or depth > MAX_CALL_DEPTH:
+        if target in self._scans:
+            return self._scans[target]
+        if ("scan", target) in self._in_progress or depth > MAX_CALL_DEPTH:
             return ()
-        self._in_progress.add(("scan", key))
+        self._in_progress.add(("scan", target))
         found: list[str] = []
+        key, receiver = target
         path = key[0]
         file = self._file(path)
         if file is not None:
@@ -205,20 +322,21 @@ class Project:
                     found.append(scan.package)
             for fact in file.bodies.get(key[1], ()):
                 if isinstance(fact, CallFact) and self.judge.runs(fact.context, path):
-                    found.extend(self._call_scans(fact, path, depth + 1))
-        self._in_progress.discard(("scan", key))
-        self._scans[key] = tuple(dict.fromkeys(found))
-        return self._scans[key]
+                    found.extend(self._call_scans(fact, path, depth + 1, receiver))
+        self._in_progress.discard(("scan", target))
+        self._scans[target] = tuple(dict.fromkeys(found))
+        return self._scans[target]
 
-    def body_imports(self, key: FunctionKey, depth: int = 0) -> tuple[str, ...]:
+    def body_imports(self, target: Target, depth: int = 0) -> tuple[str, ...]:
         """What calling the function imports that runs on ROCm (its body, and the project
         functions it calls): `def _register(): from . import models` called at import time."""
-        if key in self._body_imports:
-            return self._body_imports[key]
-        if ("imports", key) in self._in_progress or depth > MAX_CALL_DEPTH:
+        if target in self._body_imports:
+            return self._body_imports[target]
+        if ("imports", target) in self._in_progress or depth > MAX_CALL_DEPTH:
             return ()
-        self._in_progress.add(("imports", key))
+        self._in_progress.add(("imports", target))
         found: list[str] = []
+        key, receiver = target
         path = key[0]
         file = self._file(path)
         for fact in file.bodies.get(key[1], ()) if file is not None else ():
@@ -229,24 +347,23 @@ class Project:
                 if fact.kind == "from" and fact.member != "*":
                     found.append(fact.name)  # the submodule, when it is one (judged by the caller)
             else:
-                inner = self.resolve(fact.callee, path, fact.context.function)
-                if inner is not None:
+                for inner in self.targets(fact.callee, path, fact.context.function, receiver):
                     found.extend(self.body_imports(inner, depth + 1))
-        self._in_progress.discard(("imports", key))
-        self._body_imports[key] = tuple(dict.fromkeys(found))
-        return self._body_imports[key]
+        self._in_progress.discard(("imports", target))
+        self._body_imports[target] = tuple(dict.fromkeys(found))
+        return self._body_imports[target]
 
-    def _call_scans(self, call: CallFact, path: str, depth: int) -> list[str]:
-        key = self.resolve(call.callee, path, call.context.function)
-        if key is None:
-            return []
-        found = list(self.scanned(key, depth))
-        callee = self._file(key[0])
-        # `import_model_classes("pkg.models")`: the walk's package is the literal argument.
-        if call.first_string is not None and callee is not None and any(
-            scan.package is None for scan in callee.scans.get(key[1], ())
-        ):
-            found.append(call.first_string)
+    def _call_scans(self, call: CallFact, path: str, depth: int, receiver: ClassKey | None = None) -> list[str]:
+        found: list[str] = []
+        for target in self.targets(call.callee, path, call.context.function, receiver):
+            found.extend(self.scanned(target, depth))
+            key = target[0]
+            callee = self._file(key[0])
+            # `import_model_classes("pkg.models")`: the walk's package is the literal argument.
+            if call.first_string is not None and callee is not None and any(
+                scan.package is None for scan in callee.scans.get(key[1], ())
+            ):
+                found.append(call.first_string)
         return found
 
     def children(self, package: str) -> tuple[str, ...]:
@@ -323,6 +440,7 @@ class Project:
             yield HeavySite(
                 facts.path, facts.module, heavy, span, fact.statement_line, "import",
                 f"lazy {detail}" if fact.lazy else detail, trial=fact.probe, eager_lazy=bool(fact.lazy),
+                unjudged=self.judge.unjudged(fact.context, facts.path),
             )
         for fact in facts.imports:
             read = loads.pop(fact.statement, None)
@@ -336,7 +454,8 @@ class Project:
                 # One step is the probe itself; more is a call of a project function.
                 kind: SiteKind = "probe" if len(found[1]) == 1 else "call"
                 yield HeavySite(
-                    facts.path, facts.module, found[0], call.span, call.statement_line, kind, " -> ".join(found[1])
+                    facts.path, facts.module, found[0], call.span, call.statement_line, kind, " -> ".join(found[1]),
+                    unjudged=_joined(self.judge.unjudged(call.context, facts.path), found[2]),
                 )
         file = self._file(facts.path)
         for decorator in facts.decorators:
@@ -349,13 +468,14 @@ class Project:
                 if is_heavy(self.rocm, real):
                     yield HeavySite(
                         facts.path, facts.module, real.split(".")[0], decorator.span, decorator.statement_line,
-                        "jit", f"@{real}",
+                        "jit", f"@{real}", unjudged=self.judge.unjudged(decorator.context, facts.path),
                     )
                     break
 
     def _lazy_site(self, facts: FileFacts, heavy: str, read: ReadFact, detail: str) -> HeavySite:
         return HeavySite(
             facts.path, facts.module, heavy, read.span, read.statement_line, "import", detail, loaded_by=read.name,
+            unjudged=self.judge.unjudged(read.context, facts.path),
         )
 
     def _find_edges(self, facts: FileFacts) -> list[Link]:
@@ -376,12 +496,14 @@ class Project:
             line, detail = (where.span.line, f"{_spelled(fact)}, loaded by reading `{where.name}`") \
                 if isinstance(where, ReadFact) else (fact.span.line, _spelled(fact))
             named = fact.module if fact.kind == "from" and fact.member != "*" else fact.name
-            for prefix in reversed(prefixes(named)):
+            for prefix in module_heads(named):
                 add(prefix, line, "import", detail)
             if fact.kind == "from" and fact.member != "*" and fact.name in self.module_path:
-                # `from pkg import name` imports the submodule only when pkg/__init__ does not bind it.
-                init = self._file(self.module_path[fact.module]) if fact.module in self.module_path else None
-                if init is None or fact.member not in init.bound:
+                # `from pkg import name` imports the submodule only when pkg/__init__ does not bind
+                # it when the import runs (in pkg/__init__ itself, before the import).
+                init_path = self.module_path.get(fact.module)
+                at = fact.span.line if init_path == facts.path else AFTER
+                if init_path is None or fact.member is None or not self.binds(init_path, fact.member, at):
                     add(fact.name, line, "import", detail)
         file = self._file(facts.path)
         for scan in file.scans.get(None, ()) if file is not None else ():
@@ -394,11 +516,30 @@ class Project:
             for package in self._call_scans(call, facts.path, 0):
                 for child in self.children(package):
                     add(child, call.span.line, "scan", f"{call.tail}() imports every module of {package}")
-            key = self.resolve(call.callee, facts.path, call.context.function)
-            for name in self.body_imports(key) if key is not None else ():
-                for prefix in reversed(prefixes(name)):
-                    add(prefix, call.span.line, "call", f"{call.tail}() imports {name}")
+            for target in self.targets(call.callee, facts.path, call.context.function):
+                for name in self.body_imports(target):
+                    for prefix in module_heads(name):
+                        add(prefix, call.span.line, "call", f"{call.tail}() imports {name}")
         return links
+
+    def binds(self, path: str, name: str, at: int = AFTER) -> bool:
+        """Whether the module surely binds `name` (other than to its own submodule of that
+        name) before line `at`: a binding that runs on ROCm whenever the module does (not
+        under an `if` that may not take its side, `TYPE_CHECKING` or `if False:`, not in a
+        `try:` that may fail or its handler, a `with`, a loop), with no `del` after it."""
+        file = self._file(path)
+        if file is None:
+            return False
+        events = sorted(
+            (line, removed, context) for line, removed, context in file.bindings.get(name, ()) if line < at
+        )
+        bound = False
+        for _, removed, context in events:
+            if removed:
+                bound = bound and not self.judge.runs(context, path)
+            elif self.judge.surely(context, path):
+                bound = True
+        return bound
 
     # --- chains -------------------------------------------------------------------
 
@@ -468,15 +609,20 @@ class _File:
             if i.bound is not None and i.context.function is None
         }
         self.stars = [i.module for i in facts.imports if i.member == "*" and i.context.function is None]
-        # Every name the module binds at module level other than to its own submodule of that
-        # name (for `from pkg import name`; `from . import name` in pkg/__init__ is the submodule).
-        self.bound = {
-            *(a.name for a in facts.assigns), *(f.name for f in facts.functions if "." not in f.name),
-            *(
-                i.bound for i in facts.imports
-                if i.bound is not None and i.context.function is None and i.name != f"{facts.module}.{i.bound}"
-            ),
-        }
+        self.classes = {c.name: c for c in facts.classes}
+        # Each module-level binding of a name other than to its own submodule of that name (for
+        # `from pkg import name`; `from . import name` in pkg/__init__ is the submodule): line,
+        # whether it is a `del`, and where it stands.
+        self.bindings: dict[str, list[tuple[int, bool, Context]]] = {}
+        for assign in facts.assigns:
+            self.bindings.setdefault(assign.name, []).append((assign.line, assign.removed, assign.context))
+        for function in facts.functions:
+            if "." not in function.name:
+                self.bindings.setdefault(function.name, []).append((function.line, False, function.context))
+        for i in facts.imports:
+            if i.bound is not None and i.context.function is None and i.name != f"{facts.module}.{i.bound}":
+                self.bindings.setdefault(i.bound, []).append((i.span.line, False, i.context))
+        self.bound = set(self.bindings)
         # `registry = Registry()` with `Registry` a local class: `registry.m()` is `Registry.m`.
         counts: dict[str, int] = {}
         for assign in facts.assigns:
@@ -525,6 +671,28 @@ def with_site(chain: Chain, site: HeavySite) -> Chain:
     source = chain.modules[-1]
     kind: str = "import" if site.kind == "import" else site.kind
     return Chain(chain.entry, (*chain.links, Link(source, site.heavy, site.path, site.span.line, kind, site.detail)))
+
+
+def _joined(*groups: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(text for group in groups for text in group))
+
+
+def _c3(sequences: list[list[ClassKey]]) -> list[ClassKey]:
+    """C3 linearization's merge; where the bases admit no consistent order (Python would
+    refuse the class), their orders one after the other."""
+    sequences = [list(s) for s in sequences if s]
+    merged: list[ClassKey] = []
+    while sequences:
+        for sequence in sequences:
+            head = sequence[0]
+            if not any(head in other[1:] for other in sequences):
+                break
+        else:
+            return merged + [c for s in sequences for c in s if c not in merged]
+        merged.append(head)
+        sequences = [[c for c in s if c != head] for s in sequences]
+        sequences = [s for s in sequences if s]
+    return merged
 
 
 def _imported(fact: ImportFact) -> str:

@@ -31,7 +31,9 @@ from typing import Protocol
 
 from import_policy.cache.facts import content_digest
 from import_policy.cache.seal import read_regular
+from import_policy.discovery.tracked import index_stat
 from import_policy.facts.model import SyntaxErrorFact
+from import_policy.project.modules import ProjectModules
 from import_policy.graph.chains import Chain, ImportGraph, Link
 from import_policy.graph.reach import HeavySite, Project, first_reached, with_site
 from import_policy.graph.codec import (
@@ -53,7 +55,7 @@ from import_policy.graph.codec import (
 _DECODE_ERRORS = (ValueError, TypeError, KeyError, IndexError)
 # A file changed within this long before it was read may change again within the same
 # mtime tick: its stat data is not trusted, its bytes are hashed next time (as git does).
-_RACY_NS = 2_000_000_000
+RACY_NS = 2_000_000_000
 
 
 digest = content_digest
@@ -74,8 +76,12 @@ class Tree(Protocol):
 
     def file(self, path: str, how: str, stat: Stat | None, hashed: str | None) -> bool | Stat: ...
 
-    def folder(self, folder: str) -> int | None:
-        """The folder's mtime now; None when it is no folder."""
+    def folder(self, folder: str) -> Stat | None:
+        """The folder's stat data now; None when it is no folder."""
+        ...
+
+    def names(self, folder: str) -> str:
+        """The digest of the folder's listing now (`listing_of`); ABSENT when it is no folder."""
         ...
 
     def passed(self) -> Mapping[str, str]:
@@ -84,14 +90,20 @@ class Tree(Protocol):
 
     def lookup(self, module: str, path: str | None) -> bool: ...
 
+    def index(self) -> Stat | None:
+        """The stat data of git's index now (None without one)."""
+        ...
+
     def listing(self, hashed: str) -> bool: ...
 
 
 class Inputs:
     """The inputs log as the derivations add to it."""
 
-    def __init__(self, root: Path, log: Log | None = None, roots: tuple[str, ...] = (".",)) -> None:
+    def __init__(self, root: Path, log: Log | None = None, roots: tuple[str, ...] = (".",), since: int = 0) -> None:
+        """`since`: when the engine began reading the files whose facts it passes (0: now)."""
         self.root = root
+        self.since = since or time.time_ns()
         self.log = log or Log()
         # Where each root's modules start, as a folder path ("" for the project root).
         self.prefixes = tuple("" if r in (".", "") else r.strip("/") + "/" for r in roots)
@@ -136,6 +148,15 @@ class Inputs:
         for module, (place, found) in log.passed.items():
             if place < first and not tree.lookup(module, found):
                 first = place
+        if log.index is not None:
+            now = tree.index()
+            if log.index[0] is None or now != log.index[0]:  # which files git tracks may have changed
+                for module in log.index[1]:
+                    raw = log.lookups.get(module)
+                    if raw is not None and lookup_place(raw) < first and not tree.lookup(module, lookup_path(raw)):
+                        first = lookup_place(raw)
+                log.index = (_trusted(now), log.index[1])
+                renewed = True
         for module, path in tree.passed().items():  # found in the tree then, given by a file passed now
             raw = log.lookups.get(module)
             if raw is not None and lookup_place(raw) < first and lookup_path(raw) != path:
@@ -150,10 +171,15 @@ class Inputs:
         listing: set[str] = set()
         ignores: set[str] = set()
         for folder, (mark, stat, hashed) in list(self.log.folders.items()):
+            # A folder's stat data moves with every entry added, removed or renamed (its ctime
+            # even where `cp -a`, `rsync -a` or `tar` restores its mtime); where it moved, or
+            # was too recent to trust, its listing is what is compared.
             now = tree.folder(folder)
-            if mark is None or now != (None if mark == ABSENT else mark):
-                listing.add(folder)
-                mark = _folder_mark(now)
+            if mark[1] is None or now != mark[1]:
+                names = tree.names(folder)
+                if names != mark[0]:
+                    listing.add(folder)
+                mark = (names, _trusted(now))
             ignore = _ignore_of(folder)
             if hashed is not None:
                 verdict: bool | Stat = tree.file(ignore, "g", stat, hashed)
@@ -174,23 +200,23 @@ class Inputs:
         folder on its way is watched itself, so a change there shows as one of these."""
         parts = module.split(".")
         for prefix in self.prefixes:
-            way = folders_on_way(prefix, parts)
-            for folder in way:
+            for folder in walk_way(prefix, parts):
                 if folder in ignores:
                     return True
                 mark = self.log.folders.get(folder)
-                if mark is None or mark[0] == ABSENT:
+                if mark is None or mark[0][0] == ABSENT:
                     if folder in listing:
                         return True
                     break
-            if way[-2] in listing or way[-1] in listing:
+            holder, package = _last_two(prefix, parts)
+            if holder in listing or package in listing:
                 return True
         return False
 
     def log_way(self, module: str) -> None:
         """Watch the folders on a lookup's way, up to the first that is not there."""
         for prefix in self.prefixes:
-            for folder in folders_on_way(prefix, module.split(".")):
+            for folder in walk_way(prefix, module.split(".")):
                 if not self._watch(folder):
                     break
 
@@ -198,18 +224,13 @@ class Inputs:
         known = self._seen.get(relative)
         if known is not None:
             return known
-        try:
-            data = os.stat(f"{self._root}/{relative}" if relative else self._root)
-        except OSError:
-            data = None
-        is_folder = data is not None and stat.S_ISDIR(data.st_mode)
+        path = f"{self._root}/{relative}" if relative else self._root
+        now = folder_stat(path)  # before its listing: a change after it moves it again
+        is_folder = now is not None
         self._seen[relative] = is_folder
-        if relative not in self.log.folders or self.log.folders[relative][0] != _folder_mark(
-            data.st_mtime_ns if data is not None and is_folder else None
-        ):
-            mark = _folder_mark(data.st_mtime_ns if data is not None and is_folder else None)
+        if relative not in self.log.folders:  # else checked against the tree at this run's start
             ignore = self._ignore_state(_ignore_of(relative)) if is_folder else (None, None)
-            self.log.folders[relative] = (mark, *ignore)
+            self.log.folders[relative] = ((listing_of(path), _trusted(now)), *ignore)
         return is_folder
 
     def _ignore_state(self, path: str) -> tuple[Stat | None, str | None]:
@@ -220,7 +241,16 @@ class Inputs:
             source = read_regular(self.root / path)
         except OSError:
             return None, None
-        return (None if before[0] >= time.time_ns() - _RACY_NS else before), digest(source)
+        return (None if before[0] >= time.time_ns() - RACY_NS else before), digest(source)
+
+    def asked_git(self, module: str, index: Stat | None) -> None:
+        """A lookup whose answer depended on which files git tracks (`index`: the stat data of
+        its index, taken before): looked up again whenever the index changes."""
+        if self.log.index is None:
+            self.log.index = (_trusted(index), [])
+        elif index != self.log.index[0]:
+            self.log.index = (None, self.log.index[1])
+        self.log.index[1].append(module)
 
     def cut(self, count: int) -> None:
         log = self.log
@@ -228,6 +258,9 @@ class Inputs:
             return
         log.files = {k: v for k, v in log.files.items() if v[0] < count}
         log.lookups = {k: v for k, v in log.lookups.items() if lookup_place(v) < count}
+        if log.index is not None:
+            kept = [module for module in log.index[1] if module in log.lookups]
+            log.index = (log.index[0], kept) if kept else None
         log.passed = {k: v for k, v in log.passed.items() if v[0] < count}
         if log.listing is not None and log.listing[0] >= count:
             log.listing = None
@@ -238,19 +271,31 @@ class Inputs:
 
     def stat(self, path: str) -> Stat | None:
         """Taken before the file is read: a change after it shows as new stat data."""
-        return stat_of(f"{self._root}/{path}")
+        return stat_of(os.path.join(self._root, path))  # a followed dependency's path is absolute
+
+    def how(self, path: str) -> str | None:
+        """How the log's derivation read a file: "e" (the engine's facts), "r" (read and
+        parsed by the pass), "s" (read, and turned down by the prefilter)."""
+        found = self.log.files.get(path)
+        return found[1] if found is not None else None
 
     def content(self, path: str) -> str | None:
         """The digest of a file's bytes when the log holds it (checked against the tree this run)."""
         found = self.log.files.get(path)
         return found[3] if found is not None else None
 
-    def file(self, path: str, how: str, stat: Stat | None, source: bytes | None) -> None:
+    def file(self, path: str, how: str, stat: Stat | None, hashed: str | None) -> None:
+        """`hashed`: the digest of the bytes the derivation read (None: unreadable); `stat`,
+        taken before them. The engine read its files before this run's pass began (`since`):
+        their stat data stands for the bytes it parsed only if no change since could have
+        moved it, so a file changed after `since` (its ctime says so) is hashed next time."""
         if path in self.log.files:
             return
-        if source is not None and stat is not None and stat[0] >= time.time_ns() - _RACY_NS:
-            stat = None
-        self.log.files[path] = (self._place(), how, stat, None if source is None else digest(source))
+        if hashed is not None and stat is not None:
+            changed = max(stat[0], stat[3]) if how == "e" else stat[0]
+            if changed >= (self.since if how == "e" else time.time_ns()) - RACY_NS:
+                stat = None
+        self.log.files[path] = (self._place(), how, stat, hashed)
 
     def lookup(self, module: str, path: str | None, known: bool) -> None:
         if self.looked_up(module):
@@ -267,28 +312,73 @@ class Inputs:
             self.log.listing = (self._place(), listing_digest(modules))
 
 
-ABSENT = -1  # a folder's mark in the log when it was not there
+ABSENT = ""  # a folder's listing in the log when it was not there
 
 
-def _folder_mark(mtime: int | None) -> int | None:
-    """How a folder is logged: its mtime, ABSENT, or None when changed too recently to trust."""
-    if mtime is None:
+def index_of(root: Path) -> Stat | None:
+    """The stat data of git's index for the work tree holding `root` (None without one)."""
+    found = index_stat(root)
+    return None if found is None else (found[0], found[2], found[3], found[1])
+
+
+def folder_stat(path: str) -> Stat | None:
+    """A folder's stat data (as `stat_of`); None when it is no folder."""
+    try:
+        data = os.stat(path)
+    except OSError:
+        return None
+    if not stat.S_ISDIR(data.st_mode):
+        return None
+    return (data.st_mtime_ns, data.st_size, data.st_ino, data.st_ctime_ns)
+
+
+def listing_of(path: str) -> str:
+    """What a folder holds, as a digest: each name, and whether it is a folder (a link is
+    what it leads to, as a lookup sees it); ABSENT when it is no folder."""
+    try:
+        with os.scandir(path) as entries:
+            names = sorted(f"{entry.name}/" if _is_dir(entry) else entry.name for entry in entries)
+    except OSError:
         return ABSENT
-    return None if mtime >= time.time_ns() - _RACY_NS else mtime
+    return digest("\0".join(names).encode("utf-8", "surrogateescape"))
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
+def _trusted(now: Stat | None) -> Stat | None:
+    """A folder's stat data as the log keeps it: None when changed too recently to stand for
+    its listing (git's racy-clean rule, on the ctime too), so its listing is compared."""
+    if now is None or max(now[0], now[3]) >= time.time_ns() - RACY_NS:
+        return None
+    return now
 
 
 def _ignore_of(folder: str) -> str:
     return f"{folder}/.gitignore" if folder else ".gitignore"
 
 
-def folders_on_way(prefix: str, parts: list[str]) -> list[str]:
+def walk_way(prefix: str, parts: list[str]) -> Iterator[str]:
     """The folders from the project root to where a module's package would be: for `a.b.c`
-    under the root, "", "a", "a/b" (which would hold `c.py`) and "a/b/c" (its `__init__.py`)."""
-    way = [""]
+    under the root, "", "a", "a/b" (which would hold `c.py`) and "a/b/c" (its `__init__.py`),
+    one at a time: a caller that stops at the first folder that is not there pays for the
+    folders up to it, however many segments the name has."""
+    last = ""
+    yield last
     for part in [*prefix.strip("/").split("/"), *parts]:
         if part:
-            way.append(f"{way[-1]}/{part}" if way[-1] else part)
-    return way
+            last = f"{last}/{part}" if last else part
+            yield last
+
+
+def _last_two(prefix: str, parts: list[str]) -> tuple[str, str]:
+    """The last two folders of `walk_way` (the one holding the module's file, and its package's)."""
+    pieces = [part for part in (*prefix.strip("/").split("/"), *parts) if part]
+    return "/".join(pieces[:-1]), "/".join(pieces)
 
 
 def listing_digest(modules: Mapping[str, str]) -> str:
@@ -304,21 +394,28 @@ class Recorder(Mapping[str, str]):
     the configuration: those are logged before the lookup, so a warm run checks a few
     hundred folders instead of looking thousands of modules up again."""
 
-    def __init__(self, modules: Mapping[str, str], known: Mapping[str, str], inputs: Inputs) -> None:
+    def __init__(
+        self, modules: Mapping[str, str], known: Mapping[str, str], inputs: Inputs, index: Stat | None = None,
+    ) -> None:
         self.modules = modules
         self.known = known  # module -> file of the files passed, which the map gives first
         self.inputs = inputs
+        self.index = index  # git's index as it was before any lookup asked which files it tracks
 
     def __getitem__(self, module: str) -> str:
-        path: str | None = self.known.get(module)
-        from_known = path is not None
-        if path is None:
-            if not self.inputs.looked_up(module):
-                self.inputs.log_way(module)
-            try:
-                path = self.modules[module]
-            except KeyError:
-                path = None
+        # The tree is asked even for a module a passed file stands for: a package, or a file
+        # under an earlier root, is the one Python imports whatever the run names.
+        first = not self.inputs.looked_up(module)
+        if first:
+            self.inputs.log_way(module)
+        path: str | None
+        try:
+            path = self.modules[module]
+        except KeyError:
+            path = None
+        if first and isinstance(self.modules, ProjectModules) and self.modules.asked_git(module):
+            self.inputs.asked_git(module, self.index)
+        from_known = path is not None and path == self.known.get(module)
         self.inputs.lookup(module, path, from_known)
         if path is None:
             raise KeyError(module)
@@ -345,11 +442,11 @@ class ModuleGraph:
     def __init__(
         self, root: Path, modules: Mapping[str, str], make: MakeProject, stored: Stored | None = None,
         tree: Tree | None = None, load_edges: LoadEdges | None = None, known: Mapping[str, str] | None = None,
-        roots: tuple[str, ...] = (".",),
+        roots: tuple[str, ...] = (".",), since: int = 0,
     ) -> None:
         if stored is None or tree is None:
             stored = Stored()
-        self.inputs = Inputs(root, stored.log, roots)
+        self.inputs = Inputs(root, stored.log, roots, since)
         before = len(self.inputs)
         kept, renewed = self.inputs.check(tree) if tree is not None else (0, False)
         self._raw_sites = {name: item for name, item in stored.sites.items() if item[0] <= kept}
@@ -359,7 +456,7 @@ class ModuleGraph:
         self._raw_edges: Items | None = None  # read on first need
         self.cut = kept < before  # what was derived after the cut went with it
         self.changed = renewed or self.cut  # whether anything here differs from what was stored
-        self.modules = Recorder(modules, known or {}, self.inputs)
+        self.modules = Recorder(modules, known or {}, self.inputs, index_of(root))
         self._make = make
         self._project: Project | None = None
         self._edges: dict[str, tuple[int, list[Link]]] = {}
@@ -390,14 +487,24 @@ class ModuleGraph:
             }
         return self._raw_edges
 
-    def forget(self, path: str) -> None:
-        """A file changed: cut the log where it was first read, and drop what came after."""
+    def forget(self, path: str, others_unchanged: bool = False) -> None:
+        """A file changed: cut the log where it was first read, and drop what came after.
+        `others_unchanged`: the caller knows every other file's bytes are as the log holds
+        them (an editor server is told of every change), so the files read after this one
+        are logged again, in their order, after the cut: what is derived again finds their
+        records by digest without reading them. Logged before any item is derived again,
+        they only make later items depend on more than they read (precision, not soundness)."""
         self._stored_edges()
         found = self.inputs.log.files.get(path)
         if found is None:
             return
         at = found[0]
+        later = sorted(
+            (entry[0], name, entry) for name, entry in self.inputs.log.files.items() if entry[0] > at and name != path
+        ) if others_unchanged else []
         self.inputs.cut(at)
+        for _, name, (_, how, stat, hashed) in later:
+            self.inputs.log.files[name] = (self.inputs._place(), how, stat, hashed)
         for table in (self._stored_edges(), self._raw_sites, self._raw_reach):
             for name in [name for name, item in table.items() if item[0] > at]:
                 del table[name]
@@ -410,6 +517,31 @@ class ModuleGraph:
         self._project = None
         self._graph = ImportGraph(self.modules, self.edges)
         self.cut = self.changed = True
+
+    def renew(self, path: str, hashed: str, moved: str | None = None) -> None:
+        """A file's bytes changed but not its record (what every derivation reads of it): the
+        log holds its new digest and every item stands. `moved`: its record changed only in
+        where its facts stand (the same facts in the same order, at other lines and columns:
+        a line inserted above them), so only what holds those positions is derived again: the
+        module's links and the file's sites (theirs are its lines), and every reach (its
+        links hold them); no other item holds a position of another file."""
+        found = self.inputs.log.files.get(path)
+        if found is None:
+            return
+        place, how, stat, _ = found
+        self.inputs.log.files[path] = (place, how, stat, hashed)
+        self.changed = True
+        if moved is None:
+            return
+        self._stored_edges().pop(moved, None)
+        self._edges.pop(moved, None)
+        self._raw_sites.pop(path, None)
+        self._sites.pop(path, None)
+        self._raw_reach.clear()
+        self._reach.clear()
+        self._project = None  # its memos hold the old positions
+        self._graph = ImportGraph(self.modules, self.edges)
+        self._edges_changed = True
 
     # --- per module ---------------------------------------------------------------
 

@@ -131,6 +131,10 @@ class CScan(Protocol):
     @property
     def code(self) -> str: ...
 
+    def position(self, offset: int) -> tuple[int, int]:
+        """(line, column) in the source of `code`'s character at `offset`."""
+        ...
+
     @property
     def includes(self) -> Sequence[Include]: ...
 

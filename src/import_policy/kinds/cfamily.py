@@ -24,7 +24,7 @@ from import_policy.patterns import DottedPattern, PathGlob, any_match
 # policy from the cache (cache.policy) imports neither.
 if TYPE_CHECKING:
     from import_policy.config.validate import Items, RuleFields, Validator
-    from import_policy.facts.cfamily_scan import Blanked, Include
+    from import_policy.facts.cfamily_scan import Blanked, Include, Position
     import regex  # type: ignore[import-untyped, unused-ignore]
 
 
@@ -73,7 +73,8 @@ def include_forbidden(rule: IncludeRule, header: str) -> bool:
 def check_include(rule: IncludeRule, includes: Sequence[Include], path: str) -> list[Diagnostic]:
     found = []
     for include in includes:
-        if not include_forbidden(rule, include.path):
+        # Matched as the file system resolves it (`<./ATen/x.h>` is `ATen/x.h`), shown as written.
+        if not include_forbidden(rule, include.header):
             continue
         shown = f"<{include.path}>" if include.angled else f'"{include.path}"'
         found.append(
@@ -87,8 +88,11 @@ def check_include(rule: IncludeRule, includes: Sequence[Include], path: str) -> 
     return found
 
 
-def check_token(rule: TokenRule, code: str, path: str, timeout: float = TOKEN_TIMEOUT) -> list[Diagnostic]:
-    """Every match of every `forbid` regex in `code` (comments and literals already blanked)."""
+def check_token(
+    rule: TokenRule, code: str, path: str, timeout: float = TOKEN_TIMEOUT, position: Position | None = None,
+) -> list[Diagnostic]:
+    """Every match of every `forbid` regex in `code` (comments and literals already blanked);
+    `position` maps an offset of `code` to the source (its splices deleted, see `Scan`)."""
     from import_policy.facts.cfamily_scan import TokenTimeout, find_tokens  # a run with no C-family file never loads the scanner
 
     found = []
@@ -98,7 +102,7 @@ def check_token(rule: TokenRule, code: str, path: str, timeout: float = TOKEN_TI
             # Most files have no match; a bare search spares find_tokens' line index.
             if compiled.search(code, timeout=timeout) is None:
                 continue
-            matches = find_tokens(code, compiled, timeout=timeout)
+            matches = find_tokens(code, compiled, timeout=timeout, position=position)
         except (TokenTimeout, TimeoutError):
             found.append(
                 Diagnostic(
@@ -157,25 +161,35 @@ def suppressions(text: str, blanked: Blanked) -> Suppressions:
 
 
 class Scan:
-    """One C-family file, decoded and blanked once for every rule that reads it."""
+    """One C-family file, decoded and blanked once for every rule that reads it.
+
+    Directives and tokens are read as the preprocessor reads them, after translation
+    phase 2 deletes every backslash-newline (`facts/cfamily_phases.py`), each found at the
+    source line where it starts; suppression comments are read from the source's own lines."""
 
     def __init__(self, source: bytes) -> None:
+        from import_policy.facts.cfamily_phases import splice
         from import_policy.facts.cfamily_scan import blank
 
         self.text = decode(source)
         self.blanked = blank(self.text)
+        self.spliced = splice(self.text)
+        self.seen = self.blanked if self.spliced.text is self.text else blank(self.spliced.text)
         self._includes: list[Include] | None = None
 
     @property
     def code(self) -> str:
-        return self.blanked.code
+        return self.seen.code
+
+    def position(self, offset: int) -> tuple[int, int]:
+        return self.spliced.position(offset)
 
     @property
     def includes(self) -> list[Include]:
         if self._includes is None:
             from import_policy.facts.cfamily_scan import find_includes
 
-            self._includes = find_includes(self.blanked.no_comments)
+            self._includes = find_includes(self.seen.no_comments, self.spliced.position, self.spliced.text)
         return self._includes
 
     def unsuppressed(self, found: list[Diagnostic]) -> list[Diagnostic]:
@@ -270,4 +284,4 @@ class TokenKind:
         return ()
 
     def check(self, rule: TokenRule, scan: CScan, path: str) -> list[Diagnostic]:
-        return check_token(rule, scan.code, path)
+        return check_token(rule, scan.code, path, position=scan.position)

@@ -58,7 +58,9 @@ class RelativeImportsKind:
         return RelativeImportsRule(ban="all" if ban == "all" else "parents", **common)
 
     def fixable(self, rule: RelativeImportsRule) -> str:
-        return "yes"
+        # Unsafe where the absolute name may bind another module (a top-level name two roots
+        # provide, or the standard library's): which findings those are depends on the tree.
+        return "unsafe"
 
     def says(self, rule: RelativeImportsRule) -> str:
         return rule.message or f"{_prefer(rule)}: `from <absolute module> import ...`"

@@ -25,7 +25,7 @@ from import_policy.kinds.syntax import syntax_error
 from import_policy.pipeline import parallel, slow
 from import_policy.pipeline.extract import Reader, python_facts, read_file
 from import_policy.pipeline.plan import Plan
-from import_policy.rocm import run as rocm_pass
+from import_policy.rocm import gateway_closure, run as rocm_pass
 
 
 def check_python(plan: Plan, facts: FileFacts, rules: Iterable[RuleBase]) -> list[Diagnostic]:
@@ -91,6 +91,7 @@ def run(
 
 
 def _run(plan: Plan, files: Sequence[SourceFile], read: Reader, jobs: int, overlay: Overlay | None) -> Result:
+    reading = time.time_ns()  # before any file is read: the ROCm pass's log trusts no stat data after it
     diagnostics: list[Diagnostic] = []
     unreadable: list[tuple[str, str]] = []
     python: dict[str, FileFacts] = {}  # for the project-level ROCm pass
@@ -137,10 +138,12 @@ def _run(plan: Plan, files: Sequence[SourceFile], read: Reader, jobs: int, overl
         diagnostics.extend(
             rocm_pass.check(
                 plan.rocm, python, read, plan.cache, named, rocm_pass.graph_stores(plan.cache),
-                plan.exempted if plan.track_allow_in else None, overlay,
+                plan.exempted if plan.track_allow_in else None, overlay, reading, plan.graphs,
             )
         )
     if any(d.fixable for d in diagnostics):
+        # A gateway fix in a module the gateway runs while it loads would make it import itself.
+        diagnostics = gateway_closure.refuse_in_closures(plan.policy, diagnostics, python, read, plan.cache, overlay)
         diagnostics = _unfixable_in_their_encoding(diagnostics, files, read)
     diagnostics.sort(key=Diagnostic.sort_key)
     return Result(diagnostics, len(files), unreadable)

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+from import_policy.cache.facts import content_digest
 
 from import_policy.config.model import RuleBase
 from import_policy.discovery.files import SourceFile
@@ -29,10 +32,19 @@ def read_file(file: SourceFile) -> bytes:
 def python_facts(
     plan: Plan, file: SourceFile, source: bytes, rules: Sequence[RuleBase], cached_only: bool = False
 ) -> FileFacts | None:
-    """The file's facts: from the cache, else a parse (None if `cached_only` and not cached).
+    """The file's facts: from the cache, else a parse (None if `cached_only` and not cached),
+    with the digest of `source` (what the ROCm pass logs of the file).
 
     A file whose bytes cannot hold a finding of its rules, nor anything the ROCm pass reads,
     is not parsed at all, not even syntax-checked: it has no facts (contract section 1)."""
+    content = content_digest(source)
+    facts = _facts(plan, file, source, content, rules, cached_only)
+    return facts if facts is None or not facts.parsed else replace(facts, content=content)
+
+
+def _facts(
+    plan: Plan, file: SourceFile, source: bytes, content: str, rules: Sequence[RuleBase], cached_only: bool,
+) -> FileFacts | None:
     module, is_package = module_name(file.relative, plan.policy.roots)
     needs = plan.needs(rules)
     text = python_text(source)  # what the prefilter searches: the text as Python decodes it
@@ -50,7 +62,7 @@ def python_facts(
         assert rocm is not None
         mode = rocm.cache_mode
     cache = plan.cache
-    key = cache.key(source, file.relative, module, is_package, mode) if cache is not None else ""
+    key = cache.key_of(content, file.relative, module, is_package, mode) if cache is not None else ""
     if cache is not None:
         cached = cache.get(key)
         if cached is not None or cached_only:

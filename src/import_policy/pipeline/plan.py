@@ -95,6 +95,8 @@ class Plan:
     exempted: Callable[[Sequence[Diagnostic]], None] | None = field(default=None, kw_only=True)
     # Facts of unchanged files from earlier runs (`--no-cache`: None).
     cache: FactsCache | None = field(default=None, kw_only=True)
+    # The ROCm pass's graphs as a language server keeps them between edits (None: built per run).
+    graphs: rocm_pass.KeptGraphs | None = field(default=None, kw_only=True, compare=False)
     # Both on in every run; the tests turn them off to show they change no result.
     prefilter: bool = field(default=True, kw_only=True)
     fast_facts: bool = field(default=True, kw_only=True)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 
 def top_level_names(root: Path, roots: Sequence[str]) -> Iterator[tuple[str, str, bool]]:
-    """(name, root, is a package with `__init__.py`) for each top-level module and folder
+    """(name, root, is a package: regular or namespace) for each top-level module and folder
     under each root, roots in order: an absolute import of the project spells one of them."""
     for folder in roots:
         try:
@@ -25,7 +25,7 @@ def top_level_names(root: Path, roots: Sequence[str]) -> Iterator[tuple[str, str
             except OSError:
                 continue
             if is_module or is_folder:
-                yield name, folder, is_folder and os.path.isfile(os.path.join(entry.path, "__init__.py"))
+                yield name, folder, is_folder and _is_package(entry.path)
 
 
 def top_level(root: Path, roots: Sequence[str]) -> dict[str, tuple[str, ...]]:
@@ -36,3 +36,31 @@ def top_level(root: Path, roots: Sequence[str]) -> dict[str, tuple[str, ...]]:
         if folder not in providers:
             providers.append(folder)
     return {name: tuple(providers) for name, providers in found.items()}
+
+
+def _is_package(path: str) -> bool:
+    """A folder with an `__init__.py`, or a namespace package (PEP 420): a folder without one
+    that holds a module or a package. A folder of other files (C sources, data) is neither."""
+    if os.path.isfile(os.path.join(path, "__init__.py")):
+        return True
+    try:
+        with os.scandir(path) as entries:
+            for entry in entries:
+                if entry.name.endswith(".py") and entry.name[:-3].isidentifier():
+                    return True
+                if entry.name.isidentifier() and os.path.isfile(os.path.join(entry.path, "__init__.py")):
+                    return True
+    except OSError:
+        pass
+    return False
+
+
+def layout_digest(root: Path, roots: Sequence[str]) -> str:
+    """The top-level layout as a digest: every name under each root, and whether it is a
+    module, a folder or a package. It decides what a module name means (relative imports
+    and their fixes, the ROCm pass's project names and default entries) without any file
+    changing: an empty `src/pkg/` makes `pkg` a namespace package of a second root."""
+    import hashlib
+
+    described = "\0".join(f"{folder}/{name}:{int(package)}" for name, folder, package in top_level_names(root, roots))
+    return hashlib.blake2b(f"{list(roots)}\0{described}".encode(), digest_size=16).hexdigest()

@@ -38,22 +38,33 @@ def _stem(path: str) -> tuple[str, bool]:
     return path.rsplit(".", 1)[0], False
 
 
-def prefer(first: str | None, other: str | None) -> str | None:
-    """Which of two files of one module Python imports: in one folder the package
-    (`a/__init__.py`) before the module (`a.py`), as the path finder looks; else the first."""
+def rank(path: str, roots: tuple[str, ...]) -> tuple[int, int]:
+    """Where Python's path finder meets a module's file: the roots in order (the first that
+    holds the module wins, as on `sys.path`), and in one folder the package
+    (`a/__init__.py`) before the module (`a.py`). Lower comes first."""
+    best = -1
+    length = -1
+    for index, root in enumerate(roots):  # the root the file's module name was taken under
+        prefix = "" if root in (".", "") else root.rstrip("/") + "/"
+        if path.startswith(prefix) and len(prefix) > length:
+            best, length = index, len(prefix)
+    return (best if best >= 0 else len(roots), 0 if _stem(path)[1] else 1)
+
+
+def prefer(first: str | None, other: str | None, roots: tuple[str, ...] = (".",)) -> str | None:
+    """Which of two files of one module Python imports (`rank`); the first on a tie."""
     if first is None or other is None:
         return first if other is None else other
-    (stem, package), (other_stem, other_package) = _stem(first), _stem(other)
-    return other if stem == other_stem and other_package and not package else first
+    return other if rank(other, roots) < rank(first, roots) else first
 
 
-def modules_of(files: Iterable[FileFacts]) -> dict[str, str]:
-    """Module -> path of these files, the first file of a module winning (a package over a
-    module of its name); stubs never run."""
+def modules_of(files: Iterable[FileFacts], roots: tuple[str, ...] = (".",)) -> dict[str, str]:
+    """Module -> path of these files, the one Python imports winning whatever their order
+    (`rank`); stubs never run."""
     found: dict[str, str] = {}
     for facts in files:
         if facts.module is not None and not facts.path.endswith(".pyi"):
-            winner = prefer(found.get(facts.module), facts.path)
+            winner = prefer(found.get(facts.module), facts.path, roots)
             assert winner is not None
             found[facts.module] = winner
     return found
@@ -63,39 +74,51 @@ class ProjectModules(Mapping[str, str]):
     """Module -> file, for every module of the project, found one lookup at a time.
 
     The same answer as walking the whole tree (`discover`) and keeping, per module, the
-    first file in path order, with the files passed first; a pre-commit run of a few files
-    looks up only the modules its chains and calls reach instead of walking thousands.
+    file Python imports (`rank`), the files passed among the candidates; a pre-commit run of
+    a few files looks up only the modules its chains and calls reach instead of walking
+    thousands.
     """
 
     def __init__(self, policy: Policy, known: Mapping[str, FileFacts], remember: bool = False) -> None:
         """`remember`: a run that may use the caches keeps `.gitignore` verdicts between runs."""
         self.policy = policy
-        self.known = modules_of(known.values())
+        self.known = modules_of(known.values(), policy.roots)
         self.locator = Locator(policy.root, policy.exclude, remember)
         self.found: dict[str, str | None] = {}
+        self._asked_git: set[str] = set()
         self._all: dict[str, str] | None = None
 
     def __getitem__(self, module: str) -> str:
+        """The file Python imports for `module`, whatever files the run passed: a passed file
+        is one candidate among the tree's (a package, or a root before its own, shadows it)."""
         path = self.known.get(module)
-        if path is None or not _stem(path)[1]:  # a package on disk may shadow a passed module
-            path = prefer(path, self._find(module))
+        if path is None or rank(path, self.policy.roots) != (0, 0):  # nothing comes before it
+            path = prefer(path, self._find(module), self.policy.roots)
         if path is None:
             raise KeyError(module)
         return path
 
+    def asked_git(self, module: str) -> bool:
+        """Whether the module's lookup depended on which files git tracks (a `.gitignore`
+        rule matched a path on its way): its answer changes with git's index alone."""
+        return module in self._asked_git
+
     def _find(self, module: str) -> str | None:
         if module not in self.found:
+            asked = self.locator.ignores.tracked.asked
             inner = module.replace(".", "/")
             candidates = []
             for root in self.policy.roots:
                 prefix = "" if root in (".", "") else root.rstrip("/") + "/"
                 for relative in (f"{prefix}{inner}.py", f"{prefix}{inner}/__init__.py"):
-                    if module_name(relative, self.policy.roots)[0] == module and self.locator.walked(relative):
+                    if self.locator.walked(relative) and module_name(relative, self.policy.roots)[0] == module:
                         candidates.append(relative)
             best: str | None = None
-            for candidate in sorted(candidates):
-                best = prefer(best, candidate)
+            for candidate in candidates:
+                best = prefer(best, candidate, self.policy.roots)
             self.found[module] = best
+            if self.locator.ignores.tracked.asked != asked:
+                self._asked_git.add(module)
         return self.found[module]
 
     def _everything(self) -> dict[str, str]:
@@ -105,7 +128,7 @@ class ProjectModules(Mapping[str, str]):
             for file in discover([policy.root], policy.root, policy.exclude, frozenset({"python"})):
                 module = module_name(file.relative, policy.roots)[0]
                 if module is not None and not file.relative.endswith(".pyi"):
-                    winner = prefer(found.get(module), file.relative)
+                    winner = prefer(found.get(module), file.relative, policy.roots)
                     assert winner is not None
                     found[module] = winner
             self._all = found

@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from import_policy.graph.chains import Chain, Link
+from import_policy.quoting import escape_controls
 
 # Rebases a root-relative path for display (the CLI shows paths relative to the current folder).
 Shown = Callable[[str], str]
@@ -20,21 +21,27 @@ def _verb(link: Link) -> str:
     if link.kind == "package":
         return "runs its parent package"
     if link.kind == "import":
-        return link.detail
-    return f"calls {link.detail}"
+        return escape_controls(link.detail)
+    return f"calls {escape_controls(link.detail)}"
+
+
+# Module names and details may come from the checked code (a dynamic import's string literal):
+# every format but JSON (which escapes on its own) writes their control characters as C
+# escapes, so a name never starts a line of its own, a terminal sequence or a workflow command.
+_e = escape_controls
 
 
 def render_text(target: str, chains: Sequence[tuple[str, Chain | None]], shown: Shown) -> str:
     out: list[str] = []
     for entry, chain in chains:
         if chain is None:
-            out.append(f"{entry}: no eager import chain to {target}")
+            out.append(f"{_e(entry)}: no eager import chain to {_e(target)}")
             continue
-        out.append(f"{entry} -> {target} ({len(chain.links)} link{'s' if len(chain.links) != 1 else ''}):")
+        out.append(f"{_e(entry)} -> {_e(target)} ({len(chain.links)} link{'s' if len(chain.links) != 1 else ''}):")
         for link in chain.links:
-            out.append(f"  {_where(link, shown)}: {link.source} -> {link.target} ({_verb(link)})")
+            out.append(f"  {_where(link, shown)}: {_e(link.source)} -> {_e(link.target)} ({_verb(link)})")
     if all(chain is None for _, chain in chains):
-        out.append(f"No eager import chain from the entry modules to {target}.")
+        out.append(f"No eager import chain from the entry modules to {_e(target)}.")
     return "\n".join(out) + "\n"
 
 
@@ -80,9 +87,9 @@ def render_mermaid(target: str, chains: Sequence[tuple[str, Chain | None]], show
     ids = {name: f"n{index}" for index, name in enumerate(nodes)}
     out = ["flowchart LR"]
     if not nodes:
-        out.append(f"  %% no eager import chain from the entry modules to {target}")
+        out.append(f"  %% no eager import chain from the entry modules to {_e(target)}")
     for name in nodes:
-        out.append(f'  {ids[name]}["{name}"]')
+        out.append(f'  {ids[name]}["{_e(name).replace(chr(34), "#quot;")}"]')
     for link in links:
         # A quoted path's own `"` would end Mermaid's label: it is written as the entity.
         label = _where(link, shown).replace('"', "#quot;")
@@ -93,14 +100,14 @@ def render_mermaid(target: str, chains: Sequence[tuple[str, Chain | None]], show
 
 
 def _dot_string(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return '"' + _e(text).replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def render_dot(target: str, chains: Sequence[tuple[str, Chain | None]], shown: Shown) -> str:
     nodes, links = _edges(chains)
     out = ["digraph why {", "  rankdir=LR;", "  node [shape=box];"]
     if not nodes:
-        out.append(f"  // no eager import chain from the entry modules to {target}")
+        out.append(f"  // no eager import chain from the entry modules to {_e(target)}")
     for name in nodes:
         extra = ", color=red" if name == target else ""
         out.append(f"  {_dot_string(name)} [label={_dot_string(name)}{extra}];")

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from stat import S_ISDIR
+import time
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol
@@ -40,13 +40,16 @@ from import_policy.facts.comments import suppressions
 from import_policy.facts.model import FileFacts, Suppressions
 from import_policy.facts.walkstate import DYNAMIC_IMPORTERS
 from import_policy.graph.chains import Chain
-from import_policy.graph import hook
-from import_policy.rocm import gaps
+from import_policy.graph import hook, through
+from import_policy.graph.distributions import Followed
+from import_policy.rocm import gaps, links
 from import_policy.kinds import import_time as import_time_kind
 from import_policy.kinds.import_time import ImportTimeRule, rules_of as import_time_rules
 from import_policy.graph.reach import HeavySite, Project
 from import_policy.graph.codec import EdgesCodec, GraphCodec, Stat, StoredEdges
-from import_policy.graph.store import Inputs, ModuleGraph, digest, listing_digest, stat_of
+from import_policy.graph.store import (
+    RACY_NS, Inputs, ModuleGraph, digest, folder_stat, index_of, listing_digest, listing_of, stat_of,
+)
 from import_policy.cache.store import Store
 from pathlib import Path
 from import_policy.facts.literal_imports import literal_imports
@@ -111,6 +114,9 @@ class RocmPlan:
     import_time: tuple[ImportTimeRule, ...] = ()
     # The top-level names of the heavy modules: an inline probe's file spells one and `try`.
     heavy_heads: tuple[bytes, ...] = ()
+    # Installed distributions the graph reads through (`follow:`); their top-level names are
+    # among `project_names`, so their imports and calls are kept as the project's are.
+    followed: Followed | None = field(default=None, compare=False)
 
     @property
     def cache_mode(self) -> str:
@@ -147,16 +153,23 @@ class RocmPlan:
         """Which callees of the file `slim` keeps (with a string argument, every call is kept);
         the extractor asks it before it places the calls (`facts.from_ast.CallFilter`)."""
         local = {function.name for function in facts.functions}
-        local |= {name[: -len(".__init__")] for name in local if name.endswith(".__init__")}  # `Loader()`
         methods = {name.rpartition(".")[2] for name in local if "." in name}
+        local |= {c.name for c in facts.classes}  # `Loader()`, and `Loader.m()` through a base
         instances = {assign.name for assign in facts.assigns}
         project_names = self.project_names
+        # A class with a base of the project's: `self.m()` may find `m` in that base's file.
+        inherits = any(
+            base in local or base.partition(".")[0] in project_names for c in facts.classes for base in c.bases
+        )
 
         def kept(callee: str) -> bool:
             root, _, rest = callee.partition(".")
+            owner = callee.rpartition(".")[0]
             return (
-                callee in local or root in project_names or callee in DYNAMIC_IMPORTERS
-                or (root in ("self", "cls") and rest in methods) or (bool(rest) and root in instances)
+                callee in local or owner in local or root in project_names or callee in DYNAMIC_IMPORTERS
+                # `self.m()`, `cls._instance.m()`, `super().m()`
+                or (root in ("self", "cls", "super") and bool(rest) and (inherits or rest.rpartition(".")[2] in methods))
+                or (bool(rest) and root in instances)
             )
 
         return kept
@@ -207,9 +220,12 @@ def make_plan(
         )
     exports = gateway_exports(policy)
     top = [(name, package) for name, _, package in top_level_names(policy.root, policy.roots)]
-    project_names = frozenset(name for name, _ in top)
+    followed = through.dependencies(policy)
+    project_names = frozenset(name for name, _ in top) | (followed.names if followed is not None else frozenset())
     entries = rocm.entry_modules or default_entries(top)
-    plain = RocmPlan(policy, rocm, selected, exports, None, project_names, entries, import_time=import_time)
+    plain = RocmPlan(
+        policy, rocm, selected, exports, None, project_names, entries, import_time=import_time, followed=followed,
+    )
     if not prefilter:
         return plain
     heads: set[str] = set()
@@ -229,8 +245,12 @@ def make_plan(
     # Platform tests and package walks: a file defining `def supported(): return is_cuda()`
     # or walking a package matters even when it imports nothing of the project.
     heads.update(name.lstrip("_") for name in (*rocm.guards, *rocm.rocm) if name != "TYPE_CHECKING")
-    heads.update(name.rpartition(".")[2] for name, _ in rocm.values)  # `DEVICE_TYPE == "cuda"` in a platform test
+    # `DEVICE_TYPE == "cuda"` in a platform test; `env["has_te"]` spells `env`
+    heads.update(name.partition("[")[0].rpartition(".")[2] for name, _ in rocm.values)
     heads.update(("find_spec", "iter_modules", "walk_packages"))
+    # A class's method may run a subclass's override through `self` (a base in a file that
+    # imports nothing of the project still runs a subclass's heavy import).
+    heads.add("class")
     tokens = tuple(sorted(h.encode() for h in heads if h))
     return replace(plain, tokens=tokens, import_heads=import_heads, heavy_heads=heavy_heads)
 
@@ -269,13 +289,24 @@ def project(
         if facts is not None and facts.parsed:
             if inputs is not None and inputs.content(path) is None:
                 stat = inputs.stat(path)
-                try:  # the engine's facts: its bytes read again, only to be hashed
-                    inputs.file(path, "e", stat, read(file))
-                except OSError:
-                    inputs.file(path, "e", stat, None)
+                if facts.content:  # the digest of the bytes the engine parsed
+                    inputs.file(path, "e", stat, facts.content)
+                else:
+                    try:  # facts from elsewhere: their bytes read again, only to be hashed
+                        inputs.file(path, "e", stat, digest(read(file)))
+                    except OSError:
+                        inputs.file(path, "e", stat, None)
             return facts  # the engine parsed it, for a rule or for this pass
-        module, is_package = module_name(file.relative, policy.roots)
+        module, is_package = (
+            plan.followed.module_of(path) if plan.followed is not None and plan.followed.owns(path)
+            else module_name(file.relative, policy.roots)
+        )
         content = inputs.content(path) if inputs is not None else None
+        if content is not None and inputs is not None and inputs.how(path) == "s":
+            # The prefilter turned these bytes down under these settings (the store's key holds
+            # its tokens): nothing to read. No record is kept for it, so none can stand for a
+            # parse once a policy change makes the file matter.
+            return FileFacts(file.relative, module, is_package)
         if content is not None and cache is not None:
             # Unchanged since the log read it (checked this run): its record, without reading it.
             facts = cache.get(cache.key_of(content, file.relative, module, is_package, plan.cache_mode))
@@ -288,14 +319,12 @@ def project(
             if inputs is not None:
                 inputs.file(path, "r", stat, None)
             return None  # an unreadable file outside the ones passed is not this run's business
+        wanted = plan.wants_parse(python_text(source), file.relative)
         if inputs is not None:
-            inputs.file(path, "r", stat, source)
+            inputs.file(path, "r" if wanted else "s", stat, digest(source))
+        if not wanted:
+            return FileFacts(file.relative, module, is_package)
         key = cache.key(source, file.relative, module, is_package, plan.cache_mode) if cache is not None else ""
-        if not plan.wants_parse(python_text(source), file.relative):
-            facts = FileFacts(file.relative, module, is_package)
-            if cache is not None:
-                cache.put(key, facts)  # so that a run that knows its bytes need not read it
-            return facts
         # Cached as the pass keeps them (slimmed): what a batch decodes for every reached module.
         facts = cache.get(key) if cache is not None else None
         if facts is None:
@@ -306,7 +335,7 @@ def project(
                 cache.put(key, facts)
         return facts
 
-    found = modules if modules is not None else ProjectModules(policy, known, remember=cache is not None)
+    found = modules if modules is not None else _modules(plan, known, cache is not None)
     return Project(plan.rocm, found, load, plan.exports)
 
 
@@ -317,6 +346,7 @@ def graph_settings(plan: RocmPlan) -> str | None:
         plan.rocm, sorted(plan.exports.items()), sorted(plan.project_names), plan.entries, plan.policy.roots,
         plan.policy.exclude,
         plan.tokens, sorted(plan.import_heads) if plan.import_heads is not None else None, plan.cache_mode,
+        plan.followed.identity if plan.followed is not None else None,
     ))
     if " at 0x" in described:
         return None
@@ -327,32 +357,38 @@ class _Tree:
     """The tree as it is now, for the module graph to check its log against."""
 
     def __init__(
-        self, plan: RocmPlan, known: Mapping[str, FileFacts], modules: ProjectModules, read: Reader,
+        self, plan: RocmPlan, known: Mapping[str, FileFacts], modules: Modules, read: Reader, since: int,
         overlay: Overlay | None = None,
     ) -> None:
         self.overlay = overlay
         self.root = plan.policy.root
+        self.since = since  # when the engine started reading the files passed
         self.known = known
         self.modules = modules
         self.read = read
         self.sources: dict[str, bytes] = {}  # files found changed: their bytes, read once
 
     def file(self, path: str, how: str, stat: Stat | None, hashed: str | None) -> bool | Stat:
-        if how != "g":  # a `.gitignore` is the same whoever reads it
-            facts = self.known.get(path)
-            if ("e" if facts is not None and facts.parsed else "r") != how:
-                return False
+        facts = self.known.get(path) if how != "g" else None  # a `.gitignore` is the same whoever reads it
+        if how != "g" and ("e" if facts is not None and facts.parsed else "r") != ("r" if how == "s" else how):
+            return False
         held = self.overlay.bytes_of(self.root / path) if self.overlay else None
         if held is not None:  # a buffer: its bytes decide, whatever the file on disk is
             if hashed is not None and digest(held) == hashed:
                 return True
             self.sources[path] = held
             return False
-        now = stat_of(f"{self.root}/{path}")
+        now = stat_of(os.path.join(self.root, path))  # a followed dependency's path is absolute
         if hashed is None or now is None:
             return hashed is None and now is None
         if stat is not None and now == stat:
             return True
+        if facts is not None and facts.content:
+            # What the engine parsed this run is what counts, whatever the file holds now; its
+            # new stat data stands for those bytes only if it predates the engine's read.
+            if facts.content != hashed:
+                return False
+            return now if max(now[0], now[3]) < self.since - RACY_NS else True
         try:
             source = self.read(SourceFile(self.root / path, path, "python"))
         except OSError:
@@ -362,12 +398,11 @@ class _Tree:
             return False
         return now
 
-    def folder(self, folder: str) -> int | None:
-        try:
-            data = os.stat(f"{self.root}/{folder}" if folder else self.root)
-        except OSError:
-            return None
-        return data.st_mtime_ns if S_ISDIR(data.st_mode) else None
+    def folder(self, folder: str) -> Stat | None:
+        return folder_stat(f"{self.root}/{folder}" if folder else str(self.root))
+
+    def names(self, folder: str) -> str:
+        return listing_of(f"{self.root}/{folder}" if folder else str(self.root))
 
     def passed(self) -> Mapping[str, str]:
         return self.modules.known
@@ -377,6 +412,16 @@ class _Tree:
 
     def listing(self, hashed: str) -> bool:
         return listing_digest(self.modules) == hashed
+
+    def index(self) -> Stat | None:
+        return index_of(self.root)
+
+
+class KeptGraphs(Protocol):
+    """Module graphs a long-lived process keeps in memory between runs (a language server),
+    each told of every file that changes; the pass then neither builds nor stores one."""
+
+    def graph(self, plan: RocmPlan, read: Reader, records: Records | None) -> ModuleGraph: ...
 
 
 class GraphStores:
@@ -393,16 +438,17 @@ def graph_stores(cache: FactsCache | None) -> GraphStores | None:
 
 def module_graph(
     plan: RocmPlan, known: Mapping[str, FileFacts], read: Reader, cache: Records | None = None,
-    stores: GraphStores | None = None, overlay: Overlay | None = None,
+    stores: GraphStores | None = None, overlay: Overlay | None = None, since: int = 0,
 ) -> ModuleGraph:
     """The module graph for this run: what `stores` kept of it while its inputs hold, the rest
     derived (through `project`, reading per-file records from `cache`)."""
     policy = plan.policy
-    modules = ProjectModules(policy, known, remember=stores is not None)
+    modules = _modules(plan, known, stores is not None)
     settings = graph_settings(plan) if stores is not None else None
     stored = stores.index.get(settings, GRAPH_NAME) if stores is not None and settings is not None else None
 
-    tree = _Tree(plan, known, modules, read, overlay)
+    since = since or time.time_ns()
+    tree = _Tree(plan, known, modules, read, since, overlay)
 
     def make(logged: Mapping[str, str], inputs: Inputs) -> Project:
         return project(plan, known, reread, cache, logged, inputs)
@@ -415,7 +461,16 @@ def module_graph(
     def load_edges() -> StoredEdges | None:
         return stores.edges.get(settings, GRAPH_NAME) if stores is not None and settings is not None else None
 
-    return ModuleGraph(policy.root, modules, make, stored, tree, load_edges, modules.known, policy.roots)
+    return ModuleGraph(policy.root, modules, make, stored, tree, load_edges, modules.known, policy.roots, since)
+
+
+Modules = ProjectModules | through.Modules
+
+
+def _modules(plan: RocmPlan, known: Mapping[str, FileFacts], remember: bool) -> Modules:
+    """The project's module map, then the followed dependencies' modules."""
+    found = ProjectModules(plan.policy, known, remember=remember)
+    return through.Modules(found, plan.followed) if plan.followed is not None else found
 
 
 def save_graph(plan: RocmPlan, graph: ModuleGraph, stores: GraphStores | None) -> None:
@@ -435,7 +490,8 @@ def check(
     named: Collection[str] = (),
     stores: GraphStores | None = None,
     exempted: Callable[[Sequence[Diagnostic]], None] | None = None,
-    overlay: Overlay | None = None,
+    overlay: Overlay | None = None, since: int = 0,
+    graphs: KeptGraphs | None = None,
 ) -> list[Diagnostic]:
     """The pass's diagnostics for the files passed (already parsed by the engine); `named`:
     those named on the command line, where a reachability finding whose chain passes
@@ -447,7 +503,12 @@ def check(
     unless the engine parsed it (it has reported it); nothing silences it.
     `exempted` (stale-allowlist tracking) sees the `import-time` findings an `allow_in` keeps out.
     `overlay`: buffers that stand for their files (`read` reads through it); a kept graph
-    compares them by their bytes, never by the stat data of the file on disk."""
+    compares them by their bytes, never by the stat data of the file on disk.
+    `since`: when the engine began reading the files passed (their facts' bytes).
+    A module reached through a link inside the root is reported at the link's path, where
+    Python imports it, as the file it leads to would be (`links`).
+    `graphs`: the graphs a long-lived process holds (read through `read`, never from `passed`),
+    used instead of building and storing one per run."""
     rocm = plan.rocm
     parsed = {
         path: facts for path, facts in passed.items() if facts.syntax_error is None and not path.endswith(".pyi")
@@ -473,7 +534,11 @@ def check(
     asked: list[gaps.Asked] = []
     if plan.needs_project:
         records: Records | None = cache if cache is not None or not plan.import_time else Memo()
-        graph = module_graph(plan, passed, read, records, stores, overlay)
+        graph = (
+            graphs.graph(plan, read, records) if graphs is not None
+            else module_graph(plan, passed, read, records, stores, overlay, since)
+        )
+        resolved = links.Resolved(plan.policy.root, parsed)
         reported: set[tuple[str, int, int]] = set()
         reached: list[hook.Finding] = []
         walked = bool(applies and plan.rules & {HEAVY_IMPORT_REACHABLE, IMPORT_TIME_JIT})  # else nowhere to report
@@ -497,27 +562,38 @@ def check(
                 lines[path] = _lines(plan, path, read)
             return lines[path]
 
+        reached = through.at_links(reached, plan.followed, lines_of)
+
         def where(reports_in: Callable[[str], bool], graph: ModuleGraph) -> hook.Where:
+            checked = links.Standing({path for path in parsed if reports_in(path)}, resolved)
             return hook.Where(
-                named=named, checked={path for path in parsed if reports_in(path)}, reports_in=reports_in,
+                named=links.Standing(named, resolved), checked=checked, reports_in=reports_in,
                 facts=lambda path: graph.project.facts(path), lines=lines_of, quiet=comments,
             )
 
         found.extend(hook.reports(reached, where(_reports_in(rocm.applies_to), graph)))
         for declared in plan.import_time:
             rule_asked = rule_plan(plan, declared)
-            answer = module_graph(rule_asked, passed, read, records, stores, overlay)
-            findings = list(import_time_kind.findings(declared, answer))
+            answer = (
+                graphs.graph(rule_asked, read, records) if graphs is not None
+                else module_graph(rule_asked, passed, read, records, stores, overlay, since)
+            )
+            findings = through.at_links(import_time_kind.findings(declared, answer), plan.followed, lines_of)
             found.extend(hook.reports(findings, where(_reports_in(declared.applies_to), answer)))
             if exempted is not None and declared.allow_in:
                 exempted([
                     d for d in (finding.site for finding in findings)
                     if _kept_out(declared, d.path) and not comments(d.path).covers(d.rule, d.suppress_lines)
                 ])
-            save_graph(rule_asked, answer, stores)
+            if graphs is None and not overlay:
+                save_graph(rule_asked, answer, stores)
             asked.append((answer, declared.entry))
         if EAGER_HEAVY_IMPORT in plan.rules:
-            for path in applies:
+            linked = [
+                path for path in graph.inputs.log.files
+                if rocm.applies_to(path) and (target := resolved.target(path)) is not None and target in applies
+            ]
+            for path in (*applies, *linked):
                 for site in graph.sites(path):
                     if site.kind == "jit" or site.key in reported:
                         continue
@@ -526,7 +602,8 @@ def check(
                     elif site.key in probes:
                         continue
                     found.append(_eager(rocm, site))
-        save_graph(plan, graph, stores)
+        if graphs is None and not overlay:  # a buffer's log holds the disk's stat data with its bytes: never kept
+            save_graph(plan, graph, stores)
     found.extend(probes.values())
     # Reachability findings were judged whole, every report of each at once.
     kept = [d for d in found if d.places or not comments(d.path).covers(d.rule, d.suppress_lines)]
@@ -585,8 +662,17 @@ def _how(rocm: RocmSafety, site: HeavySite) -> str:
     return ""
 
 
+def _unjudged(site: HeavySite) -> str:
+    """What the pass could not judge on the way to the site, for `values` to settle."""
+    if not site.unjudged:
+        return ""
+    names = ", ".join(f"`{text}`" for text in site.unjudged)
+    them = "it" if len(site.unjudged) == 1 else "them"
+    return f"; under {names}, which the pass cannot judge on ROCm: state {them} in rocm_safety.values"
+
+
 def _eager(rocm: RocmSafety, site: HeavySite) -> Diagnostic:
-    because = _because(rocm, site.heavy)
+    because = _because(rocm, site.heavy) + _unjudged(site)
     if site.kind == "import":
         message = (
             f"heavy module `{site.heavy}` is imported when this module is imported{_how(rocm, site)}; "
@@ -603,7 +689,7 @@ def _eager(rocm: RocmSafety, site: HeavySite) -> Diagnostic:
 
 
 def _reached(rule: str, rocm: RocmSafety, chain: Chain, site: HeavySite) -> Diagnostic:
-    because = _because(rocm, site.heavy)
+    because = _because(rocm, site.heavy) + _unjudged(site)
     path = " -> ".join(chain.modules)
     if site.kind == "jit":
         message = (
@@ -617,4 +703,4 @@ def _reached(rule: str, rocm: RocmSafety, chain: Chain, site: HeavySite) -> Diag
     return _diagnostic(rule, site, message, chain.modules)
 
 
-__all__ = ["RocmPlan", "check", "default_entries", "make_plan", "module_graph", "project"]
+__all__ = ["KeptGraphs", "RocmPlan", "check", "default_entries", "make_plan", "module_graph", "project"]

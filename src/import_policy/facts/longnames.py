@@ -1,0 +1,76 @@
+"""Import statements whose dotted name has more segments than any module could, cut short
+before CPython's parser reads them.
+
+CPython's parser joins an import's dotted name one segment at a time, keeping every
+partial name: a 128 KB `import torch.a.a.…` line took it 18 s and 4.4 GB (its cost grows
+with the square of the segments). No module has that many: a path of more segments than
+`LIMIT` names no file on any system we run on (PATH_MAX is 4096, every segment takes at
+least two characters with its separator), and Python imports a dotted name's parents
+first, so the name's verdict is decided by its first segments. CPython's own tokenizer
+finds those names; the segments after the `LIMIT`-th are blanked to spaces (a line splice
+is kept, so every line stays), and every position in the file stays true.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+
+LIMIT = 2048  # segments kept: more than any file path holds
+
+# Cheap test before tokenizing: only a file spelling this many dotted segments in a row needs it.
+_CANDIDATE = re.compile(rb"(?:\.[ \t\f]*(?:\\\r?\n[ \t\f]*)?[A-Za-z_0-9\x80-\xff]+[ \t\f]*(?:\\\r?\n[ \t\f]*)?){%d}" % LIMIT)
+_SKIPPED = frozenset({tokenize.NL, tokenize.COMMENT})
+_KEPT = frozenset(b"\\\r\n")
+
+
+def shorten_names(source: bytes) -> bytes | None:
+    """`source` with each import's dotted name cut to `LIMIT` segments; None when none is
+    longer (or the file does not tokenize: then the parser says what is wrong)."""
+    if _CANDIDATE.search(source) is None:
+        return None
+    try:
+        tokens = [t for t in tokenize.tokenize(io.BytesIO(source).readline) if t.type not in _SKIPPED]
+        encoding = tokenize.detect_encoding(io.BytesIO(source).readline)[0]
+    except (SyntaxError, tokenize.TokenError, LookupError, UnicodeDecodeError, ValueError):
+        return None
+    starts = [0]  # byte offset of each line as BytesIO.readline splits them, as tokenize numbered them
+    for line in io.BytesIO(source).readlines():
+        starts.append(starts[-1] + len(line))
+    bom = 3 if source.startswith(b"\xef\xbb\xbf") else 0
+
+    def offset(row: int, column: int, line: str) -> int:
+        return starts[row - 1] + len(line[:column].encode(encoding)) + (bom if row == 1 else 0)
+
+    blanked = bytearray(source)
+    changed = False
+    in_import = False
+    index = 0
+    while index < len(tokens):
+        token = tokens[index]
+        if token.type in (tokenize.NEWLINE, tokenize.ENDMARKER) or token.string == ";":
+            in_import = False
+        elif token.type == tokenize.NAME and token.string in ("import", "from"):
+            in_import = True
+        elif in_import and token.type == tokenize.NAME:
+            # A dotted name: NAME ('.' NAME)*; the LIMIT-th NAME ends what is kept.
+            end = index
+            segments = 1
+            while end + 2 < len(tokens) and tokens[end + 1].string == "." and tokens[end + 2].type == tokenize.NAME:
+                end += 2
+                segments += 1
+            if segments > LIMIT:
+                kept = tokens[index + 2 * (LIMIT - 1)]
+                last = tokens[end]
+                start_at = offset(*kept.end, kept.line)
+                stop_at = offset(*last.end, last.line)
+                if not source[start_at:stop_at].lstrip(b" \t\f\\\r\n").startswith(b"."):
+                    return None  # a line numbering tokenize and bytes do not share: leave it to the parser
+                for at in range(start_at, stop_at):
+                    if blanked[at] not in _KEPT:
+                        blanked[at] = 0x20
+                changed = True
+            index = end
+        index += 1
+    return bytes(blanked) if changed else None

@@ -1,0 +1,239 @@
+"""The pass follows code as Python runs it: classes called at import time, the binding that ran
+last, flags in dicts, the submodule `from pkg import b` loads.
+
+Each case is a small package; what it loads on ROCm comes from Python itself: the package is
+imported in a subprocess with stand-in heavy modules (each records its import) and a stand-in
+torch whose `torch.version.hip` is set, and the heavy modules it loaded are compared with the
+ones the pass reports as reached from the entry.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from conftest import Project
+
+HEAVY = ("flash_attn", "xformers", "aiter", "transformer_engine", "flashinfer")
+POLICY = """\
+version: 1
+extends: [rocm-safety]
+rocm_safety:
+  heavy_modules: {transformer_engine: CUDA-only}
+  entry_modules: [app]
+exclude: ["_standins/**"]
+"""
+# Stand-ins: a heavy module records that it was imported; torch describes a ROCm build.
+STANDINS = {
+    **{f"_standins/{name}/__init__.py": f"import _loaded\n_loaded.add({name!r})\ndef f(*a, **k):\n    return 1\nflash_attn_func = f\n" for name in HEAVY},
+    "_standins/transformer_engine/pytorch.py": "te = 1\n",
+    "_standins/_loaded.py": "import atexit, json, os\nseen = set()\ndef add(name):\n    seen.add(name)\natexit.register(lambda: print('LOADED ' + json.dumps(sorted(seen))))\n",
+    "_standins/torch/__init__.py": "from torch import version, cuda\n",
+    "_standins/torch/version.py": "cuda = None\nhip = '6.2'\n",
+    "_standins/torch/cuda.py": "def is_available():\n    return True\n",
+}
+
+
+def loaded_by_python(root: Path, entry: str = "app") -> set[str]:
+    """The heavy modules importing `entry` loads, as Python runs it."""
+    code = f"import sys; sys.path[:0] = [{str(root / '_standins')!r}, {str(root)!r}]; import _loaded, {entry}"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=root)
+    assert done.returncode == 0, done.stderr
+    [line] = [line for line in done.stdout.splitlines() if line.startswith("LOADED ")]
+    return set(json.loads(line[len("LOADED "):]))
+
+
+def reported(project: Project) -> tuple[set[str], list[dict[str, object]]]:
+    code, out, err = project.run("check", "--no-cache", "--format", "json", "--select", "heavy-import-reachable", "app")
+    assert code in (0, 1), err
+    found = json.loads(out)["diagnostics"]
+    heavy = set()
+    for finding in found:
+        message = str(finding["message"])
+        heavy.update(name for name in HEAVY if f"`{name}" in message)
+    return heavy, found
+
+
+def write(project: Project, files: dict[str, str]) -> None:
+    project.config(POLICY)
+    for path, text in {**STANDINS, **files}.items():
+        project.write(path, textwrap.dedent(text))
+
+
+ENV_CHECKER = """\
+import torch
+
+def _is_hip():
+    return torch.version.hip is not None
+
+class EnvChecker:
+    _instance = None
+
+    def __new__(cls):
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+            cls._instance.initialize()
+        return cls._instance
+
+    def initialize(self):
+        self.info = {"has_fa": self.check_flash_attn(), "has_te": self.check_te()}
+
+    def check_flash_attn(self):
+        {guard}
+        try:
+            from flash_attn import flash_attn_func
+            return True
+        except ImportError:
+            return False
+
+    def check_te(self):
+        return False
+
+ENV_CHECKER = EnvChecker()
+"""
+
+# (what the case is, its files, the heavy modules Python loads on ROCm)
+CASES = [
+    ("a singleton whose __new__ runs a trial import", {
+        "app/__init__.py": "from app import env\n",
+        "app/env.py": ENV_CHECKER.replace("{guard}", "pass"),
+    }, {"flash_attn"}),
+    ("a method that returns early on ROCm", {
+        "app/__init__.py": "from app import env\n",
+        "app/env.py": ENV_CHECKER.replace("{guard}", "if not torch.cuda.is_available() or _is_hip():\n            return False"),
+    }, set()),
+    ("a class whose constructor imports nothing heavy", {
+        "app/__init__.py": "class C:\n    def __init__(self):\n        self.x = 1\n    def load(self):\n        import xformers\nC()\n",
+    }, set()),
+    ("an inherited __init__ through a base in another module, calling an override", {
+        "app/__init__.py": "from app.impl import Impl\nIMPL = Impl()\n",
+        "app/base.py": "class Base:\n    def __init__(self):\n        self.setup()\n    def setup(self):\n        pass\n",
+        "app/impl.py": "from app.base import Base\nclass Impl(Base):\n    def setup(self):\n        import xformers\n",
+    }, {"xformers"}),
+    ("super().__init__() runs the base's", {
+        "app/__init__.py": "class A:\n    def __init__(self):\n        import aiter\nclass B(A):\n    def __init__(self):\n        super().__init__()\nB()\n",
+    }, {"aiter"}),
+    ("a static method called on the class", {
+        "app/__init__.py": "class K:\n    @staticmethod\n    def load():\n        import flashinfer\nclass L(K):\n    pass\nL.load()\n",
+    }, {"flashinfer"}),
+    ("a method of a module-level instance", {
+        "app/__init__.py": "class K:\n    def load(self):\n        import flashinfer\nk = K()\nk.load()\n",
+    }, {"flashinfer"}),
+    ("a rebinding after the read", {
+        "app/__init__.py": textwrap.dedent("""\
+            import torch
+            _FAST = torch.version.cuda is not None
+            if _FAST:
+                try:
+                    from flash_attn import flash_attn_func
+                except Exception:
+                    _FAST = False
+            """),
+    }, set()),
+    ("a rebinding before the read", {
+        "app/__init__.py": "import torch\nON = False\nON = torch.version.hip is not None\nif ON:\n    import aiter\n",
+    }, {"aiter"}),
+    ("a dict entry true on ROCm", {
+        "app/__init__.py": "import torch\nenv = {'hip': torch.version.hip is not None, 'cuda': torch.version.cuda is not None}\nif env['hip']:\n    import aiter\nif env.get('cuda'):\n    import xformers\n",
+    }, {"aiter"}),
+    ("torch.version.cuda is not None is false under the preset", {
+        "app/__init__.py": "import torch\nif torch.version.cuda is not None:\n    import flashinfer\nif torch.version.hip:\n    import aiter\n",
+    }, {"aiter"}),
+    ("from pkg import b: b bound only under TYPE_CHECKING", {
+        "app/__init__.py": "from app.pkg import side\n",
+        "app/pkg/__init__.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    side = None\n",
+        "app/pkg/side.py": "import xformers\n",
+    }, {"xformers"}),
+    ("from pkg import b: b bound under if False, or deleted", {
+        "app/__init__.py": "from app.pkg import side, other\n",
+        "app/pkg/__init__.py": "if False:\n    side = None\nother = None\ndel other\n",
+        "app/pkg/side.py": "import xformers\n",
+        "app/pkg/other.py": "import aiter\n",
+    }, {"xformers", "aiter"}),
+    ("from pkg import b: a try that fails", {
+        "app/__init__.py": "from app.pkg import side\n",
+        "app/pkg/__init__.py": "try:\n    from app.pkg._missing import side\nexcept ImportError:\n    pass\n",
+        "app/pkg/side.py": "import xformers\n",
+    }, {"xformers"}),
+    ("from pkg import b: b surely bound", {
+        "app/__init__.py": "from app.pkg import side\n",
+        "app/pkg/__init__.py": "side = None\n",
+        "app/pkg/side.py": "import xformers\n",
+    }, set()),
+]
+
+
+@pytest.mark.parametrize(("case", "files", "loads"), CASES, ids=[case[0] for case in CASES])
+def test_the_pass_reports_what_python_loads(project: Project, case: str, files: dict[str, str], loads: set[str]) -> None:
+    write(project, files)
+    assert loaded_by_python(project.root) == loads, case  # the expectation is Python's
+    heavy, _ = reported(project)
+    assert heavy == loads, case
+
+
+def test_an_except_importerror_fallback_in_pkg_init_is_an_edge(project: Project) -> None:
+    write(project, {
+        "app/__init__.py": "from app import pkg\n",
+        "app/pkg/__init__.py": "try:\n    from app.pkg import side\nexcept ImportError:\n    side = None\n",
+        "app/pkg/side.py": "import xformers\n",
+        "app/user.py": "from app.pkg import side\n",
+    })
+    assert loaded_by_python(project.root) == {"xformers"}
+    heavy, [finding] = reported(project)
+    assert heavy == {"xformers"}
+    assert finding["chain"] == ["app", "app.pkg", "app.pkg.side", "xformers"]
+
+
+def test_the_site_is_the_import_time_call_with_the_chain_through_the_methods(project: Project) -> None:
+    write(project, {"app/__init__.py": "from app import env\n", "app/env.py": ENV_CHECKER.replace("{guard}", "pass")})
+    _, [finding] = reported(project)
+    assert (finding["path"], finding["line"]) == ("app/env.py", 29)  # `ENV_CHECKER = EnvChecker()`
+    assert "EnvChecker() -> initialize() -> check_flash_attn() -> try: import flash_attn" in str(finding["message"])
+
+
+WORKED = {
+    "app/__init__.py": "from app import env, model\n",
+    "app/env.py": "class Checker:\n    def get_info(self):\n        return {'has_te': self.probe()}\n    def probe(self):\n        return False\nenv = Checker().get_info()\n",
+    "app/model.py": "from app.env import env\nif env['has_te']:\n    from transformer_engine.pytorch import te\n",
+}
+
+
+def test_a_finding_names_the_test_it_could_not_judge_and_one_values_line_settles_it(project: Project) -> None:
+    write(project, WORKED)
+    assert loaded_by_python(project.root) == set()
+    _, [finding] = reported(project)
+    assert (finding["path"], finding["line"]) == ("app/model.py", 3)
+    assert str(finding["message"]).endswith(
+        "; under `env['has_te']`, which the pass cannot judge on ROCm: state it in rocm_safety.values"
+    )
+    project.config(POLICY.replace("  entry_modules: [app]\n", "  entry_modules: [app]\n  values:\n    env[\"has_te\"]: false\n"))
+    assert reported(project) == (set(), [])
+
+
+def test_a_call_names_the_tests_on_its_way_it_could_not_judge(project: Project) -> None:
+    write(project, {"app/__init__.py": "def load():\n    if not FAST or SLOW:\n        return\n    import aiter\nif MODE == 'x':\n    load()\n"})
+    _, [finding] = reported(project)
+    assert str(finding["message"]).endswith(
+        "; under `MODE == 'x'`, `not FAST or SLOW`, which the pass cannot judge on ROCm: state them in rocm_safety.values"
+    )
+
+
+def test_a_site_under_judged_tests_names_none(project: Project) -> None:
+    write(project, {"app/__init__.py": "import torch\nif torch.version.hip:\n    import aiter\n"})
+    _, [finding] = reported(project)
+    assert "cannot judge" not in str(finding["message"])
+
+
+def test_a_method_of_an_instance_another_module_built(project: Project) -> None:
+    write(project, {
+        "app/__init__.py": "from app.env import CHECKER\nCHECKER.load()\n",
+        "app/env.py": "class Checker:\n    def load(self):\n        import flashinfer\nCHECKER = Checker()\n",
+    })
+    assert loaded_by_python(project.root) == {"flashinfer"}
+    heavy, [finding] = reported(project)
+    assert heavy == {"flashinfer"} and (finding["path"], finding["line"]) == ("app/__init__.py", 2)

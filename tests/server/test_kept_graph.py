@@ -1,0 +1,200 @@
+"""The graph the server keeps between edits gives what a graph built afresh gives (warm
+equals cold), and an edit never builds a graph from nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from import_policy.server.documents import Documents, uri_of
+from import_policy.server.lint import lint, source_file
+from import_policy.server.projects import Project, Projects
+
+POLICY = """\
+version: 1
+rules:
+  - id: light
+    kind: import-time
+    entry: [pkg]
+    forbid: [cv2]
+rocm_safety:
+  heavy_modules: [tilelang]
+  entry_modules: [pkg]
+"""
+FILES = ["pkg/__init__.py", "pkg/a.py", "pkg/b.py", "pkg/c.py"]
+# What a module may hold: nothing, a heavy import, a forbidden one, a guarded one, links on.
+BODIES = [
+    "", "import tilelang\n", "import cv2\n", "if False:\n    import tilelang\n",
+    "from pkg import b\n", "from pkg import c\n", "import pkg.a\n", "def f():\n    import cv2\n",
+    "# a comment\n", "\n\n", "x = 1  # import tilelang\n", "FLAG = False\nif FLAG:\n    import tilelang\n",
+    # Names other modules read, and names nobody reads (an edit of these derives only its own module's items):
+    "b = 1\n", "c = None\n", "FLAG = True\n", "FLAG = False\n", "_unread = 1\n", "_unread = 2\n", "load = 1\n",
+    "from pkg.c import FLAG\nif FLAG:\n    import tilelang\n", "from pkg import FLAG\nif not FLAG:\n    import cv2\n",
+    "from pkg.b import load\nload()\n", "import pkg.c\npkg.c.load()\n", "def load():\n    import tilelang\n",
+    "def load():\n    if not FLAG:\n        import tilelang\n", "from typing import TYPE_CHECKING\nFLAG = TYPE_CHECKING\n",
+    "from typing import TYPE_CHECKING\nFLAG = not TYPE_CHECKING\n",
+]
+
+
+def _findings(projects: Projects, path: Path) -> list[tuple[object, ...]]:
+    project = projects.for_file(path)
+    assert isinstance(project, Project)
+    file = source_file(project, path)
+    assert file is not None
+    return [(d.rule, d.line, d.column, d.message) for d in lint(project, file)]
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("kept")
+    (folder / "import-policy.yaml").write_text(POLICY)
+    (folder / "pkg").mkdir()
+    (folder / "pkg/__init__.py").write_text("from pkg import a\n")
+    (folder / "pkg/a.py").write_text("from pkg import b\n")
+    for name in ("b", "c"):
+        (folder / f"pkg/{name}.py").write_text("")
+    return folder.resolve()
+
+
+EDITS = st.lists(st.tuples(st.sampled_from(FILES), st.sampled_from(BODIES), st.sampled_from(BODIES)), min_size=1, max_size=6)
+
+
+@settings(max_examples=30)
+@given(edits=EDITS)
+def test_warm_equals_cold_after_any_edits(root: Path, edits: list[tuple[str, str, str]]) -> None:
+    _warm_equals_cold(root, edits)
+
+
+@pytest.mark.slow
+@settings(max_examples=300, deadline=None)
+@given(edits=EDITS)
+def test_warm_equals_cold_after_any_edits_many(root: Path, edits: list[tuple[str, str, str]]) -> None:
+    _warm_equals_cold(root, edits)
+
+
+def _warm_equals_cold(root: Path, edits: list[tuple[str, str, str]]) -> None:
+    documents = Documents()
+    kept = Projects(documents, root)
+    for relative in FILES:  # every file open, as it is on disk
+        path = root / relative
+        documents.open(uri_of(path), path.read_text(), 1)
+    _findings(kept, root / FILES[0])
+    project = kept.for_file(root / FILES[0])
+    assert isinstance(project, Project)
+    built = project.graphs.built
+    for version, (relative, first, second) in enumerate(edits, start=2):
+        path = root / relative
+        documents.open(uri_of(path), first + second, version)
+        project.graphs.forget(relative)
+        for other in FILES:
+            warm = _findings(kept, root / other)
+            cold = _findings(Projects(documents, root), root / other)  # a graph built afresh, same buffers
+            assert warm == cold, (other, edits)
+    assert project.graphs.built == built
+
+
+def test_a_new_name_nothing_reads_derives_only_its_module_again(root: Path) -> None:
+    documents = Documents()
+    projects = Projects(documents, root)
+    init, a = root / "pkg/__init__.py", root / "pkg/a.py"
+    documents.open(uri_of(a), "from pkg import b\n", 1)
+    (root / "pkg/b.py").write_text("import tilelang\n")
+    try:
+        (before,) = _findings(projects, a)
+        project = projects.for_file(a)
+        assert isinstance(project, Project)
+        documents.open(uri_of(init), "from pkg import a\n_unread = 1\n", 2)
+        project.graphs.forget("pkg/__init__.py")
+        assert project.graphs.unread == 2  # the pass's graph and the import-time rule's
+        assert _findings(projects, a) == [before]
+        # `pkg/__init__` binding `b` makes `from pkg import b` no longer import the submodule.
+        documents.open(uri_of(init), "from pkg import a\n_unread = 1\nb = 1\n", 3)
+        project.graphs.forget("pkg/__init__.py")
+        assert project.graphs.unread == 2
+        assert _findings(projects, a) == [] == _findings(Projects(documents, root), a)
+    finally:
+        (root / "pkg/b.py").write_text("")
+
+
+def test_a_changed_name_the_file_itself_reads_reaches_the_callers(root: Path) -> None:
+    documents = Documents()
+    projects = Projects(documents, root)
+    a, c = root / "pkg/a.py", root / "pkg/c.py"
+    body = "def load():\n    if not FLAG:\n        import tilelang\n"
+    documents.open(uri_of(a), "import pkg.c\npkg.c.load()\n", 1)
+    documents.open(uri_of(c), "from typing import TYPE_CHECKING\nFLAG = not TYPE_CHECKING\n" + body, 1)
+    assert _findings(projects, a) == []
+    project = projects.for_file(a)
+    assert isinstance(project, Project)
+    documents.open(uri_of(c), "from typing import TYPE_CHECKING\nFLAG = TYPE_CHECKING\n" + body, 2)  # `load` now imports tilelang: a.py's call reaches it
+    project.graphs.forget("pkg/c.py")
+    assert project.graphs.unread == 0
+    assert _findings(projects, a) == _findings(Projects(documents, root), a) != []
+
+
+def test_an_edit_that_leaves_the_record_as_it_was_derives_nothing_again(root: Path) -> None:
+    documents = Documents()
+    projects = Projects(documents, root)
+    a = root / "pkg/a.py"
+    documents.open(uri_of(a), "from pkg import b\n", 1)
+    (root / "pkg/b.py").write_text("import tilelang\n")
+    try:
+        before = _findings(projects, a)
+        project = projects.for_file(a)
+        assert isinstance(project, Project)
+        documents.open(uri_of(a), "from pkg import b  # the chain goes on\n", 2)
+        project.graphs.forget("pkg/a.py")
+        assert project.graphs.kept == 2  # the pass's graph and the import-time rule's
+        assert _findings(projects, a) == before and before
+        documents.open(uri_of(a), "x = 1\n", 3)
+        project.graphs.forget("pkg/a.py")
+        assert project.graphs.kept == 2
+        assert _findings(projects, a) == []
+    finally:
+        (root / "pkg/b.py").write_text("")
+
+
+def test_a_line_inserted_above_moves_the_findings_without_deriving_the_rest_again(root: Path) -> None:
+    documents = Documents()
+    projects = Projects(documents, root)
+    a = root / "pkg/a.py"
+    documents.open(uri_of(a), "from pkg import b\n", 1)
+    (root / "pkg/b.py").write_text("import tilelang\n")
+    try:
+        (before,) = _findings(projects, a)
+        project = projects.for_file(a)
+        assert isinstance(project, Project)
+        text = "import os\n\n\nfrom pkg import b\n"
+        documents.open(uri_of(a), text, 2)
+        project.graphs.forget("pkg/a.py")
+        assert (project.graphs.moved, project.graphs.kept) == (0, 0)  # `import os` is a new fact: not a move
+        _findings(projects, a)
+        documents.open(uri_of(a), "\n" + text, 3)
+        project.graphs.forget("pkg/a.py")
+        assert project.graphs.moved == 2
+        (after,) = _findings(projects, a)
+        assert after[1] == ("\n" + text).splitlines().index("from pkg import b") + 1
+        assert [after] == _findings(Projects(documents, root), a)
+    finally:
+        (root / "pkg/b.py").write_text("")
+
+
+def test_records_cached_under_other_heavy_modules_are_not_taken(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from import_policy.cli import main
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg/__init__.py").write_text("from pkg import a\n")
+    (tmp_path / "pkg/a.py").write_text("import foo_heavy\n")
+    config = "version: 1\nrocm_safety:\n  heavy_modules: [{}]\n  entry_modules: [pkg]\n"
+    (tmp_path / "import-policy.yaml").write_text(config.format("tilelang"))
+    monkeypatch.chdir(tmp_path)
+    main(["check", "pkg/__init__.py"])  # the facts cache holds pkg/a.py's record as one with nothing to parse
+    (tmp_path / "import-policy.yaml").write_text(config.format("foo_heavy"))
+    documents = Documents()
+    init = tmp_path.resolve() / "pkg/__init__.py"
+    documents.open(uri_of(init), init.read_text(), 1)
+    assert [f[0] for f in _findings(Projects(documents, tmp_path.resolve()), init)] == ["heavy-import-reachable"]

@@ -1,0 +1,299 @@
+"""`import-policy server` driven as an editor drives it: a subprocess spoken to over stdio."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from import_policy.cli import main
+from lsp_client import Client, frame, uri
+
+POLICY = """\
+version: 1
+rules:
+  - id: use-regex
+    forbid: [re]
+    message: "use regex"
+    fix: {replace_module: regex}
+  - id: no-pickle
+    forbid: [pickle]
+    message: "no pickle"
+    severity: warning
+  - id: stable-abi
+    kind: include
+    files: ["csrc/**"]
+    forbid: ["ATen/**"]
+rocm_safety:
+  heavy_modules: [tilelang]
+  probes: {_has_module: _has_module_spec}
+  entry_modules: [pkg]
+"""
+
+TREE = {
+    "csrc/kernel.cu": "#include <cuda.h>\n// a comment\n#include <ATen/ATen.h>\n",
+    "pkg/__init__.py": "from pkg import a\n",
+    "pkg/a.py": "from pkg import b\n",
+    "pkg/b.py": "x = 1\n",
+    "pkg/probes.py": "def _has_module(name):\n    return True\n\n\ndef _has_module_spec(name):\n    return True\n",
+    "pkg/util.py": "import re\nimport pickle\nfrom pkg.probes import _has_module\n\nHAS = _has_module(\"tilelang\")\n",
+}
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    (tmp_path / "import-policy.yaml").write_text(POLICY)
+    for relative, text in TREE.items():
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relative).write_text(text)
+    return tmp_path
+
+
+@pytest.fixture
+def client(tree: Path) -> Client:
+    started = Client(tree)
+    started.initialize(tree)
+    yield started  # type: ignore[misc]
+    started.kill()
+
+
+def _check_json(root: Path, relative: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> list[tuple[object, ...]]:
+    """What `check PATH` says of the file as it is on disk, as the server shows it (ASCII
+    sources: a column is a UTF-16 offset plus one)."""
+    monkeypatch.chdir(root)
+    capsys.readouterr()
+    main(["check", "--no-cache", "--format", "json", relative])
+    found = json.loads(capsys.readouterr().out)["diagnostics"]
+    return sorted(
+        (d["rule"], 1 if d["severity"] == "error" else 2, d["line"] - 1, d["column"] - 1, d["end_line"] - 1, d["end_column"] - 1, d["message"])
+        for d in found
+    )
+
+
+def _stdin_json(root: Path, relative: str, text: str) -> list[tuple[object, ...]]:
+    """What `check --stdin-filename PATH -` says of the same bytes (nothing written to disk)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "import_policy", "check", "--no-cache", "--format", "json", "--stdin-filename", relative, "-"],
+        cwd=root, input=text, capture_output=True, text=True, check=False,
+    )
+    found = json.loads(done.stdout)["diagnostics"]
+    return sorted(
+        (d["rule"], 1 if d["severity"] == "error" else 2, d["line"] - 1, d["column"] - 1, d["end_line"] - 1, d["end_column"] - 1, d["message"])
+        for d in found
+    )
+
+
+def _shown(diagnostics: list[dict[str, object]]) -> list[tuple[object, ...]]:
+    out = []
+    for d in diagnostics:
+        r = d["range"]
+        assert isinstance(r, dict)
+        out.append((d["code"], d["severity"], r["start"]["line"], r["start"]["character"], r["end"]["line"], r["end"]["character"], d["message"]))
+    return sorted(out)
+
+
+def test_initialize_advertises_sync_and_code_action_kinds(tree: Path) -> None:
+    client = Client(tree)
+    try:
+        capabilities = client.initialize(tree)["result"]["capabilities"]
+        assert capabilities["textDocumentSync"]["openClose"] is True
+        assert capabilities["textDocumentSync"]["save"]
+        assert set(capabilities["codeActionProvider"]["codeActionKinds"]) == {"quickfix", "source.fixAll.import-policy"}
+        assert client.shutdown() == 0
+    finally:
+        client.kill()
+
+
+def test_open_change_save_publish_what_check_gives(
+    tree: Path, client: Client, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    util = tree / "pkg/util.py"
+    client.open(util)
+    shown = client.diagnostics(util, version=1)
+    assert _shown(shown) == _check_json(tree, "pkg/util.py", capsys, monkeypatch)
+    assert {d["code"] for d in shown} == {"use-regex", "no-pickle", "trial-import-probe"}
+    pickle = next(d for d in shown if d["code"] == "no-pickle")
+    assert pickle["severity"] == 2 and pickle["source"] == "import-policy"
+    # The link is the rule's explain text.
+    href = next(d for d in shown if d["code"] == "use-regex")["codeDescription"]["href"]
+    assert href.startswith("file://") and "use regex" in Path(href[len("file://"):]).read_text()
+
+    edited = "import os\nimport pickle, re\n"
+    mark = len(client.notifications)
+    client.change(util, edited, 2)
+    shown = client.diagnostics(util, since=mark, version=2)
+    util.write_text(edited)  # the buffer is what check sees on disk now
+    assert _shown(shown) == _check_json(tree, "pkg/util.py", capsys, monkeypatch)
+    assert [(d["code"], d["range"]["start"]) for d in sorted(shown, key=lambda d: d["code"])] == [
+        ("no-pickle", {"line": 1, "character": edited.splitlines()[1].index("pickle")}),
+        ("use-regex", {"line": 1, "character": edited.splitlines()[1].index("re")}),
+    ]
+    mark = len(client.notifications)
+    client.save(util)
+    assert _shown(client.diagnostics(util, since=mark)) == _shown(shown)
+    # A burst of keystrokes: whichever versions are checked on the way, the last is, as it stands.
+    mark = len(client.notifications)
+    for version in range(3, 13):
+        client.change(util, "import pickle\n" * (version - 2), version)
+    final = client.diagnostics(util, since=mark, version=12)
+    assert [(d["code"], d["range"]["start"]["line"]) for d in final] == [("no-pickle", line) for line in range(10)]
+    assert client.shutdown() == 0
+
+
+def test_an_edit_republishes_the_open_file_whose_chain_it_changed(
+    tree: Path, client: Client, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    a, b = tree / "pkg/a.py", tree / "pkg/b.py"
+    client.open(a)
+    assert client.diagnostics(a) == []
+    client.open(b)
+    assert client.diagnostics(b) == []
+    mark = len(client.notifications)
+    client.change(b, "import tilelang\n", 2)
+    site = client.diagnostics(b, since=mark, version=2)
+    link = client.diagnostics(a, since=mark)
+    assert _shown(site) == _stdin_json(tree, "pkg/b.py", "import tilelang\n")  # the buffer, as stdin stands for it
+    assert [d["code"] for d in site] == ["heavy-import-reachable"]
+    # The hook rule's link finding in the open file that leads to the edited one.
+    assert [d["code"] for d in link] == ["heavy-import-reachable"]
+    assert "pkg -> pkg.a -> pkg.b -> tilelang" in link[0]["message"]
+    b.write_text("import tilelang\n")
+    assert _shown(link) == _check_json(tree, "pkg/a.py", capsys, monkeypatch)
+    b.write_text(TREE["pkg/b.py"])
+    mark = len(client.notifications)
+    client.change(b, TREE["pkg/b.py"], 3)
+    assert client.diagnostics(b, since=mark, version=3) == []
+    assert client.diagnostics(a, since=mark) == []
+
+
+def _actions(client: Client, path: Path, only: list[str] | None = None) -> list[dict[str, object]]:
+    lines = path.read_text().splitlines()
+    context: dict[str, object] = {"diagnostics": []}
+    if only is not None:
+        context["only"] = only
+    answer = client.request("textDocument/codeAction", {
+        "textDocument": {"uri": uri(path)},
+        "range": {"start": {"line": 0, "character": 0}, "end": {"line": len(lines), "character": 0}},
+        "context": context,
+    })
+    result: list[dict[str, object]] = answer["result"] or []
+    return result
+
+
+def _apply(text: str, edit: dict[str, object], target: str) -> str:
+    (change,) = edit["changes"][target]  # type: ignore[index]
+    lines = text.splitlines(keepends=True)
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line))
+
+    def at(position: dict[str, int]) -> int:
+        return offsets[position["line"]] + position["character"]
+
+    start, end = at(change["range"]["start"]), at(change["range"]["end"])
+    return text[:start] + change["newText"] + text[end:]
+
+
+def test_code_actions_safe_quick_fix_unsafe_marked_and_fix_all(tree: Path, client: Client) -> None:
+    util = tree / "pkg/util.py"
+    text = util.read_text()
+    client.open(util)
+    client.diagnostics(util, version=1)
+    actions = _actions(client, util)
+    by_rule = {a["diagnostics"][0]["code"]: a for a in actions}  # type: ignore[index]
+    safe, unsafe = by_rule["use-regex"], by_rule["trial-import-probe"]
+    assert safe["kind"] == "quickfix" and safe["isPreferred"] is True and "unsafe" not in str(safe["title"])
+    assert unsafe["kind"] == "quickfix" and not unsafe.get("isPreferred") and "unsafe" in str(unsafe["title"])
+    assert _apply(text, safe["edit"], uri(util)) == text.replace("import re\n", "import regex as re\n")  # type: ignore[arg-type]
+    assert '_has_module_spec("tilelang")' in _apply(text, unsafe["edit"], uri(util))  # type: ignore[arg-type]
+    (fix_all,) = _actions(client, util, only=["source.fixAll.import-policy"])
+    assert fix_all["kind"] == "source.fixAll.import-policy"
+    # Every safe fix and no unsafe one: what `check --fix` writes.
+    fixed = _apply(text, fix_all["edit"], uri(util))  # type: ignore[arg-type]
+    assert fixed == text.replace("import re\n", "import regex as re\n")
+    assert _actions(client, util, only=["source.organizeImports"]) == []
+
+
+def test_a_configuration_change_is_picked_up_and_a_bad_one_shown_on_the_yaml(tree: Path, client: Client) -> None:
+    b = tree / "pkg/b.py"
+    config = tree / "import-policy.yaml"
+    client.open(b, "import json\n")
+    assert client.diagnostics(b) == []
+    config.write_text(POLICY.replace("rules:\n", "rules:\n  - id: no-json\n    forbid: [json]\n"))
+    mark = len(client.notifications)
+    client.notify("workspace/didChangeWatchedFiles", {"changes": [{"uri": uri(config), "type": 2}]})
+    assert [d["code"] for d in client.diagnostics(b, since=mark)] == ["no-json"]
+
+    bad = POLICY.replace("rules:\n", "rules:\n  - id: no-json\n    forbid: [json]\n    colour: red\n")
+    config.write_text(bad)
+    mark = len(client.notifications)
+    client.save(config)  # the editor saved the YAML
+    (fault,) = client.diagnostics(config, since=mark)
+    assert fault["range"]["start"]["line"] == bad.splitlines().index("    colour: red")
+    assert "colour" in str(fault["message"])
+    assert client.diagnostics(b, since=mark) == []  # no stale findings under a configuration that does not load
+
+    config.write_text(POLICY)
+    mark = len(client.notifications)
+    client.save(config)
+    assert client.diagnostics(config, since=mark) == []
+    assert client.diagnostics(b, since=mark) == []
+    assert client.shutdown() == 0
+
+
+def test_malformed_messages_get_errors_and_the_server_goes_on(tree: Path, client: Client) -> None:
+    client.send_raw(frame(b"{this is not json"))
+    answer = client.request("textDocument/codeAction", {"textDocument": {"uri": 3}})
+    assert answer["error"]["code"] in (-32602, -32600, -32603)
+    answer = client.request("no/such/method", {})
+    assert answer["error"]["code"] == -32601
+    util = tree / "pkg/util.py"
+    client.open(util)
+    assert client.diagnostics(util, version=1)  # still serving
+    assert client.shutdown() == 0
+
+
+def test_exit_without_shutdown_is_exit_code_1(tree: Path, client: Client) -> None:
+    client.notify("exit", None)
+    assert client.process.wait(60) == 1
+
+
+def test_without_pygls_the_command_says_how_to_install_it(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setitem(sys.modules, "pygls", None)  # find_spec answers None: not installed
+    assert main(["server"]) == 2
+    assert "pip install 'pygls>=2,<3' lsprotocol" in capsys.readouterr().err
+
+
+def test_check_never_imports_the_server(tree: Path) -> None:
+    probe = (
+        "import sys\nfrom import_policy.cli import main\nmain(['check', '--no-cache', '.'])\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pygls', 'lsprotocol') or m.startswith('import_policy.server')))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], cwd=tree, capture_output=True, text=True, check=False)
+    assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_c_family_rules_and_a_file_changed_on_disk(
+    tree: Path, client: Client, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kernel = tree / "csrc/kernel.cu"
+    client.open(kernel)
+    shown = client.diagnostics(kernel, version=1)
+    assert [(d["code"], d["range"]["start"]["line"]) for d in shown] == [("stable-abi", 2)]
+    assert _shown(shown) == _check_json(tree, "csrc/kernel.cu", capsys, monkeypatch)
+    a, b = tree / "pkg/a.py", tree / "pkg/b.py"
+    client.open(a)
+    assert client.diagnostics(a) == []
+    b.write_text("import tilelang\n")  # not open: the disk is what the graph reads
+    mark = len(client.notifications)
+    client.notify("workspace/didChangeWatchedFiles", {"changes": [{"uri": uri(b), "type": 2}]})
+    assert [d["code"] for d in client.diagnostics(a, since=mark)] == ["heavy-import-reachable"]
+    mark = len(client.notifications)
+    client.notify("textDocument/didClose", {"textDocument": {"uri": uri(a)}})
+    assert client.diagnostics(a, since=mark) == []  # a closed file shows nothing
+    assert client.shutdown() == 0
