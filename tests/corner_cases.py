@@ -63,6 +63,20 @@ SPELLINGS = [
     "__import__('pic'  # split\n           'kle')\n",
     "from importlib import import_module as load\nload('pickle')\n",
 ]
+# The name given by keyword, as an f-string without placeholders, and the other importers.
+DYNAMIC_SPELLINGS = [
+    "from importlib import import_module\nimport_module(name='pickle')\n",
+    "import importlib\nimportlib.import_module(package=None, name='pickle')\n",
+    "__import__(name='pickle', fromlist=())\n",
+    "from importlib import import_module\nimport_module(f'pickle')\n",
+    "import importlib\nimportlib.import_module(f'pic' 'kle')\n",
+    "__import__(rf'pic' F\"kle\")\n",
+    "import importlib\nimportlib.__import__('pickle')\n",
+    "from importlib import __import__ as imp\nimp('pickle')\n",
+    "import builtins\nbuiltins.__import__('pickle')\n",
+    "import builtins as b\nb.__import__(name='pickle')\n",
+    "from builtins import __import__ as imp\nimp(f'pickle')\n",
+]
 # What the ROCm pass reads of classes, bindings, dict entries and probes (both extractors).
 SEMANTICS = [
     "from .base import Checker as B\nimport pkg.other\nclass C(B, pkg.other.Mixin, metaclass=M):\n    class D(C, object): pass\n",
@@ -77,7 +91,7 @@ SEMANTICS = [
     "try:\n    if x:\n        from aiter import f\n    else:\n        from flash_attn import g\nexcept ImportError:\n    def f(*a):\n        raise ImportError\n    class K: pass\n",
 ]
 TRICKY += SEMANTICS
-TRICKY += SPELLINGS
+TRICKY += SPELLINGS + DYNAMIC_SPELLINGS
 TRICKY_BYTES = [
     *(s.encode("utf-8") for s in SPELLINGS),
     b"# -*- coding: utf-7 -*-\n+AGkAbQBwAG8AcgB0ACAAcABpAGMAawBsAGU-\n",

@@ -3,10 +3,13 @@
 Written from Python's tokenizer and PEP 263 alone: white space between the words of a
 statement (spaces, tabs, form feeds, line continuations), a dotted name with white space
 at its dots, the soft keyword `lazy`, string literals in every form a dynamic import's
-argument can take (quotes, prefixes, escapes, implicit concatenation, parentheses,
-comments and line breaks inside the call), identifiers in NFKC-equivalent letters, and the
+argument can take (quotes, prefixes, f-strings without placeholders, escapes, implicit
+concatenation, parentheses, comments and line breaks inside the call, by position or as
+`name=`; every importer: `import_module`, `__import__`, `importlib.__import__`,
+`builtins.__import__`), identifiers in NFKC-equivalent letters, and the
 file in any encoding a coding cookie or BOM declares (UTF-7, ISO-2022-JP and HZ with ASCII
-letters spelled in their own escapes).
+letters spelled in their own escapes), after a line in syntax newer than the running
+interpreter's.
 """
 
 from __future__ import annotations
@@ -63,6 +66,8 @@ def _piece(draw: st.DrawFn, text: str) -> str:
     escaped = "".join(draw(st.sampled_from(_ESCAPES))(c) for c in text)
     raw = escaped == text and draw(st.booleans())
     prefix = draw(st.sampled_from(("r", "R"))) if raw else draw(st.sampled_from(("", "u", "U")))
+    if draw(st.integers(0, 3)) == 0:  # an f-string without placeholders is a `str` constant too
+        prefix = draw(st.sampled_from(("f", "F"))) + prefix.replace("u", "").replace("U", "")
     return f"{prefix}{quote}{escaped}{quote}"
 
 
@@ -88,9 +93,16 @@ def _dynamic(draw: st.DrawFn, target: str) -> str:
         ("from importlib import import_module\n", "import_module"),
         ("from importlib import import_module as im\n", "im"),
         ("", "__import__"),
+        ("import importlib\n", "importlib.__import__"),
+        ("from importlib import __import__ as imp\n", "imp"),
+        ("import builtins\n", "builtins.__import__"),
+        ("import builtins as b\n", "b.__import__"),
+        ("from builtins import __import__ as imp\n", "imp"),
     )))
     argument = draw(literal(target))
-    trailer = draw(st.sampled_from(("", ",", ", None")))
+    keyword = draw(st.sampled_from(("", "name=", "name = ", "name=\n ", "\uff4eame=")))  # NFKC: `name`
+    argument = keyword + argument
+    trailer = draw(st.sampled_from(("", ",", ", None") if not keyword else ("", ",", ", package=None")))
     before = draw(st.sampled_from(("", " ", "\f", "\\\n")))  # outside brackets: no bare line break
     return f"{header}{callee}{before}({draw(CALL_GAP)}{argument}{draw(CALL_GAP)}{trailer})\n"
 
@@ -152,12 +164,25 @@ def encoded(draw: st.DrawFn, text: str) -> bytes:
     return cookie + body
 
 
+# Lines in the newest Python's syntax (PEP 695, 701, 750, 758), which the interpreter running
+# the tests may not know: a file holding one is read all the same.
+NEWER_LINES = (
+    "type Alias = list[int]\n",
+    "def first[T](items: list[T]) -> T:\n    return items[0]\n",
+    "x = f\"{'a' + \"b\"}\"\n",
+    "greeting = t\"hello {x}\"\n",
+    "try:\n    pass\nexcept ValueError, TypeError:\n    pass\n",
+)
+
+
 @st.composite
 def spellings(draw: st.DrawFn, targets: tuple[str, ...] = ("pickle",)) -> Spelling:
     target = draw(st.sampled_from(targets))
     text, lazy = draw(statement(target))
     if draw(st.booleans()):
         text = "import os\n" + text + "os.getcwd()\n"
+    if draw(st.integers(0, 3)) == 0:
+        text = draw(st.sampled_from(NEWER_LINES)) + text
     try:
         source = draw(encoded(text))
     except UnicodeEncodeError:  # a fullwidth letter in Latin-1

@@ -122,7 +122,7 @@ def test_a_baseline_never_absorbs_a_syntax_error(tree: Project) -> None:
     code, out, _ = tree.run("check", "--write-baseline", "base.json")
     assert code == 1
     assert out.splitlines() == [
-        "broken.py:2:5: syntax-error the file does not parse: invalid syntax",
+        "broken.py:2:5: syntax-error the file does not parse: invalid syntax (Python 3.15 syntax)",
         "Found 1 violation (0 fixable with --fix).",
         "Wrote 3 findings as 3 entries to base.json; check with --baseline base.json to report only new ones.",
     ]

@@ -48,7 +48,7 @@ def test_failures_name_rule_example_and_yaml_line(project: Project) -> None:
     assert out == (
         "import-policy.yaml:9: no-pickle: flag example 2 gives no finding in pkg/example.py: import json\n"
         "import-policy.yaml:12: no-pickle: allow example 2 is reported in pkg/example.py at 1:6 (`pickle` is forbidden): from pickle import loads\n"
-        "import-policy.yaml:13: no-pickle: allow example 3 does not parse (the file does not parse: invalid syntax, line 1): def f(: ...\n"
+        "import-policy.yaml:13: no-pickle: allow example 3 does not parse (the file does not parse: invalid syntax (Python 3.15 syntax), line 1): def f(: ...\n"
         "3 of 6 examples of 2 rules failed.\n"
     )
 

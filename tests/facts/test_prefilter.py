@@ -120,6 +120,14 @@ def test_every_name_after_the_head_must_be_spelled() -> None:
         b"import importlib\nimportlib.import_module('\\x70ickle')\n",
         b"__import__('pic' 'kle')\n",
         b"from importlib import import_module as im\nim('pickle')\n",
+        b"from importlib import import_module\nimport_module(name='pickle')\n",
+        b"from importlib import import_module\nimport_module(name = # c\n 'pickle')\n",
+        b"import importlib\nimportlib.import_module(package=None, name='os')\nimportlib.import_module(name='pickle')\n",
+        b"__import__(name='pickle')\n",
+        b"from importlib import import_module\nimport_module(f'pickle')\n",
+        b"import importlib\nimportlib.__import__('pickle')\n",
+        b"import builtins\nbuiltins.__import__(f'pickle')\n",
+        "from importlib import import_module\nimport_module(\uff4eame='pickle')\n".encode(),  # NFKC: `name`
     ],
 )
 def test_spellings_python_runs_are_kept(source: bytes) -> None:
@@ -155,3 +163,8 @@ def test_literal_imports() -> None:
     assert literal_imports(b"from importlib import import_module\n").unknown is False
     assert literal_imports(b"import_module(f'{x}')").unknown is True
     assert literal_imports(b"import_module(n)").unknown is False
+    assert literal_imports(b"import_module(name='a', package=p)") == LiteralImports((b"a",), False)
+    assert literal_imports(b"import_module(f'a.b')\n__import__(Rf'c')") == LiteralImports((b"a.b", b"c"), False)
+    assert literal_imports(b"import_module(name=n)").unknown is False
+    assert literal_imports(b"import_module(package=p, name='a')").unknown is True  # the name may come later
+    assert literal_imports(b"import_module(names='a')").unknown is True

@@ -158,7 +158,7 @@ rocm_safety:
   heavy_modules: [xformers]
   entry_modules: [mypkg]
 """
-GAP_SITE = "mypkg/broken.py:2:5: syntax-error the file does not parse: '(' was never closed"
+GAP_SITE = "mypkg/broken.py:2:5: syntax-error the file does not parse: '(' was never closed (Python 3.15 syntax)"
 GAP = (
     f"{GAP_SITE}; importing `mypkg` runs it, so its imports cannot be followed "
     "and a chain through it may be missing: mypkg -> mypkg.broken"

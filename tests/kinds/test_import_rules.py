@@ -268,7 +268,7 @@ def test_syntax_error_is_a_violation_and_other_files_are_checked(project: Projec
     assert code == 1
     assert out.splitlines() == [
         "a.py:1:8: no-pickle no pickle",
-        "b.py:2:7: syntax-error the file does not parse: invalid syntax",
+        "b.py:2:7: syntax-error the file does not parse: invalid syntax (Python 3.15 syntax)",
         "Found 2 violations (0 fixable with --fix).",
     ]
 

@@ -51,6 +51,12 @@ def test_an_eager_import_reached_from_the_entry_is_reported_with_its_chain(proje
     "from torch._inductor import async_compile\n",
     "import torch._inductor.async_compile as ac\n",
     "import importlib\nimportlib.import_module('cv2')\n",
+    "from importlib import import_module\nimport_module(name='cv2')\n",
+    "__import__(name='cv2')\n",
+    "import importlib\nimportlib.import_module(f'cv2')\n",
+    "import importlib as il\nil.__import__('cv' '2')\n",
+    "import builtins\nbuiltins.__import__(name=f'cv2')\n",
+    "from builtins import __import__ as load\nload((\"\"\"cv2\"\"\"))\n",
     "try:\n    import cv2\nexcept ImportError:\n    cv2 = None\n",
     "import sys\nif sys.platform == 'linux':\n    import cv2\n",
     "from app.media.helpers import load_cv2\n\nREADY = load_cv2()\n",
@@ -188,6 +194,36 @@ def test_an_allow_in_that_keeps_a_finding_out_is_not_stale(project: Project) -> 
     project.write("app/media/image.py", "import json\n")
     code, out, err = project.run("check")
     assert "allow_in entry 'app/media/image.py' of rule 'light-import' exempts nothing" in err
+
+
+@pytest.mark.parametrize(("setting", "lazy"), [
+    ('target_version: "3.15"\n', True),
+    ('target_version: "3.14"\n', False),
+    ("", False),
+])
+@pytest.mark.parametrize("source", ["lazy import cv2\n", "__lazy_modules__ = ['cv2']\nimport cv2\n"])
+def test_a_lazy_import_is_lazy_where_every_supported_python_runs_it_so(
+    project: Project, setting: str, lazy: bool, source: str
+) -> None:
+    """As the ROCm pass judges it (a lazy import is no edge from `target_version` 3.15 on),
+    with or without a `rocm_safety` section."""
+    light_app(project, RULE + setting)
+    project.write("app/media/image.py", source)
+    lines = project.lines("--no-cache")
+    assert lines == project.lines()
+    if lazy:
+        assert lines == []
+    else:
+        [line] = lines
+        assert line.startswith("app/media/image.py:") and "cv2 is loaded at import time" in line
+
+
+@pytest.mark.parametrize(("requires", "lazy"), [(">=3.15", True), (">=3.10", False)])
+def test_requires_python_decides_when_no_target_version_is_given(project: Project, requires: str, lazy: bool) -> None:
+    light_app(project)
+    project.write("pyproject.toml", f'[project]\nname = "app"\nrequires-python = "{requires}"\n')
+    project.write("app/media/image.py", "lazy import cv2\n")
+    assert (project.lines("--no-cache") == []) is lazy
 
 
 @pytest.mark.parametrize("platform", ["any", "rocm"])

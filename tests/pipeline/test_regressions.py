@@ -11,7 +11,7 @@ def test_nul_byte_in_a_parsed_file_is_a_syntax_error(project: Project) -> None:
     project.config("version: 1\nrules:\n  - id: no-re\n    forbid: [re]\n")
     project.write_bytes("mod.py", b"import os\nx = 'a\0b'\nimport re\n")
     assert project.lines("mod.py") == [
-        "mod.py:2:7: syntax-error the file does not parse: source code cannot contain null bytes",
+        "mod.py:2:7: syntax-error the file does not parse: source code cannot contain null bytes (Python 3.15 syntax)",
     ]
     assert project.run("check", "mod.py")[0] == 1
 
@@ -20,7 +20,7 @@ def test_nul_byte_in_a_file_a_rule_parses_has_a_position(project: Project) -> No
     project.config("version: 1\nrules:\n  - id: no-re\n    forbid: [re]\n")
     project.write_bytes("mod.py", b"import re\n# \xc3\xa9\0\n")
     assert project.lines("mod.py") == [
-        "mod.py:2:4: syntax-error the file does not parse: source code cannot contain null bytes",
+        "mod.py:2:4: syntax-error the file does not parse: source code cannot contain null bytes (Python 3.15 syntax)",
     ]
     # A file no rule could report in is never parsed, NUL byte or not.
     project.write_bytes("other.py", b"import os\n# \xc3\xa9\0\n")
@@ -37,6 +37,6 @@ def test_unknown_coding_cookie_is_a_syntax_error_not_a_crash(project: Project) -
     code, out, err = project.run("check", "a.py", "b.py", "c.py")
     assert (code, err) == (1, "")
     assert out.splitlines()[:2] == [
-        "a.py:1:1: syntax-error the file does not parse: unknown encoding: nonsense",
-        "b.py:1:1: syntax-error the file does not parse: encoding problem: iso-8859-1 with BOM",
+        "a.py:1:1: syntax-error the file does not parse: unknown encoding: nonsense (Python 3.15 syntax)",
+        "b.py:1:1: syntax-error the file does not parse: encoding problem: iso-8859-1 with BOM (Python 3.15 syntax)",
     ]

@@ -99,11 +99,11 @@ def test_a_lazy_project_module_is_an_edge_where_it_is_read(project: Project) -> 
 @pytest.mark.parametrize(
     ("source", "expected"),
     [
-        ("def f():\n    lazy import json\n", "app/mod.py:2:5: syntax-error the file does not parse: lazy import not allowed inside functions"),
-        ("class K:\n    lazy from os import path\n", "app/mod.py:2:5: syntax-error the file does not parse: lazy from ... import not allowed inside classes"),
-        ("try:\n    pass\nfinally:\n    lazy import json\n", "app/mod.py:4:5: syntax-error the file does not parse: lazy import not allowed inside try/except blocks"),
-        ("lazy from os import *\n", "app/mod.py:1:1: syntax-error the file does not parse: lazy from ... import * is not allowed"),
-        ("lazy from __future__ import annotations\nimport os\n", "app/mod.py:1:1: syntax-error the file does not parse: lazy from __future__ import is not allowed"),
+        ("def f():\n    lazy import json\n", "app/mod.py:2:5: syntax-error the file does not parse: lazy import not allowed inside functions (Python 3.15 syntax)"),
+        ("class K:\n    lazy from os import path\n", "app/mod.py:2:5: syntax-error the file does not parse: lazy from ... import not allowed inside classes (Python 3.15 syntax)"),
+        ("try:\n    pass\nfinally:\n    lazy import json\n", "app/mod.py:4:5: syntax-error the file does not parse: lazy import not allowed inside try/except blocks (Python 3.15 syntax)"),
+        ("lazy from os import *\n", "app/mod.py:1:1: syntax-error the file does not parse: lazy from ... import * is not allowed (Python 3.15 syntax)"),
+        ("lazy from __future__ import annotations\nimport os\n", "app/mod.py:1:1: syntax-error the file does not parse: lazy from __future__ import is not allowed (Python 3.15 syntax)"),
     ],
 )
 def test_where_python_3_15_refuses_a_lazy_import_is_a_syntax_error(project: Project, source: str, expected: str) -> None:

@@ -21,7 +21,7 @@ from import_policy.commands import EXIT_OK, EXIT_VIOLATIONS, discard_stdout
 from import_policy.config.model import Policy, Rule
 from import_policy.diagnostics import SYNTAX_ERROR
 from import_policy.discovery.files import Language, SourceFile, language_of
-from import_policy.facts.syntax import cpython_check
+from import_policy.facts.syntax import newest_check
 from import_policy.kinds.registry import kind_of
 from import_policy.kinds.syntax import syntax_error
 from import_policy.pipeline.plan import Plan, Selection
@@ -116,7 +116,7 @@ def check_rule(policy: Policy, rule: Rule) -> tuple[int, list[Failure]]:
         broken = [d for d in found if d.rule == SYNTAX_ERROR]
         if not broken and language == "python":
             # A snippet no rule needs is not parsed by a check; an example must parse all the same.
-            error = cpython_check(source, path)
+            error = newest_check(source, path)
             broken = [syntax_error(path, error)] if error is not None else []
         mine = [d for d in found if d.rule == rule.id]
         if broken:
@@ -179,7 +179,7 @@ def project_example(policy: Policy, rule: ImportTimeRule, which: str, snippet: s
         for path, text in files.items():
             (root / path).parent.mkdir(parents=True, exist_ok=True)
             (root / path).write_text(text, encoding="utf-8")
-            error = cpython_check(text.encode(), path)
+            error = newest_check(text.encode(), path)
             if error is not None:
                 return f"does not parse ({path}: {error.message}, line {error.line})"
         alone = replace(policy, root=root, rules=(rule,), exclude=())

@@ -526,7 +526,10 @@ def _merge(root: Path, ordered: list[tuple[_Source, Document]], read: list[tuple
             rocm.add(source.shown, document.rocm_line, document.rocm_safety)
     if roots is None:
         roots = ["."] + (["src"] if probe.is_dir(root / "src") else [])
-    rocm_safety = rocm.settings(target or _requires_python(root, read) if rocm.origin is not None else OLDEST_PYTHON)
+    # Read only where a lazy import's judge needs it: its pyproject.toml then joins the sources.
+    judged = rocm.origin is not None or any(rule.kind == "import-time" for rule in rules.values())
+    python = target or _requires_python(root, read) if judged else OLDEST_PYTHON
+    rocm_safety = rocm.settings(python)
     _check_switches(switches, {rule.id for rule in rules.values()} | set(BUILTIN_IDS))
     return Policy(
         root=root,
@@ -538,6 +541,7 @@ def _merge(root: Path, ordered: list[tuple[_Source, Document]], read: list[tuple
         ignore=tuple(dict.fromkeys(rule_id for rule_id, _ in switches["ignore"])),
         enable=tuple(dict.fromkeys(rule_id for rule_id, _ in switches["enable"])),
         target_version=target,
+        python=python,
         follow=follow,
     )
 

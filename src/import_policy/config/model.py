@@ -131,6 +131,9 @@ class Policy:
     ignore: tuple[str, ...] = ()  # rule ids turned off by the configuration
     enable: tuple[str, ...] = ()  # rule ids, off by default, turned on by the configuration
     target_version: tuple[int, int] | None = None  # the top-level `target_version`, when given
+    # The oldest Python the project supports, as `RocmSafety.python`: what the ROCm pass and
+    # `kind: import-time` rules judge lazy imports by, with or without a `rocm_safety` section.
+    python: tuple[int, int] = (3, 10)
     follow: Follow | None = None  # `environment:` and `follow:`, when either is given
 
     def rule(self, rule_id: str) -> Rule | None:

@@ -10,7 +10,8 @@ judged is resolved from `symtable` (facts.uses_ast), as libcst's scope analysis 
 
 Where `ast` does not carry a position libcst reports (a dotted name spelled with
 inner spaces, `from` and its module on different lines, a decorator off its `@`
-line, a call misplaced inside an f-string), the file goes to libcst instead.
+line, a call misplaced inside an f-string), or the file's syntax is newer than the running
+interpreter's (facts.newer), the file goes to libcst instead.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from import_policy.facts.model import (
     Not,
     Opaque,
     Span,
+    SyntaxErrorFact,
     Test,
     UseFact,
     Value,
@@ -47,11 +49,11 @@ from import_policy.facts import uses_ast
 from import_policy.facts.identifiers import NAME, normal, spelled_at
 from import_policy.facts.kept import CallFilter, kept_calls
 from import_policy.facts.reads import read_names
-from import_policy.facts.syntax import cpython_read
+from import_policy.facts.syntax import newest_read
 from import_policy.facts.usegate import UseGate, bound_imports, could_matter
 from import_policy.facts.walkstate import (
-    DYNAMIC_IMPORTERS, IMPORT_CATCHERS, PACKAGE_WALKERS, WalkState, compared, entry_leaf, entry_name, getattr_leaf,
-    written,
+    DYNAMIC_IMPORTERS, IMPORT_CATCHERS, IMPORTED_NAME, PACKAGE_WALKERS, WalkState, compared, entry_leaf, entry_name,
+    getattr_leaf, written,
 )
 
 
@@ -139,9 +141,11 @@ def _collect(
     source: bytes, path: str, module: str | None, is_package: bool, chains: bool, keeps: CallFilter | None = None
 ) -> tuple[FileFacts, _Collector | None, ast.Module | None] | None:
     suppressions = comments.suppressions(source)
-    parsed, lazy = cpython_read(source, path)
-    if not isinstance(parsed, ast.Module):
+    parsed, lazy = newest_read(source, path)
+    if isinstance(parsed, SyntaxErrorFact):
         return FileFacts(path, module, is_package, suppressions=suppressions, syntax_error=parsed), None, None
+    if not isinstance(parsed, ast.Module):
+        return None  # syntax newer than this interpreter's: only libcst's tree has it
     if lazy is not None:
         source = lazy.source  # the `lazy` keywords blanked, as the tree was parsed
     try:
@@ -818,13 +822,15 @@ class _Collector(WalkState):
             raise Unsupported("a call misplaced inside an f-string")
         self.calls.append((node, callee, dotted.rpartition(".")[2], first, line, context))
         dynamic = callee in DYNAMIC_IMPORTERS or dotted in DYNAMIC_IMPORTERS
-        if dynamic and first is None:
+        argument = _imported_argument(node) if dynamic else None
+        imported = _string(argument) if argument is not None else None
+        if dynamic and imported is None:
             self.computed_imports += 1
-        if dynamic and first and not first.startswith("."):
-            arg_span = self.span(node.args[0])
+        if argument is not None and imported and not imported.startswith("."):
+            arg_span = self.span(argument)
             self.imports.append(
                 ImportFact(
-                    kind="dynamic", name=first, module=first, member=None, bound=None, span=arg_span,
+                    kind="dynamic", name=imported, module=imported, member=None, bound=None, span=arg_span,
                     module_span=arg_span, statement=self._statement_index, statement_line=line, context=context,
                 )
             )
@@ -1006,11 +1012,28 @@ def _leftmost(node: ast.expr) -> ast.expr:
 
 
 def _first_string(node: ast.Call) -> str | None:
-    """The first argument when it is a plain string literal given by position (CPython
-    refuses a positional argument after a keyword one, so `args[0]` is first in the source)."""
-    if not node.args:
-        return None
-    first = node.args[0]
-    if isinstance(first, ast.Constant) and isinstance(first.value, str):
-        return first.value
+    """The first argument when it is a `str` constant given by position (CPython refuses a
+    positional argument after a keyword one, so `args[0]` is first in the source)."""
+    return _string(node.args[0]) if node.args else None
+
+
+def _imported_argument(node: ast.Call) -> ast.expr | None:
+    """What a dynamic import's module name is passed as: the first argument, or `name=`."""
+    if node.args:
+        return None if isinstance(node.args[0], ast.Starred) else node.args[0]
+    for keyword in node.keywords:
+        if keyword.arg == IMPORTED_NAME:
+            return keyword.value
+    return None
+
+
+def _string(node: ast.expr) -> str | None:
+    """The value of a `str` constant: a literal in any spelling, or an f-string without
+    placeholders (CPython's tree holds it as a JoinedStr of constants)."""
+    if isinstance(node, ast.Constant):
+        return node.value if isinstance(node.value, str) else None
+    if isinstance(node, ast.JoinedStr) and all(
+        isinstance(part, ast.Constant) and isinstance(part.value, str) for part in node.values
+    ):
+        return "".join(part.value for part in node.values)  # type: ignore[attr-defined]
     return None

@@ -53,11 +53,12 @@ from import_policy.facts.model import (
     Value,
 )
 from import_policy.facts.reads import read_names
-from import_policy.facts.syntax import cpython_read
+from import_policy.facts.cst_reads import cst_read_names
+from import_policy.facts.syntax import newest_read
 from import_policy.facts.usegate import UseGate, bound_imports, could_matter
 from import_policy.facts.walkstate import (
-    DYNAMIC_IMPORTERS, IMPORT_CATCHERS, PACKAGE_WALKERS, WalkState, compared, entry_leaf, entry_name, getattr_leaf,
-    written,
+    DYNAMIC_IMPORTERS, IMPORT_CATCHERS, IMPORTED_NAME, PACKAGE_WALKERS, WalkState, compared, entry_leaf, entry_name,
+    getattr_leaf, written,
 )
 
 # A possible use: the chain, its root name, span, statement line, context.
@@ -78,13 +79,14 @@ def extract(
     """`use_gate`, when given, limits the uses recorded to those it lets through; scope and
     qualified-name analysis (the dearest part) runs only if some use could pass it."""
     suppressions = comments.suppressions(source)
-    parsed, lazy = cpython_read(source, path)
-    if not isinstance(parsed, ast.Module):
+    parsed, lazy = newest_read(source, path)
+    if isinstance(parsed, SyntaxErrorFact):
         return FileFacts(path, module, is_package, suppressions=suppressions, syntax_error=parsed)
     if lazy is not None:
         source = lazy.source  # the `lazy` keywords blanked, as CPython's tree was parsed
     try:
-        tree = cst.parse_module(source)
+        # Syntax newer than this interpreter's: libcst's tree, parsed already, is the only one.
+        tree = parsed if isinstance(parsed, cst.Module) else cst.parse_module(source)
     except cst.ParserSyntaxError as error:
         return FileFacts(
             path, module, is_package, suppressions=suppressions,
@@ -115,12 +117,14 @@ def extract(
         )
     package = module if is_package else (module.rpartition(".")[0] if module else None)
     collector = _Collector(package, _bound_names(tree.body) if want_uses else None)
-    collector.tree = parsed
+    collector.tree = parsed if isinstance(parsed, ast.Module) else None
     collector.lines = _source_lines(source)
     if lazy is not None:
         collector.lazy_at = lazy.at
     wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
     try:
+        if collector.tree is None:  # no CPython tree to ask which names the file reads
+            collector.read_names = cst_read_names(wrapper)
         if resized:  # positions count the rewritten code: moved back to the source's columns
             collector.columns = columns(resized, wrapper.resolve(PositionProvider))
         wrapper.visit(collector)
@@ -799,14 +803,15 @@ class _Collector(WalkState, cst.CSTVisitor):
         line = self._statement_lines[-1]
         self.calls.append(CallFact(callee, dotted.rpartition(".")[2], first, span, line, context))
         dynamic = callee in DYNAMIC_IMPORTERS or dotted in DYNAMIC_IMPORTERS
-        if dynamic and first is None:
+        argument = _imported_argument(node.args) if dynamic else None
+        imported = _string(argument) if argument is not None else None
+        if dynamic and imported is None:
             self.computed_imports += 1
-        if dynamic and first and not first.startswith("."):
-            argument = node.args[0].value
+        if argument is not None and imported and not imported.startswith("."):
             arg_span = self.span_of(argument)
             self.imports.append(
                 ImportFact(
-                    kind="dynamic", name=first, module=first, member=None, bound=None,
+                    kind="dynamic", name=imported, module=imported, member=None, bound=None,
                     span=arg_span, module_span=arg_span, statement=self._statement_index,
                     statement_line=line, context=context, probe=id(node) in self._probing_calls,
                 )
@@ -987,8 +992,52 @@ def _main_side(node: cst.BaseExpression) -> str | None:
 def _first_string(args: Sequence[cst.Arg]) -> str | None:
     if not args or args[0].keyword is not None or args[0].star:
         return None
-    value = args[0].value
-    if isinstance(value, (cst.SimpleString, cst.ConcatenatedString)):
+    return _string(args[0].value)
+
+
+def _imported_argument(args: Sequence[cst.Arg]) -> cst.BaseExpression | None:
+    """What a dynamic import's module name is passed as: the first argument, or `name=`."""
+    if args and args[0].keyword is None:
+        return None if args[0].star else args[0].value
+    for arg in args:
+        if arg.keyword is not None and arg.keyword.value == IMPORTED_NAME:
+            return arg.value
+    return None
+
+
+_STRINGS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
+
+
+def _string(value: cst.BaseExpression) -> str | None:
+    """The value of a `str` constant: a literal in any spelling, or an f-string without
+    placeholders (alone or concatenated), whose value CPython's own parser gives."""
+    if not isinstance(value, _STRINGS) or not _constant_parts(value):
+        return None
+    if isinstance(value, (cst.SimpleString, cst.ConcatenatedString)) and not _has_fstring(value):
         evaluated = value.evaluated_value
         return evaluated if isinstance(evaluated, str) else None
-    return None
+    try:
+        tree = ast.parse("(" + cst.Module([]).code_for_node(value) + "\n)", mode="eval")
+    except (SyntaxError, ValueError):
+        return None
+    body = tree.body
+    if isinstance(body, ast.JoinedStr) and all(isinstance(p, ast.Constant) for p in body.values):
+        return "".join(str(p.value) for p in body.values)  # type: ignore[attr-defined]
+    return body.value if isinstance(body, ast.Constant) and isinstance(body.value, str) else None
+
+
+def _constant_parts(value: cst.BaseExpression) -> bool:
+    """Every part a string literal or an f-string's text: no placeholder anywhere."""
+    if isinstance(value, cst.SimpleString):
+        return True
+    if isinstance(value, cst.ConcatenatedString):
+        return _constant_parts(value.left) and _constant_parts(value.right)
+    if isinstance(value, cst.FormattedString):
+        return all(isinstance(part, cst.FormattedStringText) for part in value.parts)
+    return False
+
+
+def _has_fstring(value: cst.BaseExpression) -> bool:
+    if isinstance(value, cst.ConcatenatedString):
+        return _has_fstring(value.left) or _has_fstring(value.right)
+    return isinstance(value, cst.FormattedString)

@@ -33,6 +33,8 @@ class Lazy:
     at: frozenset[tuple[int, int]]
     # the same statements as `ast` places them (line, 0-based UTF-8 offset) -> the keyword's (line, column)
     keywords: dict[tuple[int, int], tuple[int, int]]
+    # each position of `at` -> the keyword's (line, column), for a tree libcst built
+    keyword_of: dict[tuple[int, int], tuple[int, int]]
 
 
 def blank_lazy(source: bytes) -> Lazy | None:
@@ -52,6 +54,7 @@ def blank_lazy(source: bytes) -> Lazy | None:
     blanked = bytearray(source)
     at: set[tuple[int, int]] = set()
     keywords: dict[tuple[int, int], tuple[int, int]] = {}
+    keyword_of: dict[tuple[int, int], tuple[int, int]] = {}
     bom = 3 if source.startswith(b"\xef\xbb\xbf") else 0
     for index, token in enumerate(tokens):
         if token.type != tokenize.NAME or token.string != "lazy" or index + 1 >= len(tokens):
@@ -73,9 +76,10 @@ def blank_lazy(source: bytes) -> Lazy | None:
         after_row, after_column = after.start
         at.add((after_row, after_column + 1))
         keywords[(after_row, len(after.line[:after_column].encode("utf-8")))] = (row, column + 1)
+        keyword_of[(after_row, after_column + 1)] = (row, column + 1)
     if not at:
         return None
-    return Lazy(bytes(blanked), frozenset(at), keywords)
+    return Lazy(bytes(blanked), frozenset(at), keywords, keyword_of)
 
 
 def misplaced(tree: ast.Module, lazy: Lazy) -> SyntaxErrorFact | None:
@@ -88,13 +92,12 @@ def misplaced(tree: ast.Module, lazy: Lazy) -> SyntaxErrorFact | None:
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 keyword = lazy.keywords.get((node.lineno, node.col_offset))
                 if keyword is not None:
-                    spelled = "lazy from ... import" if isinstance(node, ast.ImportFrom) else "lazy import"
-                    if isinstance(node, ast.ImportFrom) and node.module == "__future__" and not node.level:
-                        found.append((keyword, "lazy from __future__ import is not allowed"))
-                    elif isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names):
-                        found.append((keyword, "lazy from ... import * is not allowed"))
-                    elif where is not None:
-                        found.append((keyword, f"{spelled} not allowed inside {where}"))
+                    is_from = isinstance(node, ast.ImportFrom)
+                    future = is_from and node.module == "__future__" and not node.level  # type: ignore[union-attr]
+                    star = is_from and any(alias.name == "*" for alias in node.names)
+                    refused = refusal(is_from, future, star, where)
+                    if refused is not None:
+                        found.append((keyword, refused))
                 continue
             inner = where
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -117,3 +120,16 @@ def misplaced(tree: ast.Module, lazy: Lazy) -> SyntaxErrorFact | None:
         return None
     (line, column), message = min(found)
     return SyntaxErrorFact(message, line, column)
+
+
+def refusal(is_from: bool, future: bool, star: bool, where: str | None) -> str | None:
+    """Python 3.15's message for a lazy import it refuses (of `__future__`, of `*`, or inside
+    `where`: functions, classes, try/except blocks), None where it allows it."""
+    if future:
+        return "lazy from __future__ import is not allowed"
+    if star:
+        return "lazy from ... import * is not allowed"
+    if where is not None:
+        spelled = "lazy from ... import" if is_from else "lazy import"
+        return f"{spelled} not allowed inside {where}"
+    return None

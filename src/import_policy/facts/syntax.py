@@ -6,18 +6,59 @@ exceeded during ast construction"), and it accepts NUL bytes CPython refuses. A 
 cannot compile cannot be imported: it is a syntax error, and libcst never sees it.
 
 The syntax is the newest CPython's whatever interpreter runs this: PEP 810's `lazy` keyword
-is blanked first (facts.lazy), and the places Python 3.15 refuses it are syntax errors.
+is blanked first (facts.lazy), and the places Python 3.15 refuses it are syntax errors; where
+the running CPython refuses a file for syntax newer than its own, libcst decides (facts.newer).
 """
 
 from __future__ import annotations
 
 import ast
+import sys
 import warnings
+from typing import TYPE_CHECKING
 
 from import_policy.facts.lazy import Lazy, blank_lazy, misplaced
 from import_policy.facts.longnames import shorten_names
 from import_policy.facts.model import SyntaxErrorFact
 from import_policy.facts.nulbytes import nul_byte
+
+if TYPE_CHECKING:
+    import libcst
+
+# The Python whose syntax is checked: the newest this tool reads (PEP 810 is 3.15's), or the
+# running interpreter where that is newer. Every syntax error's message names it.
+NEWEST = max((3, 15), sys.version_info[:2])
+NEWEST_PYTHON = f"Python {NEWEST[0]}.{NEWEST[1]}"
+# CPython's refusals that newer syntax cannot explain (its nesting, NUL bytes, the encoding,
+# a literal's content, where Python 3.15 refuses a lazy import): libcst never sees those files.
+_NOT_NEWER = (
+    "the file is nested too deeply", "too many nested parentheses", "too many statically nested blocks",
+    "source code cannot contain null bytes", "unknown encoding", "encoding problem", "Non-UTF-8 code",
+    "invalid or missing encoding", "(unicode error)", "(value error)", "'utf-8' codec", "lazy ",
+)
+
+
+def newest_check(source: bytes, path: str) -> SyntaxErrorFact | None:
+    """Why the newest Python refuses the file, or None."""
+    parsed = newest_read(source, path)[0]
+    return parsed if isinstance(parsed, SyntaxErrorFact) else None
+
+
+def newest_read(source: bytes, path: str) -> tuple[ast.Module | libcst.Module | SyntaxErrorFact, Lazy | None]:
+    """CPython's tree of the file; where CPython refuses it for syntax newer than its own,
+    libcst's (loaded only then); or why the newest Python refuses it. With the `lazy`
+    keywords blanked, and where they stood."""
+    parsed, lazy = cpython_read(source, path)
+    if isinstance(parsed, ast.Module) or parsed.message.startswith(_NOT_NEWER):
+        return parsed, lazy
+    from import_policy.facts.newer import judge, misplaced_lazy
+
+    judged = judge(lazy.source if lazy is not None else source, parsed)
+    if lazy is not None and not isinstance(judged, SyntaxErrorFact):
+        wrong = misplaced_lazy(judged, lazy)
+        if wrong is not None:
+            return wrong, lazy
+    return judged, lazy
 
 
 def cpython_check(source: bytes, path: str) -> SyntaxErrorFact | None:
@@ -40,7 +81,7 @@ def cpython_read(source: bytes, path: str) -> tuple[ast.Module | SyntaxErrorFact
     shortened = shorten_names(source)
     lazy = blank_lazy(shortened if shortened is not None else source)
     if lazy is None and shortened is not None:
-        lazy = Lazy(shortened, frozenset(), {})  # no keyword, but the text the tree was parsed from
+        lazy = Lazy(shortened, frozenset(), {}, {})  # no keyword, but the text the tree was parsed from
     parsed = _compile(lazy.source if lazy is not None else source, path)
     if lazy is not None and isinstance(parsed, ast.Module):
         wrong = misplaced(parsed, lazy)

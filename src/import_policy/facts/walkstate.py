@@ -18,8 +18,12 @@ from import_policy.facts.model import (
 from import_policy.facts.identifiers import normal
 from import_policy.facts.typecheck import is_type_checking_only
 
-# Calls whose first string argument is a module imported by name.
-DYNAMIC_IMPORTERS = frozenset({"importlib.import_module", "import_module", "__import__"})
+# Calls whose first argument (or `name=`), a string, is a module imported by name.
+DYNAMIC_IMPORTERS = frozenset({
+    "importlib.import_module", "import_module", "__import__", "importlib.__import__", "builtins.__import__",
+})
+# The parameter both `importlib.import_module` and `__import__` take the module's name by.
+IMPORTED_NAME = "name"
 # Loops over these import every module of a package when their body imports a computed name.
 PACKAGE_WALKERS = frozenset({"pkgutil.iter_modules", "pkgutil.walk_packages"})
 # A `try:` whose handler names one of these (or is bare) catches a failed import.

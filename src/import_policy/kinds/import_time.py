@@ -51,16 +51,18 @@ class ImportTimeRule(RuleBase):
         return judge(name, self.forbid, ()).forbidden
 
 
-def settings(rule: ImportTimeRule, rocm: RocmSafety | None) -> RocmSafety:
+def settings(rule: ImportTimeRule, rocm: RocmSafety | None, python: tuple[int, int]) -> RocmSafety:
     """The pass's settings that ask this rule's question: its forbid patterns as the heavy
     modules; the probes the policy declares (a probe imports what it probes, on any
-    platform); the policy's platform judgement only with `platform: rocm`."""
+    platform); the policy's platform judgement only with `platform: rocm`; and on every
+    platform the oldest Python the project supports (`python`, the policy's), which decides
+    whether a lazy import is lazy, as the pass decides it."""
     probes = rocm.probes if rocm is not None else ()
     if rule.platform == "rocm" and rocm is not None:
-        return replace(rocm, heavy_modules=rule.forbid, reasons=(), files=(), entry_modules=rule.entry)
+        return replace(rocm, heavy_modules=rule.forbid, reasons=(), files=(), entry_modules=rule.entry, python=python)
     return RocmSafety(
         heavy_modules=rule.forbid, probes=probes, guards=(), files=(), entry_modules=rule.entry,
-        origin=Origin(rule.origin.source, rule.origin.line),
+        origin=Origin(rule.origin.source, rule.origin.line), python=python,
     )
 
 

@@ -214,7 +214,10 @@ def make_plan(
     if not selected and not import_time:
         return None
     if rocm is None:
-        rocm = RocmSafety(heavy_modules=(), probes=(), guards=(), files=(), entry_modules=(), origin=Origin("built-in", 0))
+        rocm = RocmSafety(
+            heavy_modules=(), probes=(), guards=(), files=(), entry_modules=(), origin=Origin("built-in", 0),
+            python=policy.python,
+        )
     exports = gateway_exports(policy)
     top = [(name, package) for name, _, package in top_level_names(policy.root, policy.roots)]
     followed = through.dependencies(policy)
@@ -257,7 +260,7 @@ def rule_plan(plan: RocmPlan, rule: ImportTimeRule) -> RocmPlan:
     records, the rule's settings (`import_time.settings`) and entries. Its graph is kept apart
     (the settings are part of the store's key)."""
     return replace(
-        plan, rocm=import_time_kind.settings(rule, plan.policy.rocm_safety), entries=rule.entry,
+        plan, rocm=import_time_kind.settings(rule, plan.policy.rocm_safety, plan.policy.python), entries=rule.entry,
         rules=frozenset(), import_time=(),
     )
 
