@@ -12,17 +12,16 @@ where, as its compiler would.
 from __future__ import annotations
 
 import ast
-import io
 import re
 import tokenize
 from dataclasses import dataclass
 
 from import_policy.facts.model import SyntaxErrorFact
+from import_policy.facts.tokens import significant
 
 # Cheap test before tokenizing: only a file spelling this can hold the keyword.
 _CANDIDATE = re.compile(rb"\blazy(?:[ \t\f]|\\(?:\r\n|\r|\n))+(?:import|from)\b")
 _STATEMENT_START = frozenset({tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING})
-_SKIPPED = frozenset({tokenize.NL, tokenize.COMMENT})
 _BLANK = b"0;  "  # as long as `lazy`
 
 
@@ -42,20 +41,14 @@ def blank_lazy(source: bytes) -> Lazy | None:
     then the parser says what is wrong)."""
     if b"lazy" not in source or _CANDIDATE.search(source) is None:
         return None
-    try:
-        tokens = [t for t in tokenize.tokenize(io.BytesIO(source).readline) if t.type not in _SKIPPED]
-        encoding = tokenize.detect_encoding(io.BytesIO(source).readline)[0]
-    except (SyntaxError, tokenize.TokenError, LookupError, UnicodeDecodeError, ValueError):
+    read = significant(source)
+    if read is None:
         return None
-    # Byte offset of each line as BytesIO.readline splits them, which is how tokenize numbered them.
-    starts = [0]
-    for line in io.BytesIO(source).readlines():
-        starts.append(starts[-1] + len(line))
+    tokens = read.tokens
     blanked = bytearray(source)
     at: set[tuple[int, int]] = set()
     keywords: dict[tuple[int, int], tuple[int, int]] = {}
     keyword_of: dict[tuple[int, int], tuple[int, int]] = {}
-    bom = 3 if source.startswith(b"\xef\xbb\xbf") else 0
     for index, token in enumerate(tokens):
         if token.type != tokenize.NAME or token.string != "lazy" or index + 1 >= len(tokens):
             continue
@@ -69,7 +62,7 @@ def blank_lazy(source: bytes) -> Lazy | None:
         ):
             continue
         row, column = token.start
-        offset = starts[row - 1] + len(token.line[:column].encode(encoding)) + (bom if row == 1 else 0)
+        offset = read.offset(row, column, token.line)
         if blanked[offset : offset + 4] != b"lazy":
             return None  # a line numbering tokenize and bytes do not share (a lone CR): leave it to the parser
         blanked[offset : offset + 4] = _BLANK

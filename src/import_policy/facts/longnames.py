@@ -13,15 +13,15 @@ is kept, so every line stays), and every position in the file stays true.
 
 from __future__ import annotations
 
-import io
 import re
 import tokenize
+
+from import_policy.facts.tokens import significant
 
 LIMIT = 2048  # segments kept: more than any file path holds
 
 # Cheap test before tokenizing: only a file spelling this many dotted segments in a row needs it.
 _CANDIDATE = re.compile(rb"(?:\.[ \t\f]*(?:\\\r?\n[ \t\f]*)?[A-Za-z_0-9\x80-\xff]+[ \t\f]*(?:\\\r?\n[ \t\f]*)?){%d}" % LIMIT)
-_SKIPPED = frozenset({tokenize.NL, tokenize.COMMENT})
 _KEPT = frozenset(b"\\\r\n")
 
 
@@ -30,19 +30,10 @@ def shorten_names(source: bytes) -> bytes | None:
     longer (or the file does not tokenize: then the parser says what is wrong)."""
     if _CANDIDATE.search(source) is None:
         return None
-    try:
-        tokens = [t for t in tokenize.tokenize(io.BytesIO(source).readline) if t.type not in _SKIPPED]
-        encoding = tokenize.detect_encoding(io.BytesIO(source).readline)[0]
-    except (SyntaxError, tokenize.TokenError, LookupError, UnicodeDecodeError, ValueError):
+    read = significant(source)
+    if read is None:
         return None
-    starts = [0]  # byte offset of each line as BytesIO.readline splits them, as tokenize numbered them
-    for line in io.BytesIO(source).readlines():
-        starts.append(starts[-1] + len(line))
-    bom = 3 if source.startswith(b"\xef\xbb\xbf") else 0
-
-    def offset(row: int, column: int, line: str) -> int:
-        return starts[row - 1] + len(line[:column].encode(encoding)) + (bom if row == 1 else 0)
-
+    tokens, offset = read.tokens, read.offset
     blanked = bytearray(source)
     changed = False
     in_import = False
