@@ -160,3 +160,25 @@ def test_a_chain_libcst_cannot_take_never_reaches_it(tail: str) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "SyntaxErrorFact(" in done.stdout.decode()
+
+
+@pytest.mark.parametrize("name", NEWER)
+def test_every_newer_construct_is_spelled_as_the_screen_expects(name: str) -> None:
+    """The screen that spares libcst's parse must pass every newer construct on to it."""
+    from import_policy.facts.newer import _NEWER
+
+    assert _NEWER.search(NEWER[name].encode()) is not None
+
+
+def test_a_refused_file_that_spells_no_newer_construct_never_reaches_libcst(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file broken at its end (CPython refuses it for what it always refused) is its syntax
+    error at once: libcst's parse of a large file costs about 10 s and 600 MB a megabyte."""
+    import libcst
+
+    def refuse(*_: object, **__: object) -> None:
+        raise AssertionError("libcst was asked")
+
+    monkeypatch.setattr(libcst, "parse_module", refuse)
+    source = ("import os\n\n\ndef f(x):\n    return os.path.join(str(x), 'a')\n\n\n" * 50 + "import re\nif x:\n").encode()
+    found = newest_check(source, "m.py")
+    assert found is not None and found.line == source.count(b"\n")  # the `if x:` line
