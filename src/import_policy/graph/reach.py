@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Literal, Optional, Union
+from typing import Literal, Optional, TypeVar, Union
 
 from import_policy.config.model import RocmSafety
 from import_policy.facts.model import (
@@ -28,6 +28,9 @@ from import_policy.graph.sites import find_spec_of, is_heavy, probe_of, through_
 # The kinds of link this pass's edges make (`Link.kind`): "import", "package", "probe",
 # "call", "scan", "jit".
 SiteKind = Literal["import", "probe", "call", "jit"]
+# A memo's key and value (`Project._memo`).
+_K = TypeVar("_K")
+_V = TypeVar("_V")
 # How deep calls through project functions are followed; real wrappers are two or three deep.
 MAX_CALL_DEPTH = 32
 # PEP 810: the first Python that runs `lazy import` and `__lazy_modules__` lazily.
@@ -160,13 +163,24 @@ class Project:
             return None
         return None
 
+    def _memo(self, memo: dict[_K, _V], tag: str, key: _K, depth: int, cycle: _V, derive: Callable[[], _V]) -> _V:
+        """`memo[key]`, derived once; a recursion back into the same derivation, or one deeper
+        than MAX_CALL_DEPTH, gets `cycle` (the first visit decides)."""
+        if key in memo:
+            return memo[key]
+        if (tag, key) in self._in_progress or depth > MAX_CALL_DEPTH:
+            return cycle
+        self._in_progress.add((tag, key))
+        found = derive()
+        self._in_progress.discard((tag, key))
+        memo[key] = found
+        return found
+
     def witness(self, target: Target, depth: int = 0) -> _Witness | None:
         """Whether calling the function imports a heavy module on ROCm, and through which calls."""
-        if target in self._witnesses:
-            return self._witnesses[target]
-        if target in self._in_progress or depth > MAX_CALL_DEPTH:
-            return None  # recursion: the first visit decides
-        self._in_progress.add(target)
+        return self._memo(self._witnesses, "witness", target, depth, None, lambda: self._witness(target, depth))
+
+    def _witness(self, target: Target, depth: int) -> _Witness | None:
         found: _Witness | None = None
         key, receiver = target
         path = key[0]
@@ -184,8 +198,6 @@ class Project:
             if found is not None:
                 found = (found[0], found[1], _joined(self.judge.unjudged(fact.context, path), found[2]))
                 break
-        self._in_progress.discard(target)
-        self._witnesses[target] = found
         return found
 
     def _call_witness(self, call: CallFact, path: str, depth: int, receiver: ClassKey | None = None) -> _Witness | None:
@@ -279,19 +291,14 @@ class Project:
     def mro(self, cls: ClassKey, depth: int = 0) -> tuple[ClassKey, ...]:
         """The class's method resolution order among project classes (C3; bases the project
         does not define are left out)."""
-        if cls in self._mros:
-            return self._mros[cls]
-        if ("mro", cls) in self._in_progress or depth > MAX_CALL_DEPTH:
-            return (cls,)
-        self._in_progress.add(("mro", cls))
+        return self._memo(self._mros, "mro", cls, depth, (cls,), lambda: self._mro(cls, depth))
+
+    def _mro(self, cls: ClassKey, depth: int) -> tuple[ClassKey, ...]:
         file = self._file(cls[0])
         fact = file.classes.get(cls[1]) if file is not None else None
         bases = [self.class_key(base, cls[0]) for base in (fact.bases if fact is not None else ())]
         parents = [self.mro(base, depth + 1) for base in bases if base is not None]
-        found = (cls, *_c3([list(p) for p in parents] + [[p[0] for p in parents]]))
-        self._in_progress.discard(("mro", cls))
-        self._mros[cls] = found
-        return found
+        return (cls, *_c3([list(p) for p in parents] + [[p[0] for p in parents]]))
 
     def lookup(self, cls: ClassKey, method: str, after: ClassKey | None = None) -> FunctionKey | None:
         """The method the class's MRO finds (`after`: past that class, as `super()` looks)."""
@@ -307,11 +314,9 @@ class Project:
 
     def scanned(self, target: Target, depth: int = 0) -> tuple[str, ...]:
         """Packages whose every module calling the function imports (a `pkgutil` walk)."""
-        if target in self._scans:
-            return self._scans[target]
-        if ("scan", target) in self._in_progress or depth > MAX_CALL_DEPTH:
-            return ()
-        self._in_progress.add(("scan", target))
+        return self._memo(self._scans, "scan", target, depth, (), lambda: self._scanned(target, depth))
+
+    def _scanned(self, target: Target, depth: int) -> tuple[str, ...]:
         found: list[str] = []
         key, receiver = target
         path = key[0]
@@ -323,18 +328,14 @@ class Project:
             for fact in file.bodies.get(key[1], ()):
                 if isinstance(fact, CallFact) and self.judge.runs(fact.context, path):
                     found.extend(self._call_scans(fact, path, depth + 1, receiver))
-        self._in_progress.discard(("scan", target))
-        self._scans[target] = tuple(dict.fromkeys(found))
-        return self._scans[target]
+        return tuple(dict.fromkeys(found))
 
     def body_imports(self, target: Target, depth: int = 0) -> tuple[str, ...]:
         """What calling the function imports that runs on ROCm (its body, and the project
         functions it calls): `def _register(): from . import models` called at import time."""
-        if target in self._body_imports:
-            return self._body_imports[target]
-        if ("imports", target) in self._in_progress or depth > MAX_CALL_DEPTH:
-            return ()
-        self._in_progress.add(("imports", target))
+        return self._memo(self._body_imports, "imports", target, depth, (), lambda: self._body_imports_of(target, depth))
+
+    def _body_imports_of(self, target: Target, depth: int) -> tuple[str, ...]:
         found: list[str] = []
         key, receiver = target
         path = key[0]
@@ -349,9 +350,7 @@ class Project:
             else:
                 for inner in self.targets(fact.callee, path, fact.context.function, receiver):
                     found.extend(self.body_imports(inner, depth + 1))
-        self._in_progress.discard(("imports", target))
-        self._body_imports[target] = tuple(dict.fromkeys(found))
-        return self._body_imports[target]
+        return tuple(dict.fromkeys(found))
 
     def _call_scans(self, call: CallFact, path: str, depth: int, receiver: ClassKey | None = None) -> list[str]:
         found: list[str] = []
