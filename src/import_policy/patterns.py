@@ -60,6 +60,13 @@ class DottedPattern:
         return self.regex.fullmatch(name) is not None
 
     @functools.cached_property
+    def _size(self) -> int | None:
+        """How many segments the pattern matches, where it holds no `**` (it then needs no
+        per-segment regexes: a run's start-up judges every pattern of the policy)."""
+        segments = self.text.split(".")
+        return None if "**" in segments else len(segments)
+
+    @functools.cached_property
     def runs(self) -> tuple[tuple[re.Pattern[str], ...], ...]:
         """The pattern's segments as one-segment regexes, in the runs its `**` segments separate."""
         runs: list[list[re.Pattern[str]]] = [[]]
@@ -76,11 +83,11 @@ class DottedPattern:
         segments ends. Linear in the name's length: a prefix is never built, and a `**` is
         placed as a glob's `*` is (each run between them at its earliest place, the last at
         its latest), so no segment is tried more than once per run."""
-        runs = self.runs
         count = len(segments)
-        if len(runs) == 1:
-            size = len(runs[0])
+        size = self._size
+        if size is not None:  # no `**`: the whole regex on the prefix of that many segments
             return size if size <= count and self.regex.fullmatch(name, 0, ends[size - 1]) else 0
+        runs = self.runs
 
         def fits(run: tuple[re.Pattern[str], ...], at: int) -> bool:
             return at + len(run) <= count and all(r.fullmatch(segments[at + k]) for k, r in enumerate(run))
