@@ -326,3 +326,30 @@ def test_a_module_added_to_a_walked_package_is_reached(tree: Path) -> None:
     run = Run(tree)
     assert ("pkg/new.py", "torch") in [(path, heavy) for path, heavy, _ in run.found]
     assert run.found == cold(tree)
+
+
+
+def test_no_git_index_is_a_state_that_holds_from_run_to_run(tmp_path: Path) -> None:
+    # Outside a git work tree there is no tracked state to change: the log must hold that as a
+    # value that compares equal run after run (not as "too recent to trust"), or every warm run
+    # looks its git-dependent lookups up again and rewrites the graph.
+    from import_policy.graph.store import Inputs, index_of
+
+    class Unchanged:
+        looked_up: list[str] = []
+
+        def index(self) -> object:
+            return index_of(tmp_path)
+
+        def passed(self) -> dict[str, str]:
+            return {}
+
+        def lookup(self, module: str, path: object) -> bool:
+            self.looked_up.append(module)
+            return True
+
+    inputs = Inputs(tmp_path)
+    inputs.asked_git("pkg.e", index_of(tmp_path))
+    tree = Unchanged()
+    assert inputs.check(tree) == (inputs.log.count, False)  # type: ignore[arg-type]
+    assert tree.looked_up == []

@@ -315,10 +315,16 @@ class Inputs:
 ABSENT = ""  # a folder's listing in the log when it was not there
 
 
-def index_of(root: Path) -> Stat | None:
-    """The stat data of git's index for the work tree holding `root` (None without one)."""
+# The log's stat data of git's index where there is none (no work tree, or no index yet): a
+# value no file's stat data takes, so that it compares equal run after run, and unequal once an
+# index appears. The log's None means something else: stat data too recent to trust.
+NO_INDEX: Stat = (0, 0, 0, 0)
+
+
+def index_of(root: Path) -> Stat:
+    """The stat data of git's index for the work tree holding `root` (NO_INDEX without one)."""
     found = index_stat(root)
-    return None if found is None else (found[0], found[2], found[3], found[1])
+    return NO_INDEX if found is None else (found[0], found[2], found[3], found[1])
 
 
 def folder_stat(path: str) -> Stat | None:
