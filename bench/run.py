@@ -70,7 +70,7 @@ FOLLOW_CONFIG = "import-policy-bench-follow.yaml"
 FOLLOW_POLICY = "version: 1\nextends: [vllm]\nenvironment:\n  python: {python}\nfollow: [transformers]\n"
 GRAPH_RULE = "heavy-import-reachable"
 PRESET_POLICY = "version: 1\nextends: [vllm]\n"
-# vllm.yaml extends these two; `_merge` in config/load.py merges parents first.
+# vllm.yaml extends these two; `_merge` in policy/load.py merges parents first.
 PRESET_ORDER = ("rocm-safety", "stable-abi", "vllm")
 COPIES = 4
 T6_TARGET = 4.4  # linear in the tree's size, with 10% slack
@@ -339,7 +339,7 @@ def python_files(corpus: Path) -> list[str]:
 
 def no_parse_batch(corpus: Path, files: list[str], size: int = 10) -> list[str]:
     """`size` files under vllm/ the prefilter lets skip the parse (typical of a pre-commit run)."""
-    from import_policy.config.load import load
+    from import_policy.policy.load import load
     from import_policy.project.modules import module_name
     from import_policy.pipeline.plan import Plan, Selection
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
-from import_policy.config.load import load  # noqa: E402
+from import_policy.policy.load import load  # noqa: E402
 from import_policy.diagnostics import Diagnostic  # noqa: E402
 from import_policy.discovery.files import discover  # noqa: E402
 from import_policy.pipeline.engine import run  # noqa: E402

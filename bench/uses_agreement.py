@@ -19,12 +19,12 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from import_policy.config.load import load
+from import_policy.policy.load import load
 from import_policy.discovery.files import discover, module_name
-from import_policy.facts import from_ast
-from import_policy.facts.from_cst import extract as libcst_extract
-from import_policy.facts.model import UseFact
-from import_policy.facts.usegate import UseGate
+from import_policy.facts.cpython import from_ast
+from import_policy.facts.cst.from_cst import extract as libcst_extract
+from import_policy.facts.records.model import UseFact
+from import_policy.facts.shared.usegate import UseGate
 from import_policy.pipeline.plan import Plan, Selection
 
 DEFAULT_CORPUS = Path("~/.cache/import-policy-corpus/vllm-0.33.0")

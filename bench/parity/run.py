@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 import regex  # noqa: E402
 
-from import_policy.config.load import load  # noqa: E402
+from import_policy.policy.load import load  # noqa: E402
 from import_policy.kinds.imports import ImportRule  # noqa: E402
 from import_policy.discovery.files import discover  # noqa: E402
 

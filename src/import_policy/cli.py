@@ -20,7 +20,7 @@ from import_policy import __version__
 from import_policy.cache.seal import FOLDER as CACHE_FOLDER
 from import_policy.quoting import escape_controls
 from import_policy.commands import EXIT_ERROR, EXIT_OK, EXIT_VIOLATIONS, UsageError, discard_stdout
-from import_policy.config.load import ConfigErrors, Loaded, load, no_config_note
+from import_policy.policy.load import ConfigErrors, Loaded, load, no_config_note
 from import_policy.discovery import probe
 from import_policy.discovery.tracked import new_run
 from import_policy.report.formats import FORMATS
@@ -200,7 +200,7 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "why":
         from import_policy.commands import why
 
-        from import_policy.config.tree import against_tree
+        from import_policy.policy.tree import against_tree
 
         return why.command(
             against_tree(loaded.policy).policy, args.module, args.format, every=args.all_chains, rule=args.rule

@@ -15,7 +15,7 @@ Place = tuple[str, int, int, int, int]
 class FixPayload(Protocol):
     """What a fixer needs to rewrite a finding: a plain record, no parser objects.
 
-    `tag` names the payload type in `import_policy.fix.payload.PAYLOADS` (its JSON
+    `tag` names the payload type in `import_policy.edits.payload.PAYLOADS` (its JSON
     codec) and in the fixer's appliers; `encode()` gives its fields as JSON values,
     the tag aside. `safe` decides whether `--fix` applies it or only
     `--fix --unsafe-fixes` does.

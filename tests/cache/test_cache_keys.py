@@ -254,7 +254,7 @@ def test_an_entry_moved_under_another_key_is_a_miss(tmp_path: Path) -> None:
     """Sealed under the user's own key and verifying, but written for another key (another
     file's bytes, another setting): a copy of it under the other key's name is never read."""
     from import_policy.cache import store
-    from import_policy.facts.model import FileFacts
+    from import_policy.facts.records.model import FileFacts
     from import_policy.graph.codec import GraphCodec, Stored
 
     facts = facts_cache.FactsCache(tmp_path)

@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 
 from conftest import Project
-from import_policy.facts import from_ast
+from import_policy.facts.cpython import from_ast
 from import_policy.pipeline import parallel
 from import_policy.cache.facts import FOLDER
-from import_policy.facts import from_cst as python_facts
-from import_policy.facts.from_cst import extract
-from import_policy.facts.serial import from_json, to_json
+from import_policy.facts.cst import from_cst as python_facts
+from import_policy.facts.cst.from_cst import extract
+from import_policy.facts.records.serial import from_json, to_json
 
 CONFIG = """\
 version: 1

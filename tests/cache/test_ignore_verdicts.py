@@ -10,7 +10,7 @@ import pytest
 from conftest import Project
 from import_policy.cache import ignores
 from import_policy.cache.seal import FOLDER
-from import_policy.config.load import load
+from import_policy.policy.load import load
 from import_policy.discovery import files
 from import_policy.project.modules import ProjectModules
 

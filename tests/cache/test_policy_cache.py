@@ -15,7 +15,7 @@ from conftest import Project
 from import_policy.cache.key import cache_key
 from import_policy.cache.seal import FOLDER, seal
 from import_policy.commands import check as check_command
-from import_policy.config import load as config_load
+from import_policy.policy import load as config_load
 from import_policy.kinds.unused_suppression import UNUSED_SUPPRESSION
 
 TOP = """\

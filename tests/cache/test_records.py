@@ -10,7 +10,7 @@ import pytest
 
 from import_policy.cache.records import decode, encode
 from import_policy.cache.run import policy_digest
-from import_policy.config.load import load, presets
+from import_policy.policy.load import load, presets
 from import_policy.config.model import Origin
 
 SETTINGS = """\
@@ -51,7 +51,7 @@ def test_a_built_policy_comes_back_equal(tmp_path: Path, preset: str) -> None:
 @pytest.mark.parametrize("forged", [
     {"c": "os:system", "v": {}},  # not this package
     {"c": "import_policy.cli:main", "v": {}},  # not a record
-    {"c": "import_policy.config.load:Path", "v": {}},  # a name the module imported
+    {"c": "import_policy.policy.load:Path", "v": {}},  # a name the module imported
     {"c": "import_policy.config.model:Origin.__init__", "v": {}},
     {"x": 1},
     {"t": [1], "l": [2]},

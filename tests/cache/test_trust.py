@@ -19,7 +19,7 @@ from import_policy.cache.key import ENVIRONMENT, _stored, cache_key
 from import_policy.cache.run import Outcome, RunCache
 from import_policy.cli import main
 from import_policy.discovery.files import Locator, SourceFile, discover
-from import_policy.facts.model import FileFacts
+from import_policy.facts.records.model import FileFacts
 from import_policy.project.layout import layout_digest
 
 POLICY = """\

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from conftest import Project
-from import_policy.config.load import load
+from import_policy.policy.load import load
 from import_policy.commands.test_rules import sample_path
 
 REPO = Path(__file__).resolve().parents[2]

@@ -11,7 +11,7 @@ import regex
 
 from conftest import Project
 from import_policy.config import yamltree
-from import_policy.config.load import MAX_EXTENDS_DEPTH
+from import_policy.policy.load import MAX_EXTENDS_DEPTH
 from import_policy.kinds import cfamily
 
 

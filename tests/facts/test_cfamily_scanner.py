@@ -8,7 +8,7 @@ import regex  # type: ignore[import-untyped, unused-ignore]
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from import_policy.facts.cfamily_scan import (
+from import_policy.facts.cfamily.scan import (
     Blanked,
     Include,
     TokenMatch,

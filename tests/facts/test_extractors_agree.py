@@ -16,10 +16,10 @@ import yaml
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from import_policy.facts import from_ast as fast
-from import_policy.facts.from_cst import extract as libcst_extract
-from import_policy.facts.kept import kept_calls
-from import_policy.facts.model import FileFacts
+from import_policy.facts.cpython import from_ast as fast
+from import_policy.facts.cst.from_cst import extract as libcst_extract
+from import_policy.facts.records.kept import kept_calls
+from import_policy.facts.records.model import FileFacts
 
 from fuzz_support import UseItem, cases, render, use_items, use_program
 from corner_cases import TRICKY

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 from libcst.metadata import MetadataWrapper, ScopeProvider
 
-from import_policy.config.load import load
+from import_policy.policy.load import load
 from import_policy.kinds.imports import ImportRule
 from import_policy.kinds.imports import use_gate
-from import_policy.facts.from_cst import extract
+from import_policy.facts.cst.from_cst import extract
 
 RULES = """\
 version: 1

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from import_policy.facts import from_ast as fast
-from import_policy.facts.from_cst import extract as libcst_extract
+from import_policy.facts.cpython import from_ast as fast
+from import_policy.facts.cst.from_cst import extract as libcst_extract
 
 CASES = [
     # (source, {bound name of the handler's import: what it falls back from})

@@ -13,9 +13,9 @@ import sys
 
 import pytest
 
-from import_policy.facts import from_ast as fast
-from import_policy.facts.from_cst import extract as libcst_extract
-from import_policy.facts.syntax import NEWEST_PYTHON, newest_check
+from import_policy.facts.cpython import from_ast as fast
+from import_policy.facts.cst.from_cst import extract as libcst_extract
+from import_policy.facts.source.syntax import NEWEST_PYTHON, newest_check
 
 from conftest import Project
 
@@ -154,7 +154,7 @@ def test_a_chain_libcst_cannot_take_never_reaches_it(tail: str) -> None:
     stack on it (a crash no `except` catches): the file stays CPython's syntax error."""
     source = "type X = int\n" + tail
     done = subprocess.run(
-        [sys.executable, "-c", "import sys\nfrom import_policy.facts.syntax import newest_check\n"
+        [sys.executable, "-c", "import sys\nfrom import_policy.facts.source.syntax import newest_check\n"
          "print(newest_check(sys.stdin.buffer.read(), 'm.py'))"],
         input=source.encode(), capture_output=True, timeout=120,
     )
@@ -165,7 +165,7 @@ def test_a_chain_libcst_cannot_take_never_reaches_it(tail: str) -> None:
 @pytest.mark.parametrize("name", NEWER)
 def test_every_newer_construct_is_spelled_as_the_screen_expects(name: str) -> None:
     """The screen that spares libcst's parse must pass every newer construct on to it."""
-    from import_policy.facts.newer import _NEWER
+    from import_policy.facts.cst.newer import _NEWER
 
     assert _NEWER.search(NEWER[name].encode()) is not None
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from import_policy.patterns import DottedPattern
-from import_policy.facts.literal_imports import LiteralImports, literal_imports
-from import_policy.facts.prefilter import Prefilter
-from import_policy.facts.pytext import python_text
+from import_policy.facts.prefilter.literal_imports import LiteralImports, literal_imports
+from import_policy.facts.prefilter.prefilter import Prefilter
+from import_policy.facts.prefilter.pytext import python_text
 
 
 def prefilter(*patterns: str) -> Prefilter:

@@ -10,12 +10,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from import_policy.config.load import load
+from import_policy.policy.load import load
 from import_policy.config.model import Policy
 from import_policy.diagnostics import Diagnostic
 from import_policy.fix.apply import fix_bytes
 from import_policy.fix.run import fix_source
-from import_policy.fix.payload import AliasEdit, ImportFix, ProbeFix
+from import_policy.edits.payload import AliasEdit, ImportFix, ProbeFix
 
 POLICY = """\
 version: 1

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from conftest import Project
 
-from import_policy.config.load import load
+from import_policy.policy.load import load
 from import_policy.diagnostics import Diagnostic
 from import_policy.fix.run import fix_source
-from import_policy.fix.payload import ProbeFix
+from import_policy.edits.payload import ProbeFix
 from import_policy.report.text import summary
 
 RULES = """\

@@ -13,7 +13,7 @@ from import_policy.cache.run import Outcome, RunCache
 from import_policy.diagnostics import Diagnostic
 from import_policy.discovery.files import SourceFile
 from import_policy.fix.apply import APPLIERS, fix_bytes
-from import_policy.fix.payload import PAYLOADS, AliasEdit, ImportFix, InlineProbeFix, ProbeFix, UnknownPayload, decode, encode
+from import_policy.edits.payload import PAYLOADS, AliasEdit, ImportFix, InlineProbeFix, ProbeFix, UnknownPayload, decode, encode
 from import_policy.project.layout import layout_digest
 
 

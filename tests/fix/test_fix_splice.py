@@ -15,12 +15,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from import_policy.config.load import load
+from import_policy.policy.load import load
 from import_policy.config.model import Policy
 from import_policy.diagnostics import Diagnostic
 from import_policy.discovery.files import SourceFile
 from import_policy.fix import apply
-from import_policy.fix.payload import applies
+from import_policy.edits.payload import applies
 from import_policy.fix.run import fix_source
 from import_policy.fix.splice import isolate
 from import_policy.pipeline.engine import run
@@ -196,7 +196,7 @@ def test_a_warning_elsewhere_in_the_file_stays_quiet(policy: Policy, recwarn: py
 
 
 def test_a_refused_fix_is_told_on_the_callers_finding(policy: Policy) -> None:
-    from import_policy.fix.payload import AliasEdit, ImportFix
+    from import_policy.edits.payload import AliasEdit, ImportFix
 
     source = b"import os\nimport re\nimport triton\n"
     good = findings(policy, source)[0]

@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from import_policy.config.model import Origin, RocmSafety
-from import_policy.facts.from_ast import graph_facts
+from import_policy.facts.cpython.from_ast import graph_facts
 from import_policy.graph.reach import Project
 from import_policy.patterns import DottedPattern
 

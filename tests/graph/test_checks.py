@@ -8,7 +8,7 @@ import pytest
 from import_policy.graph.judge import Judge
 from import_policy.graph.sites import through_gateway
 from import_policy.config.model import Origin, RocmSafety
-from import_policy.facts.model import (
+from import_policy.facts.records.model import (
     BoolOp, Branch, CallFact, Context, FileFacts, FunctionFact, ImportFact, Leaf, Not, Opaque, Span, Test,
 )
 from import_policy.graph.reach import Project

@@ -16,7 +16,7 @@ import pytest
 
 from import_policy.cache.facts import FactsCache
 from import_policy.cache.seal import FOLDER
-from import_policy.config.load import load
+from import_policy.policy.load import load
 from import_policy.discovery.files import SourceFile
 from import_policy.pipeline.extract import read_file
 from import_policy.graph.store import ModuleGraph

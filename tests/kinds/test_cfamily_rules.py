@@ -9,7 +9,7 @@ import pytest
 
 from import_policy.pipeline.engine import check_c as check_file
 from import_policy.cli import main
-from import_policy.config.load import load
+from import_policy.policy.load import load
 
 CONFIG = r"""
 version: 1

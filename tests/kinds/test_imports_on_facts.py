@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from import_policy.config.model import Examples, ModuleFix, Origin
-from import_policy.facts.model import Context, FileFacts, ImportFact, Span, UseFact
+from import_policy.facts.records.model import Context, FileFacts, ImportFact, Span, UseFact
 from import_policy.kinds.imports import ImportKind, ImportRule
 from import_policy.patterns import DottedPattern
 

@@ -72,8 +72,8 @@ def test_a_long_import_line_is_one_finding(project: Project, segments: int) -> N
 def test_cpython_parses_a_long_import_in_bounded_memory() -> None:
     # CPython's parser keeps every partial name of an import's dotted name (quadratic): the
     # name is cut to the segments a module path could hold before it reads the file.
-    from import_policy.facts.longnames import LIMIT
-    from import_policy.facts.syntax import cpython_read
+    from import_policy.facts.source.longnames import LIMIT
+    from import_policy.facts.source.syntax import cpython_read
 
     import ast
 

@@ -165,7 +165,7 @@ def test_uses_spelled_in_other_letters_are_reported(
 def test_the_libcst_extractor_reads_them_too(
     project: Project, source: str, expected: list[tuple[str, int, int, int]]
 ) -> None:
-    from import_policy.facts import from_ast
+    from import_policy.facts.cpython import from_ast
 
     assert from_ast.extract(source.encode(), "m.py", "m", False) is None  # the file does go to libcst
     assert found(project, source) == expected
@@ -312,8 +312,8 @@ FW_J = "\uff4a"
     ],
 )
 def test_lazy_modules_reads_strings_as_written_and_names_as_bound(source: str, lazy: str) -> None:
-    from import_policy.facts import from_ast
-    from import_policy.facts.from_cst import extract
+    from import_policy.facts.cpython import from_ast
+    from import_policy.facts.cst.from_cst import extract
 
     ours = from_ast.extract(source.encode(), "m.py", "m", False)
     assert ours is not None

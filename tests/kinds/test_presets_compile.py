@@ -8,7 +8,7 @@ import regex  # type: ignore[import-untyped, unused-ignore]
 
 import yaml
 
-from import_policy.config.load import presets, preset_text
+from import_policy.policy.load import presets, preset_text
 
 
 def _token_patterns(name: str) -> list[str]:
@@ -37,7 +37,7 @@ def test_a_bad_pattern_in_a_users_file_is_still_refused() -> None:
     from pathlib import Path
     import tempfile
 
-    from import_policy.config.load import ConfigErrors, load
+    from import_policy.policy.load import ConfigErrors, load
 
     with tempfile.TemporaryDirectory() as folder:
         config = Path(folder) / "import-policy.yaml"

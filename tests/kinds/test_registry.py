@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from import_policy.config.load import load
+from import_policy.policy.load import load
 from import_policy.kinds.describe import describe_rule
 from import_policy.kinds.registry import BUILTIN, KINDS, UnknownKind
 from import_policy.pipeline.plan import Plan, Selection

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from import_policy.config.model import Examples, Origin
-from import_policy.facts.model import Context, FileFacts, ImportFact, Span
+from import_policy.facts.records.model import Context, FileFacts, ImportFact, Span
 from import_policy.kinds.relative_imports import RelativeImportsKind, RelativeImportsRule
 
 from conftest import Project

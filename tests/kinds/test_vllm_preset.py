@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from conftest import Project
-from import_policy.config.load import load
+from import_policy.policy.load import load
 from import_policy.kinds.imports import ImportRule
 
 REPO = Path(__file__).resolve().parents[2]

@@ -73,7 +73,7 @@ def spells_forbidden_import(data: bytes) -> bool:
 
 
 def diagnostics(root: Path, data: bytes, prefilter: bool) -> list[tuple[str, int, int]]:
-    from import_policy.config.load import load
+    from import_policy.policy.load import load
     from import_policy.discovery.files import SourceFile
     from import_policy.pipeline.engine import run
     from import_policy.pipeline.plan import Plan, Selection

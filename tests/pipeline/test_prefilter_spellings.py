@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from import_policy.config.load import load
+from import_policy.policy.load import load
 from import_policy.config.model import Policy
 from import_policy.discovery.files import SourceFile
 from import_policy.pipeline.engine import run

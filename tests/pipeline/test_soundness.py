@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from fuzz_support import cases, render
 
-from import_policy.config.load import load
+from import_policy.policy.load import load
 from import_policy.config.model import Policy
 from import_policy.kinds.imports import ImportRule
 from import_policy.discovery.files import SourceFile

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import Project
-from import_policy.config.load import load
+from import_policy.policy.load import load
 from import_policy.config.model import Policy
 from import_policy.discovery.files import SourceFile
 from import_policy.fix.apply import fix_bytes

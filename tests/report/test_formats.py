@@ -12,7 +12,7 @@ import pytest
 from conftest import Project, snapshot
 from import_policy import __version__
 from import_policy.cli import main
-from import_policy.config.load import load
+from import_policy.policy.load import load
 from import_policy.diagnostics import Diagnostic
 from import_policy.fix.patch import edits_between
 from import_policy.report import github, sarif

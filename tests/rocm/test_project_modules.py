@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from import_policy.config.load import load
+from import_policy.policy.load import load
 from import_policy.project.modules import ProjectModules
 
 from conftest import Project

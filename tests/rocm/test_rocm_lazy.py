@@ -151,7 +151,7 @@ def test_a_lazy_import_is_reported_but_not_rewritten_by_a_gateway_fix(project: P
 
 
 def test_a_site_keeps_its_trial_and_lazy_flags_through_the_stored_graph() -> None:
-    from import_policy.facts.model import Span
+    from import_policy.facts.records.model import Span
     from import_policy.graph.reach import HeavySite
     from import_policy.graph.codec import decode_sites, encode_sites
 

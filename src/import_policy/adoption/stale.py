@@ -21,14 +21,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from import_policy.config.load import preset_text
+from import_policy.policy.load import preset_text
 from import_policy.config.model import Origin, Policy, Rule
 from import_policy.kinds.registry import kind_of, python_kind
 from import_policy.config.yamltree import Map, Node, Seq, YamlError, parse
 from import_policy.discovery.files import SourceFile
 from import_policy.diagnostics import Diagnostic
 from import_policy.pipeline.plan import Selection
-from import_policy.facts.model import FileFacts
+from import_policy.facts.records.model import FileFacts
 from import_policy.patterns import PathGlob
 
 

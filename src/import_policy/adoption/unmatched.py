@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 
 from import_policy.adoption.stale import entry_line
 from import_policy.config.model import Origin, Policy
-from import_policy.config.where import top_level_entry
+from import_policy.policy.where import top_level_entry
 from import_policy.discovery.files import SourceFile, discover
 from import_policy.kinds.registry import kind_of
 from import_policy.patterns import PathGlob

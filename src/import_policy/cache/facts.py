@@ -17,8 +17,8 @@ import json
 from pathlib import Path
 
 from import_policy import __version__
-from import_policy.facts.model import FileFacts
-from import_policy.facts.serial import from_json, to_json
+from import_policy.facts.records.model import FileFacts
+from import_policy.facts.records.serial import from_json, to_json
 from import_policy.cache.key import cache_key
 from import_policy.facts import EXTRACTION
 from import_policy.cache.seal import FOLDER, read_entry, seal, write_entry

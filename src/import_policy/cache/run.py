@@ -32,7 +32,7 @@ from import_policy.config.model import Policy
 from import_policy.diagnostics import Diagnostic
 from import_policy.discovery.files import SourceFile
 from import_policy.facts import EXTRACTION
-from import_policy.fix.payload import decode, encode
+from import_policy.edits.payload import decode, encode
 from import_policy.project.layout import layout_digest
 
 _FORMAT = 3

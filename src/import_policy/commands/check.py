@@ -20,11 +20,11 @@ from typing import TYPE_CHECKING
 
 from import_policy.cache.run import Outcome, RunCache, policy_digest
 from import_policy.commands import EXIT_ERROR, EXIT_OK, EXIT_VIOLATIONS, UsageError, discard_stdout
-from import_policy.config.load import Loaded
+from import_policy.policy.load import Loaded
 from import_policy.config.model import Policy
 from import_policy.diagnostics import SYNTAX_ERROR, Diagnostic
 from import_policy.discovery.files import PathError, SourceFile, discover, relative_to_root
-from import_policy.fix.payload import applies
+from import_policy.edits.payload import applies
 from import_policy.fix.reach import refuse_outside_root
 from import_policy.patterns import PathGlob, PatternError, any_match
 from import_policy.project.layout import layout_digest
@@ -81,7 +81,7 @@ def answer_warm(args: argparse.Namespace, cwd: Path) -> int | None:
     index (cache.policy) knows, from the bytes of every configuration file, the root, the
     `exclude` globs and the policy digest the last run was keyed by. None: no such answer
     (something differs, or the flags need the policy), so `check` runs the usual way."""
-    from import_policy.config.load import known, no_config_note
+    from import_policy.policy.load import known, no_config_note
 
     refuse_conflicts(args)
     needs_policy = args.fix or args.fix_only or args.diff or args.baseline is not None or args.write_baseline is not None
@@ -133,7 +133,7 @@ def answer_warm(args: argparse.Namespace, cwd: Path) -> int | None:
 def _nested_project(root: Path, markers: set[str], cwd: Path) -> bool:
     """Whether a folder the walk of `root` met below it holds a configuration of its own
     (`markers`: the walked folders holding a file that may be one)."""
-    from import_policy.config.load import ConfigErrors, config_in
+    from import_policy.policy.load import ConfigErrors, config_in
 
     try:
         return any(config_in(root / folder, cwd) is not None for folder in markers if folder != ".")
@@ -177,7 +177,7 @@ class Gathered:
 def gather(loaded: Loaded, args: argparse.Namespace, split: Split | None = None) -> Gathered | int:
     """A project's files checked (and fixed, with `--fix`); an exit code when the step
     already wrote its whole output (`--diff`, `--fix` on stdin)."""
-    from import_policy.config.tree import against_tree
+    from import_policy.policy.tree import against_tree
     from import_policy.pipeline.parallel import default_jobs
 
     refuse_conflicts(args)
@@ -193,7 +193,7 @@ def gather(loaded: Loaded, args: argparse.Namespace, split: Split | None = None)
     unused = wants_unused_suppression(selection, args)
     caches = cache_policy(policy, selection, inputs, args, unused)
     if caches.run_key is not None and caches.policy_digest is not None:
-        from import_policy.config.load import remember
+        from import_policy.policy.load import remember
 
         remember(loaded, Path.cwd(), caches.policy_digest, rule_ids(policy))
     jobs = args.jobs or default_jobs()
@@ -389,7 +389,7 @@ def warn_excluded(policy: Policy, named: Sequence[Path]) -> None:
         if glob is not None:
             by_glob.setdefault(glob.text, []).append(quote_path(Path(given).as_posix()))
     for text, paths in by_glob.items():
-        from import_policy.config.where import top_level_entry
+        from import_policy.policy.where import top_level_entry
 
         origin = top_level_entry(policy, "exclude", text)
         where = f"{origin}: " if origin is not None else ""
@@ -521,7 +521,7 @@ def unused_suppressions(policy: Policy, selection: Selection, inputs: Inputs, ca
     """`unused-suppression`: the files that hold a suppression are checked again with every
     suppression neutralised, under every rule in force (whatever `--select` narrowed this run
     to), and each comment is judged on what it silenced."""
-    from import_policy.facts.comments import MARKER as SUPPRESSION_MARKER
+    from import_policy.facts.shared.comments import MARKER as SUPPRESSION_MARKER
     from import_policy.kinds import unused_suppression as unused
     from import_policy.kinds.describe import opt_in_builtins, rule_rows
     from import_policy.pipeline.engine import run

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from import_policy.config.load import Loaded, load, no_config_note
-from import_policy.config.nearest import Found, Nearest, same
+from import_policy.policy.load import Loaded, load, no_config_note
+from import_policy.policy.nearest import Found, Nearest, same
 from import_policy.diagnostics import Diagnostic
 from import_policy.discovery.files import SourceFile
 

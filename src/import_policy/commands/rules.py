@@ -6,7 +6,7 @@ import json
 import sys
 
 from import_policy.commands import EXIT_OK, UsageError
-from import_policy.config.load import Loaded
+from import_policy.policy.load import Loaded
 from import_policy.kinds.describe import describe_rule, fix_applicability, rule_rows
 from import_policy.commands.selectors import did_you_mean
 

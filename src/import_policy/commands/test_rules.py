@@ -21,7 +21,7 @@ from import_policy.commands import EXIT_OK, EXIT_VIOLATIONS, discard_stdout
 from import_policy.config.model import Policy, Rule
 from import_policy.diagnostics import SYNTAX_ERROR
 from import_policy.discovery.files import Language, SourceFile, language_of
-from import_policy.facts.syntax import newest_check
+from import_policy.facts.source.syntax import newest_check
 from import_policy.kinds.registry import kind_of
 from import_policy.kinds.syntax import syntax_error
 from import_policy.pipeline.plan import Plan, Selection

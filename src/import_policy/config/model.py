@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Union
 
 from import_policy.diagnostics import Severity
-from import_policy.facts.model import Value
+from import_policy.facts.records.model import Value
 from import_policy.patterns import DottedPattern, PathGlob, any_match
 
 

@@ -41,9 +41,9 @@ from libcst.helpers import get_full_name_for_node
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from import_policy.diagnostics import Diagnostic, FixPayload
-from import_policy.facts.identifiers import normal
-from import_policy.fix.imports import Edits, Out, Refused, bound_by, rewrite_from, rewrite_import
-from import_policy.fix.payload import AliasEdit, ImportFix, InlineProbeFix, ProbeFix, applies
+from import_policy.facts.shared.identifiers import normal
+from import_policy.edits.imports import Edits, Out, Refused, bound_by, rewrite_from, rewrite_import
+from import_policy.edits.payload import AliasEdit, ImportFix, InlineProbeFix, ProbeFix, applies
 from import_policy.fix.patch import Edit, edits_between
 from import_policy.fix.splice import NEWLINE, Statement, compiles, first_newline, isolate, splice
 from import_policy.rocm.inline_probe_fix import importlib_util_at, plan_inline_probe, with_importlib_util
@@ -417,7 +417,7 @@ class Applier:
     local: Callable[[FixPayload], Sequence[str]] | None
 
 
-# payload tag -> its applier; the same keys as `import_policy.fix.payload.PAYLOADS`.
+# payload tag -> its applier; the same keys as `import_policy.edits.payload.PAYLOADS`.
 APPLIERS: dict[str, Applier] = {
     ImportFix.tag: Applier(_plan_import, local=lambda fix: _gateway_names(_expect(fix, ImportFix))),
     ProbeFix.tag: Applier(plan_probe, local=None),  # reads every mention of the probe's name

@@ -22,7 +22,7 @@ from import_policy.pipeline.engine import Result, run
 from import_policy.fix.apply import FileFix, fix_bytes
 from import_policy.fix.patch import unified_diff
 from import_policy.fix.write import write_atomic
-from import_policy.fix.payload import applies
+from import_policy.edits.payload import applies
 from import_policy.fix.reach import OUTSIDE_ROOT, inside
 
 Reader = Callable[[SourceFile], bytes]

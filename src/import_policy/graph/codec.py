@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from collections.abc import Iterator, Mapping
 
-from import_policy.facts.model import Span
+from import_policy.facts.records.model import Span
 from import_policy.graph.chains import Link
 from import_policy.graph.reach import HeavySite, SiteKind
 

@@ -17,7 +17,7 @@ from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, replace
 
 from import_policy.diagnostics import Diagnostic, Place
-from import_policy.facts.model import FileFacts, Suppressions
+from import_policy.facts.records.model import FileFacts, Suppressions
 from import_policy.graph.chains import Chain
 
 # Links no statement makes: importing `a.b` runs `a/__init__` first, which is no line of `a`.

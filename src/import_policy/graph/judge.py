@@ -26,10 +26,10 @@ from dataclasses import dataclass
 from typing import Optional, Protocol
 
 from import_policy.config.model import RocmSafety
-from import_policy.facts.model import (
+from import_policy.facts.records.model import (
     BoolOp, Branch, Compare, Context, FileFacts, IsMain, Leaf, Not, Opaque, ReturnFact, Test, Value,
 )
-from import_policy.facts.typecheck import TYPE_CHECKING_NAMES
+from import_policy.facts.shared.typecheck import TYPE_CHECKING_NAMES
 
 Tri = Optional[bool]
 # Flags naming flags naming functions...: real code is two or three deep.

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Literal, Optional, TypeVar, Union
 
 from import_policy.config.model import RocmSafety
-from import_policy.facts.model import (
+from import_policy.facts.records.model import (
     CallFact, Context, FileFacts, ImportFact, Leaf, ReadFact, ScanFact, Span, SyntaxErrorFact,
 )
 from import_policy.patterns import module_heads

@@ -7,7 +7,7 @@ Pure over the configuration's settings; the graph (`reach`) asks them of every f
 from __future__ import annotations
 
 from import_policy.config.model import RocmSafety
-from import_policy.facts.model import CallFact
+from import_policy.facts.records.model import CallFact
 from import_policy.patterns import judge
 
 

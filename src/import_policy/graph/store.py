@@ -32,7 +32,7 @@ from typing import Protocol
 from import_policy.cache.facts import content_digest
 from import_policy.cache.seal import read_regular
 from import_policy.discovery.tracked import index_stat
-from import_policy.facts.model import SyntaxErrorFact
+from import_policy.facts.records.model import SyntaxErrorFact
 from import_policy.project.modules import ProjectModules
 from import_policy.graph.chains import Chain, ImportGraph, Link
 from import_policy.graph.reach import HeavySite, Project, first_reached, with_site

@@ -13,14 +13,14 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from import_policy.diagnostics import Diagnostic
 from import_policy.config.model import Policy
-from import_policy.facts.model import FileFacts
-from import_policy.facts.usegate import UseGate
+from import_policy.facts.records.model import FileFacts
+from import_policy.facts.shared.usegate import UseGate
 from import_policy.patterns import DottedPattern, Verdict
 
 # Types only: a run that takes its policy from the cache imports no validation or C-family scanner.
 if TYPE_CHECKING:
     from import_policy.config.validate import Items, RuleFields, Validator
-    from import_policy.facts.cfamily_scan import Include
+    from import_policy.facts.cfamily.scan import Include
 
 Language = Literal["python", "c"]
 

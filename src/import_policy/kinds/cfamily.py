@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Literal
 
 from import_policy.config.model import RuleBase
 from import_policy.diagnostics import Diagnostic
-from import_policy.facts.comments import FILE_DIRECTIVE_LINES, parse_directive
-from import_policy.facts.model import Suppressions
+from import_policy.facts.shared.comments import FILE_DIRECTIVE_LINES, parse_directive
+from import_policy.facts.records.model import Suppressions
 from import_policy.kinds.base import CScan
 from import_policy.patterns import DottedPattern, PathGlob, any_match
 
@@ -24,7 +24,7 @@ from import_policy.patterns import DottedPattern, PathGlob, any_match
 # policy from the cache (cache.policy) imports neither.
 if TYPE_CHECKING:
     from import_policy.config.validate import Items, RuleFields, Validator
-    from import_policy.facts.cfamily_scan import Blanked, Include, Position
+    from import_policy.facts.cfamily.scan import Blanked, Include, Position
     import regex  # type: ignore[import-untyped, unused-ignore]
 
 
@@ -93,7 +93,7 @@ def check_token(
 ) -> list[Diagnostic]:
     """Every match of every `forbid` regex in `code` (comments and literals already blanked);
     `position` maps an offset of `code` to the source (its splices deleted, see `Scan`)."""
-    from import_policy.facts.cfamily_scan import TokenTimeout, find_tokens  # a run with no C-family file never loads the scanner
+    from import_policy.facts.cfamily.scan import TokenTimeout, find_tokens  # a run with no C-family file never loads the scanner
 
     found = []
     for pattern in rule.forbid:
@@ -164,12 +164,12 @@ class Scan:
     """One C-family file, decoded and blanked once for every rule that reads it.
 
     Directives and tokens are read as the preprocessor reads them, after translation
-    phase 2 deletes every backslash-newline (`facts/cfamily_phases.py`), each found at the
+    phase 2 deletes every backslash-newline (`facts/cfamily/phases.py`), each found at the
     source line where it starts; suppression comments are read from the source's own lines."""
 
     def __init__(self, source: bytes) -> None:
-        from import_policy.facts.cfamily_phases import splice
-        from import_policy.facts.cfamily_scan import blank
+        from import_policy.facts.cfamily.phases import splice
+        from import_policy.facts.cfamily.scan import blank
 
         self.text = decode(source)
         self.blanked = blank(self.text)
@@ -187,7 +187,7 @@ class Scan:
     @property
     def includes(self) -> list[Include]:
         if self._includes is None:
-            from import_policy.facts.cfamily_scan import find_includes
+            from import_policy.facts.cfamily.scan import find_includes
 
             self._includes = find_includes(self.seen.no_comments, self.spliced.position, self.spliced.text)
         return self._includes

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Literal, Protocol
 
 from import_policy.config.model import Origin, Policy, RocmSafety, RuleBase
 from import_policy.diagnostics import Diagnostic
-from import_policy.facts.model import FileFacts
-from import_policy.facts.usegate import UseGate
+from import_policy.facts.records.model import FileFacts
+from import_policy.facts.shared.usegate import UseGate
 from import_policy.kinds.base import NO_FILE, Candidates, RuleFault
 from import_policy.patterns import DottedPattern, Verdict, judge
 from import_policy.graph.chains import Chain

@@ -9,12 +9,12 @@ from typing import TYPE_CHECKING, Literal
 
 from import_policy.config.model import Fix, GatewayFix, ModuleFix, Policy, RuleBase
 from import_policy.diagnostics import Diagnostic
-from import_policy.facts.model import Context, FileFacts, ImportFact, Span
-from import_policy.facts.usegate import UseGate
-from import_policy.fix.payload import AliasEdit, ImportFix, plan_edit
+from import_policy.facts.records.model import Context, FileFacts, ImportFact, Span
+from import_policy.facts.shared.usegate import UseGate
+from import_policy.edits.payload import AliasEdit, ImportFix, plan_edit
 from import_policy.kinds.base import Candidates, EVERY_FILE
 from import_policy.patterns import DottedPattern, Verdict, judge
-from import_policy.facts.prefilter import Prefilter
+from import_policy.facts.prefilter.prefilter import Prefilter
 
 # Validation and the YAML tree are imported by the parse functions: a run that takes its
 # policy from the cache (cache.policy) imports neither.

@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING, Literal
 
 from import_policy.config.model import Policy, RuleBase
 from import_policy.diagnostics import Diagnostic
-from import_policy.facts.model import FileFacts, ImportFact
-from import_policy.facts.prefilter import RELATIVE_IMPORT
-from import_policy.facts.usegate import UseGate
-from import_policy.fix.payload import AliasEdit, ImportFix
+from import_policy.facts.records.model import FileFacts, ImportFact
+from import_policy.facts.prefilter.prefilter import RELATIVE_IMPORT
+from import_policy.facts.shared.usegate import UseGate
+from import_policy.edits.payload import AliasEdit, ImportFix
 from import_policy.kinds.base import Candidates
 from import_policy.patterns import DottedPattern, Verdict
 from import_policy.project.layout import top_level

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from import_policy.diagnostics import SYNTAX_ERROR, Diagnostic
-from import_policy.facts.model import SyntaxErrorFact
-from import_policy.facts.syntax import NEWEST_PYTHON
+from import_policy.facts.records.model import SyntaxErrorFact
+from import_policy.facts.source.syntax import NEWEST_PYTHON
 from import_policy.kinds.builtin import BuiltinRule
 
 SYNTAX_ERROR_RULE = BuiltinRule(

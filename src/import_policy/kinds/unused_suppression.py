@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 from import_policy.diagnostics import Diagnostic
 from import_policy.discovery.files import Language
-from import_policy.facts.comments import FILE_DIRECTIVE_LINES, MARKER, parse_directive, suppressions
-from import_policy.facts.model import Suppressions
+from import_policy.facts.shared.comments import FILE_DIRECTIVE_LINES, MARKER, parse_directive, suppressions
+from import_policy.facts.records.model import Suppressions
 from import_policy.kinds.builtin import BuiltinRule
 
 UNUSED_SUPPRESSION = "unused-suppression"
@@ -65,7 +65,7 @@ def _in_force(source: bytes, language: Language) -> Suppressions:
     """The suppressions the checks honour: read from comments only (never from a string)."""
     if language == "python":
         return suppressions(source)
-    from import_policy.facts.cfamily_scan import blank
+    from import_policy.facts.cfamily.scan import blank
     from import_policy.kinds.cfamily import decode, suppressions as c_suppressions
 
     text = decode(source)

@@ -17,8 +17,8 @@ from import_policy.config.model import RuleBase
 from import_policy.diagnostics import Diagnostic, unfixable_where
 from import_policy.discovery.files import SourceFile
 from import_policy.discovery.overlay import Overlay
-from import_policy.facts.encoding import unfixable_encoding
-from import_policy.facts.model import FileFacts
+from import_policy.facts.source.encoding import unfixable_encoding
+from import_policy.facts.records.model import FileFacts
 from import_policy.kinds import cfamily
 from import_policy.kinds.registry import c_kind, python_kind
 from import_policy.kinds.syntax import syntax_error

@@ -16,8 +16,8 @@ from import_policy.cache.facts import content_digest
 from import_policy.config.model import RuleBase
 from import_policy.discovery.files import SourceFile
 from import_policy.project.modules import module_name
-from import_policy.facts.model import FileFacts
-from import_policy.facts.pytext import python_text
+from import_policy.facts.records.model import FileFacts
+from import_policy.facts.prefilter.pytext import python_text
 from import_policy.pipeline import slow
 from import_policy.pipeline.plan import Plan
 
@@ -71,7 +71,7 @@ def _facts(
         return None
     gate = needs.gate() if want_uses else None
     # Imported at the first parse: a batch whose files all skip it (and hit the cache) never loads the extractor.
-    from import_policy.facts.from_ast import graph_facts, rule_facts
+    from import_policy.facts.cpython.from_ast import graph_facts, rule_facts
 
     started = time.process_time()
     facts: FileFacts | None = None
@@ -85,7 +85,7 @@ def _facts(
         # libcst costs 0.2 s to import: a run whose files all skip the parse never loads it.
         # The import is the run's cost, not this file's: it is not timed.
         paused = time.process_time()
-        from import_policy.facts.from_cst import extract
+        from import_policy.facts.cst.from_cst import extract
 
         started += time.process_time() - paused
         facts = extract(source, file.relative, module, is_package, want_uses=want_uses, use_gate=gate)

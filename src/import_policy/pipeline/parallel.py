@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import Union
 
 from import_policy.discovery.files import SourceFile
-from import_policy.facts.model import FileFacts
+from import_policy.facts.records.model import FileFacts
 from import_policy.pipeline.extract import python_facts
 from import_policy.pipeline.plan import Plan
 

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field, replace
 from import_policy.cache.facts import FactsCache
 from import_policy.config.model import Policy, RuleBase
 from import_policy.diagnostics import SYNTAX_ERROR, Diagnostic
-from import_policy.facts.model import FileFacts
-from import_policy.facts.usegate import UseGate
+from import_policy.facts.records.model import FileFacts
+from import_policy.facts.shared.usegate import UseGate
 from import_policy.kinds.base import EVERY_FILE, Candidates, RuleFault
 from import_policy.kinds.registry import kind_of, python_kind
 from import_policy.patterns import any_match
@@ -169,7 +169,7 @@ def _prepared(rule: RuleBase, policy: Policy) -> RuleBase:
     try:
         prepared: RuleBase = python_kind(rule.kind).prepare(rule, policy)
     except RuleFault as fault:
-        from import_policy.config.load import ConfigErrors
+        from import_policy.policy.load import ConfigErrors
         from import_policy.config.validate import ConfigError
 
         raise ConfigErrors([ConfigError(rule.origin.source, fault.line, fault.message)]) from None

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Iterator, Mapping
 
 from import_policy.config.model import Policy
 from import_policy.discovery.files import Locator, discover
-from import_policy.facts.model import FileFacts
+from import_policy.facts.records.model import FileFacts
 
 
 def module_name(relative: str, roots: tuple[str, ...]) -> tuple[str | None, bool]:

@@ -34,7 +34,7 @@ def edits_hook(base: Path, overrides: Mapping[str, bytes]) -> EditsFor:
     """`base`: the folder the shown paths are relative to; `overrides`: shown path -> bytes (stdin)."""
     try:
         from import_policy.fix.apply import fix_bytes
-        from import_policy.fix.payload import applies
+        from import_policy.edits.payload import applies
     except ImportError:  # pragma: no cover - a build without the fixer still renders its reports
         return lambda _d: None
     cache: dict[str, bytes | None] = {}

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
 from import_policy.diagnostics import Diagnostic
-from import_policy.facts.model import FileFacts, SyntaxErrorFact
+from import_policy.facts.records.model import FileFacts, SyntaxErrorFact
 from import_policy.kinds.syntax import syntax_error
 from import_policy.graph.chains import Chain
 from import_policy.project.modules import module_name

@@ -24,8 +24,8 @@ from import_policy.cache.facts import FactsCache
 from import_policy.config.model import Examples, Origin, Policy
 from import_policy.diagnostics import Diagnostic
 from import_policy.discovery.overlay import Overlay
-from import_policy.facts.model import FileFacts
-from import_policy.fix.payload import ImportFix
+from import_policy.facts.records.model import FileFacts
+from import_policy.edits.payload import ImportFix
 from import_policy.graph.chains import Link
 from import_policy.graph.store import ModuleGraph
 from import_policy.kinds.import_time import ImportTimeRule

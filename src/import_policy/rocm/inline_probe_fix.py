@@ -24,9 +24,9 @@ import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
 from import_policy.diagnostics import Diagnostic, FixPayload
-from import_policy.facts.identifiers import normal
-from import_policy.fix.imports import Refused
-from import_policy.fix.payload import InlineProbeFix
+from import_policy.facts.shared.identifiers import normal
+from import_policy.edits.imports import Refused
+from import_policy.edits.payload import InlineProbeFix
 
 Rewrite = dict[cst.CSTNode, cst.CSTNode]
 

@@ -13,8 +13,8 @@ from dataclasses import replace
 from import_policy.config.model import Policy, RocmSafety
 from import_policy.kinds.imports import gateways
 from import_policy.diagnostics import Diagnostic
-from import_policy.facts.model import FileFacts, ImportFact, Span
-from import_policy.fix.payload import InlineProbeFix, ProbeFix
+from import_policy.facts.records.model import FileFacts, ImportFact, Span
+from import_policy.edits.payload import InlineProbeFix, ProbeFix
 from import_policy.graph.sites import is_heavy, probe_of
 
 TRIAL_IMPORT_PROBE = "trial-import-probe"

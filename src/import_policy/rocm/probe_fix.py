@@ -17,9 +17,9 @@ import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
 from import_policy.diagnostics import Diagnostic, FixPayload
-from import_policy.facts.identifiers import normal
-from import_policy.fix.imports import Refused, append_names
-from import_policy.fix.payload import ProbeFix
+from import_policy.facts.shared.identifiers import normal
+from import_policy.edits.imports import Refused, append_names
+from import_policy.edits.payload import ProbeFix
 
 
 @dataclass

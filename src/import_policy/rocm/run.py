@@ -35,10 +35,10 @@ from import_policy.discovery.files import SourceFile
 from import_policy.discovery.overlay import Overlay
 from import_policy.project.layout import top_level_names
 from import_policy.project.modules import ProjectModules, module_name
-from import_policy.facts.kept import kept_calls
-from import_policy.facts.comments import suppressions
-from import_policy.facts.model import FileFacts, Suppressions
-from import_policy.facts.walkstate import DYNAMIC_IMPORTERS
+from import_policy.facts.records.kept import kept_calls
+from import_policy.facts.shared.comments import suppressions
+from import_policy.facts.records.model import FileFacts, Suppressions
+from import_policy.facts.shared.walkstate import DYNAMIC_IMPORTERS
 from import_policy.graph.chains import Chain
 from import_policy.graph import hook, through
 from import_policy.graph.distributions import Followed
@@ -52,9 +52,9 @@ from import_policy.graph.store import (
 )
 from import_policy.cache.store import Store
 from pathlib import Path
-from import_policy.facts.literal_imports import literal_imports
-from import_policy.facts.prefilter import RELATIVE_IMPORT
-from import_policy.facts.pytext import python_text
+from import_policy.facts.prefilter.literal_imports import literal_imports
+from import_policy.facts.prefilter.prefilter import RELATIVE_IMPORT
+from import_policy.facts.prefilter.pytext import python_text
 
 Reader = Callable[[SourceFile], bytes]
 
@@ -328,7 +328,7 @@ def project(
         # Cached as the pass keeps them (slimmed): what a batch decodes for every reached module.
         facts = cache.get(key) if cache is not None else None
         if facts is None:
-            from import_policy.facts.from_ast import graph_facts  # a warm batch parses nothing: never loaded
+            from import_policy.facts.cpython.from_ast import graph_facts  # a warm batch parses nothing: never loaded
 
             facts = graph_facts(source, file.relative, module, is_package, plan.keeps)
             if cache is not None:

@@ -24,7 +24,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 
 from import_policy import __version__
-from import_policy.config.load import CONFIG_NAMES
+from import_policy.policy.load import CONFIG_NAMES
 from import_policy.diagnostics import Diagnostic
 from import_policy.discovery.files import relative_to_root
 from import_policy.server.convert import edit_between, lines_of, utf16_column

@@ -29,8 +29,8 @@ from typing import TypeVar
 
 from import_policy.cache.facts import FactsCache, content_digest
 from import_policy.discovery.files import SourceFile
-from import_policy.facts.model import FileFacts, Suppressions
-from import_policy.facts.pytext import python_text
+from import_policy.facts.records.model import FileFacts, Suppressions
+from import_policy.facts.prefilter.pytext import python_text
 from import_policy.project.modules import module_name
 from import_policy.graph.store import ModuleGraph
 from import_policy.rocm.run import Reader, Records, RocmPlan, graph_settings, module_graph
@@ -212,7 +212,7 @@ def record(plan: RocmPlan, source: bytes, path: str, module: str | None, is_pack
     """The record the pass keeps of a file (as `rocm.run.project` derives it for a file read)."""
     if not plan.wants_parse(python_text(source), path):
         return FileFacts(path, module, is_package)
-    from import_policy.facts.from_ast import graph_facts
+    from import_policy.facts.cpython.from_ast import graph_facts
 
     return graph_facts(source, path, module, is_package, plan.keeps)
 

@@ -12,7 +12,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from import_policy.config.load import ConfigErrors, Loaded, digest, find_config, load, source_bytes
+from import_policy.policy.load import ConfigErrors, Loaded, digest, find_config, load, source_bytes
 from import_policy.config.model import Policy
 from import_policy.pipeline.plan import Plan, Selection
 from import_policy.server.graphs import BufferCache, Graphs, KeptRecords, prefilter_settings
@@ -115,7 +115,7 @@ class Projects:
 
     def _build(self, base: Path) -> Project | Fault:
         from import_policy.commands.check import wants_unused_suppression
-        from import_policy.config.tree import against_tree
+        from import_policy.policy.tree import against_tree
 
         try:
             loaded = load(None, base)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from import_policy.config.load import preset_text
+from import_policy.policy.load import preset_text
 from import_policy.config.model import Origin, Policy
 from import_policy.config.yamltree import Map, Seq, YamlError, parse
 

@@ -25,7 +25,7 @@ from import_policy.diagnostics import Diagnostic, FixPayload
 from import_policy.patterns import DottedPattern, longest_match
 
 if TYPE_CHECKING:  # facts.model costs a warm run, which only decodes payloads, 6 ms to import
-    from import_policy.facts.model import ImportFact
+    from import_policy.facts.records.model import ImportFact
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 import libcst as cst
 from libcst.metadata import CodeRange
 
-from import_policy.facts.identifiers import normal
+from import_policy.facts.shared.identifiers import normal
 
 class _Normalize(cst.CSTTransformer):
     def __init__(self) -> None:

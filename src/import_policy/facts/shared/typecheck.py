@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from import_policy.facts.model import BoolOp, Branch, Leaf, Not, Test
+from import_policy.facts.records.model import BoolOp, Branch, Leaf, Not, Test
 
 TYPE_CHECKING_NAMES = frozenset({"typing.TYPE_CHECKING", "typing_extensions.TYPE_CHECKING", "TYPE_CHECKING"})
 

@@ -11,12 +11,12 @@ import io
 import tokenize
 from dataclasses import replace
 
-from import_policy.facts.model import (
+from import_policy.facts.records.model import (
     AssignFact, Branch, Compare, Context, ImportFact, Leaf, Not, Opaque, ReadFact, ReturnFact, ScanFact, Span, Test,
     Value,
 )
-from import_policy.facts.identifiers import normal
-from import_policy.facts.typecheck import is_type_checking_only
+from import_policy.facts.shared.identifiers import normal
+from import_policy.facts.shared.typecheck import is_type_checking_only
 
 # Calls whose first argument (or `name=`), a string, is a module imported by name.
 DYNAMIC_IMPORTERS = frozenset({

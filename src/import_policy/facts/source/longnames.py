@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import tokenize
 
-from import_policy.facts.tokens import significant
+from import_policy.facts.source.tokens import significant
 
 LIMIT = 2048  # segments kept: more than any file path holds
 

@@ -36,8 +36,8 @@ import tokenize
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
-from import_policy.facts.lazy import Lazy, refusal
-from import_policy.facts.model import SyntaxErrorFact
+from import_policy.facts.source.lazy import Lazy, refusal
+from import_policy.facts.records.model import SyntaxErrorFact
 
 _DEEPEST = 200  # CPython's tokenizer refuses more nested brackets (MAXLEVEL)
 _LONGEST_CHAIN = 1000  # operators in a row: libcst's parser recurses once for each

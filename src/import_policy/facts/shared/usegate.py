@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from import_policy.facts.model import ImportFact
+from import_policy.facts.records.model import ImportFact
 
 UseGate = Callable[[str, Sequence[str]], bool]
 """(a name a use could resolve to, the names imported under the use's root) -> could a rule judge it."""

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field, replace
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
-from import_policy.facts.identifiers import normal
-from import_policy.fix.payload import AliasEdit
+from import_policy.facts.shared.identifiers import normal
+from import_policy.edits.payload import AliasEdit
 
 
 class Refused(Exception):

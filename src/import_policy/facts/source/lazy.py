@@ -16,8 +16,8 @@ import re
 import tokenize
 from dataclasses import dataclass
 
-from import_policy.facts.model import SyntaxErrorFact
-from import_policy.facts.tokens import significant
+from import_policy.facts.records.model import SyntaxErrorFact
+from import_policy.facts.source.tokens import significant
 
 # Cheap test before tokenizing: only a file spelling this can hold the keyword.
 _CANDIDATE = re.compile(rb"\blazy(?:[ \t\f]|\\(?:\r\n|\r|\n))+(?:import|from)\b")

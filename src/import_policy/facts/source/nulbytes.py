@@ -3,7 +3,7 @@ imported, so it is a syntax error wherever the NUL stands (strings and comments 
 
 from __future__ import annotations
 
-from import_policy.facts.model import SyntaxErrorFact
+from import_policy.facts.records.model import SyntaxErrorFact
 
 
 def nul_byte(source: bytes) -> SyntaxErrorFact | None:

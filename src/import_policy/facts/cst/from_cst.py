@@ -29,9 +29,9 @@ from libcst.metadata import (
     ScopeProvider,
 )
 
-from import_policy.facts import comments
-from import_policy.facts.cst_names import Columns, columns, normalized
-from import_policy.facts.model import (
+from import_policy.facts.shared import comments
+from import_policy.facts.cst.names import Columns, columns, normalized
+from import_policy.facts.records.model import (
     BoolOp,
     Branch,
     CallFact,
@@ -52,11 +52,11 @@ from import_policy.facts.model import (
     UseFact,
     Value,
 )
-from import_policy.facts.reads import read_names
-from import_policy.facts.cst_reads import cst_read_names
-from import_policy.facts.syntax import newest_read
-from import_policy.facts.usegate import UseGate, bound_imports, could_matter
-from import_policy.facts.walkstate import (
+from import_policy.facts.cpython.reads import read_names
+from import_policy.facts.cst.reads import cst_read_names
+from import_policy.facts.source.syntax import newest_read
+from import_policy.facts.shared.usegate import UseGate, bound_imports, could_matter
+from import_policy.facts.shared.walkstate import (
     DYNAMIC_IMPORTERS, IMPORT_CATCHERS, IMPORTED_NAME, PACKAGE_WALKERS, WalkState, compared, entry_leaf, entry_name,
     getattr_leaf, written,
 )

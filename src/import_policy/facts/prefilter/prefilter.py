@@ -28,7 +28,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from import_policy.facts.literal_imports import literal_imports
+from import_policy.facts.prefilter.literal_imports import literal_imports
 from import_policy.patterns import DottedPattern
 
 # White space inside a statement as Python's tokenizer accepts it: continuation lines included.

@@ -17,10 +17,10 @@ import sys
 import warnings
 from typing import TYPE_CHECKING
 
-from import_policy.facts.lazy import Lazy, blank_lazy, misplaced
-from import_policy.facts.longnames import shorten_names
-from import_policy.facts.model import SyntaxErrorFact
-from import_policy.facts.nulbytes import nul_byte
+from import_policy.facts.source.lazy import Lazy, blank_lazy, misplaced
+from import_policy.facts.source.longnames import shorten_names
+from import_policy.facts.records.model import SyntaxErrorFact
+from import_policy.facts.source.nulbytes import nul_byte
 
 if TYPE_CHECKING:
     import libcst
@@ -51,7 +51,7 @@ def newest_read(source: bytes, path: str) -> tuple[ast.Module | libcst.Module | 
     parsed, lazy = cpython_read(source, path)
     if isinstance(parsed, ast.Module) or parsed.message.startswith(_NOT_NEWER):
         return parsed, lazy
-    from import_policy.facts.newer import judge, misplaced_lazy
+    from import_policy.facts.cst.newer import judge, misplaced_lazy
 
     judged = judge(lazy.source if lazy is not None else source, parsed)
     if lazy is not None and not isinstance(judged, SyntaxErrorFact):
@@ -73,7 +73,7 @@ def cpython_parse(source: bytes, path: str) -> ast.Module | SyntaxErrorFact:
 
 def cpython_read(source: bytes, path: str) -> tuple[ast.Module | SyntaxErrorFact, Lazy | None]:
     """CPython's tree of the file (its `lazy` keywords blanked, and where they stood; an
-    import's dotted name cut to the segments a module could have, `facts/longnames.py`), or
+    import's dotted name cut to the segments a module could have, `facts/source/longnames.py`), or
     why it does not compile. A `Lazy` is returned whenever the text parsed is not `source`."""
     refused = nul_byte(source)
     if refused is not None:

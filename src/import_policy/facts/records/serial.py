@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from import_policy.facts.model import (
+from import_policy.facts.records.model import (
     AssignFact,
     BoolOp,
     Branch,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from import_policy.facts.model import FileFacts
+from import_policy.facts.records.model import FileFacts
 
 # Asked once the rest of a file's facts are known: which callees the reader keeps (a call
 # with a string first argument is kept whatever its callee).

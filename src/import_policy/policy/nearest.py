@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from import_policy.config.load import config_in
+from import_policy.policy.load import config_in
 
 # (the configuration file, the folder it was found in); None: the built-in preset.
 Found = tuple[Path, Path] | None

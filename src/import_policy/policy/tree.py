@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from import_policy.config.load import ConfigErrors
+from import_policy.policy.load import ConfigErrors
 from import_policy.config.model import GatewayFix, Origin, Policy, RuleBase
 from import_policy.discovery import probe
 from import_policy.quoting import quote_path
@@ -50,7 +50,7 @@ def against_tree(policy: Policy, remember: bool = False) -> Checked:
         fix = getattr(rule, "fix")
         if fix.gateway not in modules:
             from import_policy.config.validate import ConfigError
-            from import_policy.config.where import rule_entry
+            from import_policy.policy.where import rule_entry
 
             errors.append(ConfigError(
                 rule.origin.source, rule_entry(rule.origin, ("fix", "gateway")),
@@ -99,7 +99,7 @@ def _roots(policy: Policy) -> Iterator[ConfigError]:
     for folder in policy.roots:
         if not probe.is_dir(policy.root / folder):
             from import_policy.config.validate import ConfigError
-            from import_policy.config.where import top_level_entry
+            from import_policy.policy.where import top_level_entry
 
             origin = top_level_entry(policy, "roots", folder) or Origin(policy.sources[-1] if policy.sources else "", 0)
             yield ConfigError(
@@ -168,7 +168,7 @@ def _users(policy: Policy, origin: Origin) -> Origin:
     points at a file the user can edit."""
     if not origin.source.startswith("preset:") or not policy.sources or policy.sources[-1].startswith("preset:"):
         return origin
-    from import_policy.config.where import top_level_entry
+    from import_policy.policy.where import top_level_entry
 
     return top_level_entry(policy, "extends", origin.source[len("preset:"):]) or Origin(policy.sources[-1], 1)
 
@@ -193,7 +193,7 @@ def _bound_exports(
         if isinstance(bound, frozenset) and (exported in bound or _submodule(policy, path, exported)):
             kept.append((original, exported))
             continue
-        from import_policy.config.where import rule_entry
+        from import_policy.policy.where import rule_entry
 
         line = rule_entry(rule.origin, ("fix", "exports", original))
         why = f"{path} {bound}" if isinstance(bound, str) else f"{path} does not bind `{exported}` at module level"
@@ -216,7 +216,7 @@ def module_bindings(source: bytes, path: str) -> frozenset[str] | str:
     """The names a module binds at module level (assigned, imported, defined, in any
     branch), or why they cannot be told. A star import or a module `__getattr__` may bind
     any name: then every name counts as bound (nothing to warn about)."""
-    from import_policy.facts.syntax import cpython_parse
+    from import_policy.facts.source.syntax import cpython_parse
 
     parsed = cpython_parse(source, path)
     if not isinstance(parsed, ast.Module):

@@ -10,7 +10,7 @@ import io
 import re
 import tokenize
 
-from import_policy.facts.model import Suppressions
+from import_policy.facts.records.model import Suppressions
 
 MARKER = b"import-policy:"
 _DIRECTIVE = re.compile(r"import-policy:\s*ignore(?P<file>-file)?(?:\[(?P<rules>[^\]]*)\])?")

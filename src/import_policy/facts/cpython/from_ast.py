@@ -24,8 +24,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any, Literal
 
-from import_policy.facts import comments
-from import_policy.facts.model import (
+from import_policy.facts.shared import comments
+from import_policy.facts.records.model import (
     BoolOp,
     Branch,
     CallFact,
@@ -45,13 +45,13 @@ from import_policy.facts.model import (
     UseFact,
     Value,
 )
-from import_policy.facts import uses_ast
-from import_policy.facts.identifiers import NAME, normal, spelled_at
-from import_policy.facts.kept import CallFilter, kept_calls
-from import_policy.facts.reads import read_names
-from import_policy.facts.syntax import newest_read
-from import_policy.facts.usegate import UseGate, bound_imports, could_matter
-from import_policy.facts.walkstate import (
+from import_policy.facts.cpython import uses_ast
+from import_policy.facts.shared.identifiers import NAME, normal, spelled_at
+from import_policy.facts.records.kept import CallFilter, kept_calls
+from import_policy.facts.cpython.reads import read_names
+from import_policy.facts.source.syntax import newest_read
+from import_policy.facts.shared.usegate import UseGate, bound_imports, could_matter
+from import_policy.facts.shared.walkstate import (
     DYNAMIC_IMPORTERS, IMPORT_CATCHERS, IMPORTED_NAME, PACKAGE_WALKERS, WalkState, compared, entry_leaf, entry_name,
     getattr_leaf, written,
 )
@@ -198,7 +198,7 @@ def graph_facts(
     facts = extract(source, path, module, is_package, keeps)
     if facts is not None:
         return facts
-    from import_policy.facts.from_cst import extract as libcst_extract  # libcst only when needed
+    from import_policy.facts.cst.from_cst import extract as libcst_extract  # libcst only when needed
 
     return kept_calls(libcst_extract(source, path, module, is_package), keeps)
 
