@@ -25,11 +25,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Optional, Protocol
 
-from import_policy.config.model import RocmSafety
 from import_policy.facts.records.model import (
     BoolOp, Branch, Compare, Context, FileFacts, IsMain, Leaf, Not, Opaque, ReturnFact, Test, Value,
 )
 from import_policy.facts.shared.typecheck import TYPE_CHECKING_NAMES
+from import_policy.graph.platform import Platform
 
 Tri = Optional[bool]
 # Flags naming flags naming functions...: real code is two or three deep.
@@ -72,13 +72,13 @@ _Candidate = tuple[Test, str, int]  # what a binding bound, the file to read it 
 
 
 class Judge:
-    def __init__(self, rocm: RocmSafety, view: View) -> None:
+    def __init__(self, platform: Platform, view: View) -> None:
         # A plain name matches the last name of a test; a dotted one its qualified name, however imported.
-        self.guards = frozenset(bare(name) for name in rocm.guards if "." not in name)
-        self.rocm = frozenset(bare(name) for name in rocm.rocm if "." not in name)
-        self.false_names = frozenset(name for name in rocm.guards if "." in name)
-        self.true_names = frozenset(name for name in rocm.rocm if "." in name)
-        self.values: dict[str, Value] = dict(rocm.values)
+        self.guards = frozenset(bare(name) for name in platform.guards if "." not in name)
+        self.rocm = frozenset(bare(name) for name in platform.true if "." not in name)
+        self.false_names = frozenset(name for name in platform.guards if "." in name)
+        self.true_names = frozenset(name for name in platform.true if "." in name)
+        self.values: dict[str, Value] = dict(platform.values)
         self.view = view
         self._values: dict[tuple[Test, str, int | None], Tri] = {}
         self._events: dict[str, dict[str, list[_Event]]] = {}

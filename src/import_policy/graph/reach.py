@@ -23,6 +23,7 @@ from import_policy.patterns import module_heads
 from import_policy.graph.chains import Chain, ImportGraph, Link
 from import_policy.project.modules import modules_of
 from import_policy.graph.judge import AFTER, Judge
+from import_policy.graph.platform import Platform
 from import_policy.graph.sites import find_spec_of, is_heavy, probe_of, through_gateway
 
 # The kinds of link this pass's edges make (`Link.kind`): "import", "package", "probe",
@@ -87,7 +88,7 @@ class Project:
         self.rocm = rocm
         self.module_path = modules  # looked up, never walked unless a package walk asks
         self.exports = dict(exports or {})
-        self.judge = Judge(rocm, self)
+        self.judge = Judge(Platform("rocm", rocm.guards, rocm.rocm, rocm.values), self)
         self._load = load
         self._files: dict[str, _File | None] = {}
         # Files loaded that do not parse: what the graph could not see.
