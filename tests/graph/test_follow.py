@@ -131,11 +131,24 @@ def test_a_followed_name_not_installed_is_a_warning_at_its_line(chain: Project) 
     assert "import-policy.yaml:4: warning: follow: 'missing-one' is not installed in" in err
 
 
-def test_no_environment_is_a_warning(chain: Project) -> None:
+def test_no_environment_is_an_error_naming_where_it_looked(chain: Project) -> None:
     chain.config(POLICY.replace("  python: .venv/bin/python", "  python: nowhere/bin/python"))
     code, out, err = chain.run("check", "--no-cache")
-    assert (code, out) == (0, "All checks passed!\n")
-    assert "import-policy.yaml:4: warning: follow: no environment" in err
+    assert (code, out) == (2, "")
+    assert "import-policy.yaml:4: follow: environment.python " in err and "nowhere" in err
+    chain.config(POLICY.replace("environment:\n  python: .venv/bin/python\n", ""))
+    (chain.root / ".venv").rename(chain.root / "elsewhere")
+    code, out, err = chain.run("check", "--no-cache")
+    assert (code, out) == (2, "")
+    assert "import-policy.yaml:2: follow: no environment to read dependencies from" in err
+
+
+def test_a_follow_that_finds_none_of_its_distributions_fails(chain: Project) -> None:
+    chain.config(POLICY.replace("follow: [Light_Dep]", "follow: [absent-one, absent-two]"))
+    code, out, err = chain.run("check", "--no-cache")
+    assert (code, out) == (2, "")
+    assert "import-policy.yaml:4: follow: none of absent-one, absent-two is installed in" in err
+    assert str(chain.root / SITE) in err
 
 
 @pytest.mark.parametrize(("text", "line", "says"), [

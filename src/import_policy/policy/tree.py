@@ -57,6 +57,8 @@ def against_tree(policy: Policy, remember: bool = False) -> Checked:
                 f"fix.gateway {fix.gateway!r} of rule {rule.id!r} is not a module of the project "
                 f"(no {_spelled(fix.gateway)} under roots {', '.join(policy.roots)})",
             ))
+    if not errors and policy.follow is not None:
+        errors.extend(_follow_errors(policy))
     if errors:
         raise ConfigErrors(errors)
     rules: list[RuleBase] = []
@@ -72,6 +74,16 @@ def against_tree(policy: Policy, remember: bool = False) -> Checked:
 
         warnings.extend(follow_warnings(policy))
     return Checked(replace(policy, rules=tuple(rules)), tuple(warnings))
+
+
+def _follow_errors(policy: Policy) -> Iterator[ConfigError]:
+    """A `follow` that reads nothing it names: no environment, none installed, or one installed
+    none of whose modules is found."""
+    from import_policy.config.validate import ConfigError
+    from import_policy.graph.through import dependencies, errors
+
+    for source, line, message in errors(policy, dependencies(policy)):
+        yield ConfigError(source, line, message)
 
 
 def _entries(policy: Policy, modules: ProjectModules) -> Iterator[ConfigError]:
