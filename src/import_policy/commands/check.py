@@ -426,7 +426,12 @@ def cache_policy(policy: Policy, selection: Selection, inputs: Inputs, args: arg
     facts = None if args.no_cache else FactsCache(policy.root)  # keyed by content: a buffer is safe there
     # An unchanged whole tree is answered from the last run (runcache); fixing always checks afresh.
     fixing = args.fix or args.fix_only or args.diff
-    runs = RunCache(policy.root) if facts is not None and tracker is not None and not fixing else None
+    # The environment decides (`installed: environment`) and nothing is followed: no key of the
+    # run cache watches it, so no whole-tree answer is kept.
+    from import_policy.graph.through import asks_installed
+
+    unwatched = asks_installed(policy) and _follow_of(policy) is None
+    runs = RunCache(policy.root) if facts is not None and tracker is not None and not fixing and not unwatched else None
     digest = policy_digest(policy) if runs is not None else None
     stamp = followed_stamp(policy.root, _follow_of(policy)) if digest is not None else None
     run_key = (

@@ -19,6 +19,7 @@ from import_policy.config.model import Follow, Policy
 from import_policy.graph.distributions import Followed, follow, normalize, unfound
 from import_policy.graph.environment import Environment, environment_variables, passed_over, project_environment
 from import_policy.graph.hook import Finding
+from import_policy.graph.search_path import SearchPath
 
 
 def dependencies(policy: Policy) -> Followed | None:
@@ -113,6 +114,60 @@ def _virtual_env() -> str:
 
 def _line(wanted: Follow, name: str) -> int:
     return wanted.lines[wanted.names.index(name)] if name in wanted.names and wanted.lines else wanted.origin.line
+
+
+class Availability:
+    """Whether a module is installed, for `installed: environment`: a project module, one of
+    the standard library's, or one the environment's path finds. `identity`: what the answers
+    depend on (the stat data of the path's folders: an install or removal moves them)."""
+
+    def __init__(self, search: SearchPath | None, project: frozenset[str]) -> None:
+        self.search = search
+        self.project = project
+        self._memo: dict[str, bool] = {}
+        folders = search.folders if search is not None else ()
+        self.identity = repr([(folder, _folder_stat(folder)) for folder in folders])
+
+    def __call__(self, module: str) -> bool:
+        found = self._memo.get(module)
+        if found is None:
+            top = module.partition(".")[0]
+            found = (
+                top in self.project or top in sys.builtin_module_names or top in _STDLIB
+                or (self.search is not None and self.search.find(module) is not None)
+            )
+            self._memo[module] = found
+        return found
+
+
+_STDLIB: frozenset[str] = frozenset(getattr(sys, "stdlib_module_names", ()))
+
+
+def _folder_stat(folder: str) -> tuple[int, int] | None:
+    try:
+        stat = os.stat(folder)
+    except OSError:
+        return None
+    return stat.st_mtime_ns, stat.st_ino
+
+
+def asks_installed(policy: Policy) -> bool:
+    """Whether a rule in force or `rocm_safety` lets the environment decide (`installed: environment`)."""
+    rocm = policy.rocm_safety
+    return (rocm is not None and rocm.installed == "environment") or any(
+        getattr(rule, "installed", "any") == "environment" for rule in policy.rules
+    )
+
+
+def availability(policy: Policy, followed: Followed | None, project: frozenset[str]) -> Availability | None:
+    """What is installed, where the policy asks: the followed environment's path, else the
+    project's environment's (None: nothing asks)."""
+    if not asks_installed(policy):
+        return None
+    if followed is not None and followed.search is not None:
+        return Availability(followed.search, project)
+    environment = project_environment(policy.root, policy.follow.python if policy.follow is not None else None)
+    return Availability(SearchPath(environment.site_packages) if environment is not None else None, project)
 
 
 # Followed dependency files that do not parse, told by the pass as it reads them: path -> warning.
