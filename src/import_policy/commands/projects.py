@@ -189,5 +189,9 @@ def _relative(path: str, root: Path, cwd: Path) -> str:
 
 
 def _rebase(d: Diagnostic, root: Path, cwd: Path) -> Diagnostic:
-    path = _relative(d.path, root, cwd)
-    return d if path == d.path else replace(d, path=path)
+    """`d` with every path relative to `cwd`: its own and its places' (where a reachability
+    finding is recorded in a baseline, and the links it may be matched at)."""
+    if root == cwd:
+        return d
+    places = tuple((_relative(place[0], root, cwd), *place[1:]) for place in d.places)
+    return replace(d, path=_relative(d.path, root, cwd), places=places)
