@@ -38,6 +38,12 @@ def why(
         known = [r.id for r in policy.rules if isinstance(r, ImportTimeRule)] + (list(ROCM_RULE_IDS) if rocm else [])
         raise WhyError(f"unknown rule {rule!r}; rules with chains: {', '.join(known) or '(none)'}")
     if rocm is None and declared is None:
+        timed = [r.id for r in policy.rules if isinstance(r, ImportTimeRule)]
+        if timed:  # the chains are the rules': say which, and how to ask
+            raise WhyError(
+                f"the policy has no rocm_safety section; its import-time rules ({', '.join(timed)}) have chains: "
+                f"ask with --rule ID (e.g. `import-policy why {target} --rule {timed[0]}`)"
+            )
         raise WhyError("the policy has no rocm_safety section, so no entry modules to start from")
     plan = rocm_pass.make_plan(policy, lambda rule: True, rules=(declared,) if declared is not None else ())
     assert plan is not None
