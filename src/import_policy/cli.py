@@ -72,6 +72,19 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("-q", "--quiet", action="store_true", help="print the findings and nothing else (no summary, no notes)")
     check.add_argument("--stdin-filename", type=Path, metavar="PATH", help="read the source from stdin (PATH '-') and check it as PATH")
     check.add_argument("--no-cache", action="store_true", help=f"neither read nor write {CACHE_FOLDER}/")
+    check.add_argument(
+        "--exclude", type=_rule_list, action="extend", metavar="GLOBS",
+        help="replace the configuration's exclude for this run (comma-separated path globs, relative to each project root)",
+    )
+    check.add_argument(
+        "--extend-exclude", type=_rule_list, action="extend", metavar="GLOBS",
+        help="path globs excluded on top of the configuration's exclude (comma-separated)",
+    )
+    check.add_argument("--show-files", action="store_true", help="list the files that would be checked, and check nothing")
+    check.add_argument(
+        "--show-settings", action="store_true", help="print the resolved settings of each project the paths reach, and check nothing",
+    )
+    check.add_argument("-v", "--verbose", action="store_true", help="say on stderr which configuration judges which files")
     check.add_argument("--jobs", type=_jobs, metavar="N", help="processes for big batches (default: the number of CPUs; 1: none)")
     baselines = check.add_mutually_exclusive_group()
     baselines.add_argument("--baseline", type=Path, metavar="FILE", help="report only violations not recorded in FILE")
@@ -92,6 +105,7 @@ def _parser() -> argparse.ArgumentParser:
     why.add_argument("--rule", metavar="ID", help="the chains a `kind: import-time` rule follows (its entry modules and platform)")
 
     commands.add_parser("server", help="the Language Server Protocol over stdio, for editors")
+    commands.add_parser("clean", help=f"remove every {CACHE_FOLDER}/ folder under the current folder")
     # A bad flag is reported with the usage of the command it was given to, not the top level's.
     for name, command in commands.choices.items():
         command.set_defaults(command_parser=command)
@@ -178,8 +192,17 @@ def _dispatch(args: argparse.Namespace) -> int:
         from import_policy.commands import server
 
         return server.command()
+    if args.command == "clean":
+        from import_policy.commands.clean import clean
+
+        return clean(Path.cwd())
     if args.command == "check":
         from import_policy.commands.check import answer_warm
+
+        if [str(path) for path in args.paths] == ["-"] and args.stdin_filename is None:
+            args.stdin_filename = Path("-")  # ruff's `check -`: the buffer is reported as `-`
+        elif "-" in [str(path) for path in args.paths] and len(args.paths) > 1:
+            raise UsageError("'-' (stdin) cannot be checked together with other paths")
 
         warm = answer_warm(args, Path.cwd())  # an unchanged tree and configuration: no policy to build
         if warm is not None:
