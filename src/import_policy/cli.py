@@ -20,7 +20,7 @@ from import_policy import __version__
 from import_policy.cache.seal import FOLDER as CACHE_FOLDER
 from import_policy.quoting import escape_controls
 from import_policy.commands import EXIT_ERROR, EXIT_OK, EXIT_VIOLATIONS, UsageError, discard_stdout
-from import_policy.policy.load import ConfigErrors, Loaded, load, no_config_note
+from import_policy.policy.load import ConfigErrors
 from import_policy.discovery import probe
 from import_policy.discovery.tracked import new_run
 from import_policy.report.formats import FORMATS
@@ -90,16 +90,25 @@ def _parser() -> argparse.ArgumentParser:
     baselines.add_argument("--baseline", type=Path, metavar="FILE", help="report only violations not recorded in FILE")
     baselines.add_argument("--write-baseline", type=Path, metavar="FILE", help="record the current violations in FILE")
 
-    rules = commands.add_parser("rules", parents=[config], help="list the rules in force")
+    # The other commands take paths as check does: the configurations check would use there.
+    where = argparse.ArgumentParser(add_help=False)
+    where.add_argument(
+        "paths", nargs="*", type=Path, metavar="PATH",
+        help="files or folders whose configurations to use, as check finds them (default: .)",
+    )
+
+    rules = commands.add_parser("rules", parents=[config, where], help="list the rules in force")
     rules.add_argument("--format", choices=("text", "json"), default="text")
 
     explain = commands.add_parser("explain", parents=[config], help="one rule in full, with its examples")
     explain.add_argument("rule", metavar="RULE")
+    explain.add_argument("paths", nargs="*", type=Path, metavar="PATH", help="as for rules (default: .)")
 
-    commands.add_parser("test-rules", parents=[config], help="run every rule's examples")
+    commands.add_parser("test-rules", parents=[config, where], help="run every rule's examples")
 
     why = commands.add_parser("why", parents=[config], help="the eager import chains from the entry modules to MODULE")
     why.add_argument("module", metavar="MODULE", help="a heavy module (tilelang) or a project module")
+    why.add_argument("paths", nargs="*", type=Path, metavar="PATH", help="as for rules (default: .)")
     why.add_argument("--format", choices=("text", "json", "mermaid", "dot"), default="text")
     why.add_argument("--all", action="store_true", dest="all_chains", help="every route to MODULE, not only the shortest per entry module")
     why.add_argument("--rule", metavar="ID", help="the chains a `kind: import-time` rule follows (its entry modules and platform)")
@@ -180,13 +189,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_ERROR
 
 
-def _load(args: argparse.Namespace) -> Loaded:
-    loaded = load(args.config, Path.cwd())
-    if loaded.config is None and not getattr(args, "quiet", False):
-        print(f"import-policy: {no_config_note(Path.cwd(), Path.cwd())}", file=sys.stderr)
-    return loaded
-
-
 def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "server":  # each file's own configuration, found as the editor opens it
         from import_policy.commands import server
@@ -210,26 +212,24 @@ def _dispatch(args: argparse.Namespace) -> int:
         from import_policy.commands.projects import check_projects
 
         return check_projects(args, Path.cwd())  # each file under its nearest configuration
-    loaded = _load(args)
+    from import_policy.commands.configs import configurations
+
+    if args.command == "test-rules":
+        from import_policy.commands import test_rules
+
+        return test_rules.command_over(args.config, args.paths, Path.cwd())
+    found = configurations(args.config, args.paths, Path.cwd())
     # Each command's module is imported only when asked for: start-up time is most of a warm run.
     if args.command == "rules":
         from import_policy.commands.rules import rules
 
-        return rules(loaded, args.format)
+        return rules(found, args.format)
     if args.command == "explain":
         from import_policy.commands.rules import explain
 
-        return explain(loaded, args.rule)
+        return explain(found, args.rule)
     if args.command == "why":
         from import_policy.commands import why
 
-        from import_policy.policy.tree import against_tree
-
-        return why.command(
-            against_tree(loaded.policy).policy, args.module, args.format, every=args.all_chains, rule=args.rule
-        )
-    if args.command == "test-rules":
-        from import_policy.commands import test_rules
-
-        return test_rules.command(loaded.policy)
+        return why.command_over(found, args.module, args.format, every=args.all_chains, rule=args.rule)
     raise AssertionError(f"unknown command {args.command!r}")  # argparse allows only the commands above
