@@ -93,7 +93,9 @@ def errors(policy: Policy, followed: Followed | None) -> list[tuple[str, int, st
             f"follow: none of {', '.join(wanted.names) if wanted.names else 'its distributions'} is installed in {looked}"
         ))]
     out = []
-    for distribution in unfound(followed):
+    # Under `follow: all` an environment holds distributions of scripts, data or native
+    # libraries only (nvidia's): only a name the user wrote must be found.
+    for distribution in unfound(followed) if not followed.every else ():
         name = next((n for n in wanted.names if normalize(n) == distribution.key), distribution.name)
         tops = ", ".join(distribution.tops) or "none told by RECORD, top_level.txt or its name"
         out.append((wanted.origin.source, _line(wanted, name), (
