@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import TextIO
 from dataclasses import replace
 from pathlib import Path
 
@@ -170,6 +172,43 @@ def availability(policy: Policy, followed: Followed | None, project: frozenset[s
         return Availability(followed.search, project)
     environment = project_environment(policy.root, policy.follow.python if policy.follow is not None else None)
     return Availability(SearchPath(environment.site_packages) if environment is not None else None, project)
+
+
+class Progress:
+    """A long cold run over dependencies says how far it is, on stderr where that is a terminal:
+    one line rewritten in place (`\\r`), from `after` seconds on, at most every `every` seconds,
+    and wiped when the run is done. Nothing at all on a pipe, in CI or in an editor."""
+
+    def __init__(self, stream: TextIO | None = None, after: float = 2.0, every: float = 0.5) -> None:
+        self.stream = stream if stream is not None else sys.stderr
+        self.shown = False
+        self.files = 0
+        self.start = time.monotonic()
+        self.after = after
+        self.every = every
+        self.last = 0.0
+        try:
+            self.live = self.stream.isatty()
+        except (AttributeError, ValueError):
+            self.live = False
+
+    def read(self, path: str) -> None:
+        """A dependency file read (and parsed) for the graph."""
+        self.files += 1
+        if not self.live:
+            return
+        now = time.monotonic()
+        if now - self.start >= self.after and now - self.last >= self.every:
+            self.last = now
+            self.stream.write(f"\rimport-policy: reading dependencies: {self.files} files ({now - self.start:.0f} s)")
+            self.stream.flush()
+            self.shown = True
+
+    def done(self) -> None:
+        if self.shown:
+            self.stream.write("\r\033[K")
+            self.stream.flush()
+            self.shown = False
 
 
 # Followed dependency files that do not parse, told by the pass as it reads them: path -> warning.

@@ -317,6 +317,8 @@ def project(
             if facts is not None:
                 return facts
         stat = inputs.stat(path) if inputs is not None else None
+        if progress is not None and os.path.isabs(path):
+            progress.read(path)
         try:
             source = read(file)
         except OSError:
@@ -340,7 +342,11 @@ def project(
         return facts
 
     found = modules if modules is not None else _modules(plan, known, cache is not None)
+    progress = _PROGRESS if plan.followed is not None else None
     return Project(plan.rocm, found, load, plan.exports, plan.installed)
+
+
+_PROGRESS = through.Progress()
 
 
 def graph_settings(plan: RocmPlan) -> str | None:
@@ -612,6 +618,7 @@ def check(
     found.extend(probes.values())
     # Reachability findings were judged whole, every report of each at once.
     kept = [d for d in found if d.places or not comments(d.path).covers(d.rule, d.suppress_lines)]
+    _PROGRESS.done()
     return kept + gaps.reports(asked, passed, plan.policy.roots)
 
 
