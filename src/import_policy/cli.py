@@ -89,7 +89,8 @@ def _parser() -> argparse.ArgumentParser:
     why.add_argument("module", metavar="MODULE", help="a heavy module (tilelang) or a project module")
     why.add_argument("--format", choices=("text", "json", "mermaid", "dot"), default="text")
     why.add_argument("--all", action="store_true", dest="all_chains", help="every route to MODULE, not only the shortest per entry module")
-    why.add_argument("--rule", metavar="ID", help="the chains a `kind: import-time` rule follows (its entry modules and platform)")
+    why.add_argument("--rule", metavar="ID", help="the chains a `kind: import-time` rule follows (its entry modules and platform), or a contract's reading with --to")
+    why.add_argument("--to", metavar="TARGET", help="the import chains from MODULE (and every module under it) to TARGET (and every module under it), as the contracts read them")
 
     commands.add_parser("server", help="the Language Server Protocol over stdio, for editors")
     # A bad flag is reported with the usage of the command it was given to, not the top level's.
@@ -203,7 +204,8 @@ def _dispatch(args: argparse.Namespace) -> int:
         from import_policy.policy.tree import against_tree
 
         return why.command(
-            against_tree(loaded.policy).policy, args.module, args.format, every=args.all_chains, rule=args.rule
+            against_tree(loaded.policy).policy, args.module, args.format, every=args.all_chains, rule=args.rule,
+            to=args.to,
         )
     if args.command == "test-rules":
         from import_policy.commands import test_rules
