@@ -28,9 +28,10 @@ class ScopedProject(Project):
 
     def __init__(
         self, rocm: RocmSafety, modules: Mapping[str, str], load: Callable[[str], FileFacts | None],
-        exports: Mapping[str, str] | None = None, scope: Scope = "module", type_checking: bool = False,
+        exports: Mapping[str, str] | None = None, installed: Callable[[str], bool] | None = None,
+        scope: Scope = "module", type_checking: bool = False,
     ) -> None:
-        super().__init__(rocm, modules, load, exports)
+        super().__init__(rocm, modules, load, exports, installed)
         self.scope = scope
         self.type_checking = type_checking
 
