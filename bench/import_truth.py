@@ -139,6 +139,8 @@ def tool_answer(
         findings = json.loads(done.stdout or "[]")
     except ValueError:
         return {}, f"no JSON: {done.stdout[:200]!r}"
+    if isinstance(findings, dict):  # `{"version": 1, "diagnostics": [...], "summary": {...}}`
+        findings = findings.get("diagnostics", [])
     found: dict[str, list[str]] = {}
     for finding in findings if isinstance(findings, list) else []:
         message = str(finding.get("message", ""))
