@@ -349,3 +349,34 @@ def test_a_loader_the_pass_cannot_read_is_a_named_cut(project: Project) -> None:
         "app/__init__.py:1: from pkg import dump: the lazy loader at pkg/__init__.py:3 imports what the pass "
         "cannot tell (`importlib.import_module(_where(name))` (line 4)); the chain is cut there"
     ) in err
+
+
+MANY_SITES = {
+    "pkgdist_x/__init__.py": "from pkgdist_x import a, b\n",
+    "pkgdist_x/a.py": "import heavy_a\nfrom pkgdist_x import c\n",
+    "pkgdist_x/b.py": "import heavy_a\nimport heavy_b\n",
+    "pkgdist_x/c.py": "import heavy_a.sub\n",
+}
+
+
+def test_one_finding_per_link_and_forbidden_name(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Three sites of `heavy_a` in the dependency behind one project line: one finding, the
+    shortest chain, the rule's message, the first site and the count of the others."""
+    monkeypatch.delenv("VIRTUAL_ENV", raising=False)
+    write(project, {"app/__init__.py": "import json\nimport pkgdist_x\n", "_standins/heavy_a/sub.py": ""}, follow=FOLLOW)
+    _installed(project, MANY_SITES)
+    expected = [
+        "app/__init__.py:2:1: light keep app light: app -> pkgdist_x -> pkgdist_x.a -> heavy_a "
+        "(in dependency `pkgdist`, pkgdist_x/a.py:1, and 2 more sites; import-policy why heavy_a --rule light)",
+        "app/__init__.py:2:1: light keep app light: app -> pkgdist_x -> pkgdist_x.b -> heavy_b "
+        "(in dependency `pkgdist`, pkgdist_x/b.py:2)",
+    ]
+    assert project.lines("--no-cache") == expected
+    assert project.lines() == expected
+    code, out, _ = project.run("why", "heavy_a", "--rule", "light", "--all")
+    assert code == 0
+    assert [line for line in out.splitlines() if line.startswith(f"  {SITE}") and "-> heavy_a" in line] == [
+        f"  {SITE}/pkgdist_x/a.py:1: pkgdist_x.a -> heavy_a (import heavy_a)",
+        f"  {SITE}/pkgdist_x/b.py:1: pkgdist_x.b -> heavy_a (import heavy_a)",
+        f"  {SITE}/pkgdist_x/c.py:1: pkgdist_x.c -> heavy_a.sub (import heavy_a.sub)",
+    ]

@@ -42,6 +42,7 @@ from import_policy.facts.shared.walkstate import DYNAMIC_IMPORTERS
 from import_policy.graph.chains import Chain
 from import_policy.graph import hook, through
 from import_policy.graph.distributions import Followed
+from import_policy.graph.once_per_link import in_dependencies
 from import_policy.rocm import gaps, links
 from import_policy.kinds import import_time as import_time_kind
 from import_policy.kinds.import_time import ImportTimeRule, rules_of as import_time_rules
@@ -564,7 +565,7 @@ def check(
                 lines[path] = _lines(plan, path, read)
             return lines[path]
 
-        reached = through.at_links(reached, plan.followed, lines_of)
+        reached = in_dependencies(through.at_links(reached, plan.followed, lines_of), plan.followed, rocm.heavy_modules)
 
         def where(reports_in: Callable[[str], bool], graph: ModuleGraph) -> hook.Where:
             checked = links.Standing({path for path in parsed if reports_in(path)}, resolved)
@@ -580,7 +581,10 @@ def check(
                 graphs.graph(rule_asked, read, records) if graphs is not None
                 else module_graph(rule_asked, passed, read, records, stores, overlay, since)
             )
-            findings = through.at_links(import_time_kind.findings(declared, answer), plan.followed, lines_of)
+            findings = in_dependencies(
+                through.at_links(import_time_kind.findings(declared, answer), plan.followed, lines_of),
+                plan.followed, declared.forbid,
+            )
             found.extend(hook.reports(findings, where(_reports_in(declared.applies_to), answer)))
             if exempted is not None and declared.allow_in:
                 exempted([
