@@ -278,6 +278,7 @@ CASES = {
     "getattr-table": (GETATTR_TABLE, "from pkg import dump\n", {"heavy_a"}),
     "getattr-read": (GETATTR_TABLE, "import pkg\n\nMODEL = pkg.Model()\n", {"heavy_b"}),
     "getattr-bound": (GETATTR_TABLE, "import pkg\n\ndump = 1\n", set()),
+    "getattr-called": (GETATTR_TABLE, "def load():\n    from pkg import dump\n\nload()\n", {"heavy_a"}),
     "getattr-not-run": (GETATTR_TABLE, "import pkg\n\ndef later():\n    return pkg.dump\n", set()),
     "module-attrs": (MODULE_ATTRS, "from pkg import SamplingParams\n", {"heavy_a"}),
     "module-attrs-nested": (MODULE_ATTRS, "from pkg import LLM\n", {"heavy_b"}),

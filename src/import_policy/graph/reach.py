@@ -532,6 +532,11 @@ class Project:
                 for name in self.body_imports(target):
                     for prefix in module_heads(name):
                         add(prefix, call.span.line, "call", f"{call.tail}() imports {name}")
+                    owner, _, member = name.rpartition(".")
+                    if owner and name not in self.module_path:  # `from pkg import name` in the body
+                        self._lazy_edges(
+                            facts, owner, member, call.span.line, call.span.line, f"{call.tail}() imports {name}", add,
+                        )
         return links
 
     def _lazy_edges(
