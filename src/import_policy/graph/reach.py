@@ -570,8 +570,15 @@ class Project:
         named.extend(
             (base, cls.line) for cls in facts.classes if self.judge.eager(cls.context, facts.path) for base in cls.bases
         )
+        heads: dict[str, bool] = {}
         for qualified, line in named:
             parts = qualified.split(".")
+            if len(parts) < 2:
+                continue
+            if parts[0] not in heads:  # one lookup per top-level name: most calls are of no module's
+                heads[parts[0]] = parts[0] in self.module_path
+            if not heads[parts[0]]:
+                continue
             for cut in range(len(parts) - 1, 0, -1):
                 owner = ".".join(parts[:cut])
                 if owner not in self.module_path:
