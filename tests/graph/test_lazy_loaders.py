@@ -381,3 +381,19 @@ def test_one_finding_per_link_and_forbidden_name(project: Project, monkeypatch: 
         f"  {SITE}/pkgdist_x/b.py:1: pkgdist_x.b -> heavy_a (import heavy_a)",
         f"  {SITE}/pkgdist_x/c.py:1: pkgdist_x.c -> heavy_a.sub (import heavy_a.sub)",
     ]
+
+
+def test_in_dependency_names_the_distribution_that_holds_the_site(
+    project: Project, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`from transformers import X` reaching huggingface_hub's file: the site is huggingface_hub's."""
+    from test_follow import install
+
+    monkeypatch.delenv("VIRTUAL_ENV", raising=False)
+    write(project, {"app/__init__.py": "import outer_dep\n"}, follow="environment:\n  python: .venv/bin/python\nfollow: all\n")
+    install(project.root, {"outer_dep/__init__.py": "from inner_dep import tool\n"}, name="outer_dep")
+    install(project.root, {"inner_dep/__init__.py": "", "inner_dep/tool.py": "import heavy_a\n"}, name="inner_dep")
+    assert project.lines("--no-cache") == [
+        "app/__init__.py:1:1: light keep app light: app -> outer_dep -> inner_dep.tool -> heavy_a "
+        "(in dependency `inner_dep`, inner_dep/tool.py:1)"
+    ]

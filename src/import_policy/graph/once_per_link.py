@@ -58,8 +58,8 @@ def in_dependencies(
     kept = tuple(patterns)
 
     def name_of(finding: Finding) -> str:
-        reached = finding.reached
-        pattern = judge(reached, kept, ()).pattern if not reached.startswith("@") else None
+        reached = finding.reached.lstrip("@")  # a decorator's site (`@torch.no_grad`) is its module's
+        pattern = judge(reached, kept, ()).pattern
         text = pattern.text if pattern is not None else reached
         return text if text.replace(".", "").replace("_", "").isalnum() else reached
 

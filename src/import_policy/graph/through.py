@@ -102,8 +102,9 @@ def at_links(
         text = lines(link.path) or []
         line = text[link.line - 1] if 0 < link.line <= len(text) else ""
         column = len(line) - len(line.lstrip()) + 1
+        holder = followed.module_of(site.path)[0] or link.target  # the distribution that holds the site
         message = (
-            f"{site.message} (in dependency `{followed.distribution_of(link.target)}`, "
+            f"{site.message} (in dependency `{followed.distribution_of(holder)}`, "
             f"{followed.shown(site.path)}:{site.line})"
         )
         moved = replace(
