@@ -17,6 +17,10 @@ class Unknown(Exception):
     """A value the evaluator does not know."""
 
 
+class Raises(Unknown):
+    """An evaluation Python would end with an exception (a key a known dict does not hold)."""
+
+
 @dataclass(frozen=True)
 class FilePath:
     """A path relative to the module's folder, as `__file__` and what is made of it."""
@@ -85,11 +89,12 @@ def tail_of(node: ast.expr) -> str:
 
 
 def text_of(node: ast.AST) -> str:
+    """The node as written (unparsed), cut to a message's length."""
     try:
-        return ast.unparse(node)
+        text = ast.unparse(node)
     except (ValueError, AttributeError, RecursionError):
         return "..."
-
+    return text if len(text) <= 120 else text[:117] + "..."
 
 
 def evaluate(node: ast.expr, env: dict[str, object]) -> object:
@@ -185,7 +190,11 @@ def _subscript(node: ast.Subscript, env: dict[str, object]) -> object:
     key = evaluate(node.slice, env)
     try:
         return owner[key]  # type: ignore[index]
-    except (KeyError, IndexError, TypeError) as error:
+    except (KeyError, IndexError) as error:
+        if isinstance(owner, (dict, list, tuple)):
+            raise Raises from error
+        raise Unknown from error
+    except TypeError as error:
         raise Unknown from error
 
 

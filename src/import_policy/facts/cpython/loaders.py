@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional
 
 from import_policy.facts.cpython.literals import (
-    Files, FilePath, Unknown, bind, decide, evaluate, mutate, tail_of, text_of,
+    Files, FilePath, Raises, Unknown, bind, decide, evaluate, mutate, tail_of, text_of,
 )
 from import_policy.facts.records.model import LoaderFact
 from import_policy.facts.source.exports import exports_of, wants_exports
@@ -32,6 +32,8 @@ LOADER_TOKENS = (b"__getattr__", b"_LazyModule")
 ANY = "\0"
 # Statements a body runs at most this many of per name (a guard against pathological bodies).
 _BUDGET = 2000
+# Statements all runs of one body take at most (tens of thousands of names; more are cuts).
+_TOTAL_BUDGET = 200_000
 
 
 @dataclass
@@ -43,6 +45,9 @@ class _Module:
     env: dict[str, object]
     getattr_def: Optional[ast.FunctionDef | ast.AsyncFunctionDef] = None
     loader: Optional[LoaderFact] = None
+    # Each statement's calls outside its nested blocks, found once for every run of the body.
+    calls: dict[int, list[ast.Call]] = field(default_factory=dict)
+
 
 def loader_of(tree: ast.Module, module: str | None, is_package: bool) -> LoaderFact | None:
     """The lazy loader the module installs at import time, if any."""
@@ -250,9 +255,14 @@ def _from_getattr(state: _Module, node: ast.FunctionDef | ast.AsyncFunctionDef) 
     candidates = _candidates(node, state.env, param)
     table: list[tuple[str, str]] = []
     cuts: list[str] = []
-    for name in [*candidates, ANY]:
+    budget = _TOTAL_BUDGET
+    for name in [ANY, *candidates]:
+        if budget <= 0:  # a table too big to run the body for each name: the rest are cuts
+            table.append((name, ""))
+            continue
         run = _Run(state, {**state.env, param: name})
         run.block(node.body)
+        budget -= _BUDGET - run.budget
         modules = [m for m in run.imported if m]
         if name == ANY:
             # What any other name imports (`{}` where the name goes), and where that is cut.
@@ -315,6 +325,8 @@ class _Run:
         for node in body:
             self.budget -= 1
             if self.budget < 0:
+                if self.budget == -1:
+                    self.cuts.append(f"the body runs longer than the pass follows (line {node.lineno})")
                 return False
             if not self.statement(node):
                 return False
@@ -365,13 +377,17 @@ class _Run:
             except Unknown:
                 value = Unknown
             for target in targets:
-                bind(self.env, target, value)
+                if _plain(target):  # `cache[name] = ...` would change a module table for every name
+                    bind(self.env, target, value)
         return True
 
     def calls(self, node: ast.stmt) -> None:
         """The import calls a statement makes (not those of nested blocks: they run with them)."""
-        for inner in _own_nodes(node):
-            if isinstance(inner, ast.Call) and self.imports(inner):
+        found = self.state.calls.get(id(node))
+        if found is None:
+            found = self.state.calls[id(node)] = [inner for inner in _own_nodes(node) if isinstance(inner, ast.Call)]
+        for inner in found:
+            if self.imports(inner):
                 self.call(inner)
 
     def imports(self, call: ast.Call) -> bool:
@@ -392,8 +408,17 @@ class _Run:
             if not isinstance(name, str) or not (package is None or isinstance(package, str)):
                 raise Unknown
             self.imported.append(_resolved(name, package))
+        except Raises:
+            pass  # Python raises before it imports (`T[name]` for a name not in `T`)
         except Unknown:
             self.cuts.append(f"`{text_of(call)}` (line {call.lineno})")
+
+
+def _plain(target: ast.expr) -> bool:
+    """A target of names only (`a`, `a, b`), no item or attribute."""
+    if isinstance(target, ast.Name):
+        return True
+    return isinstance(target, (ast.Tuple, ast.List)) and all(_plain(element) for element in target.elts)
 
 
 def _own_nodes(node: ast.stmt) -> Iterator[ast.AST]:
