@@ -90,6 +90,7 @@ def _parser() -> argparse.ArgumentParser:
     why.add_argument("--format", choices=("text", "json", "mermaid", "dot"), default="text")
     why.add_argument("--all", action="store_true", dest="all_chains", help="every route to MODULE, not only the shortest per entry module")
     why.add_argument("--rule", metavar="ID", help="the chains a `kind: import-time` rule follows (its entry modules and platform)")
+    why.add_argument("--platform", metavar="NAME", help="judge the branches on this platform profile (rocm, cuda, cpu, xpu, one declared under platforms:, or any)")
 
     commands.add_parser("server", help="the Language Server Protocol over stdio, for editors")
     # A bad flag is reported with the usage of the command it was given to, not the top level's.
@@ -203,7 +204,8 @@ def _dispatch(args: argparse.Namespace) -> int:
         from import_policy.policy.tree import against_tree
 
         return why.command(
-            against_tree(loaded.policy).policy, args.module, args.format, every=args.all_chains, rule=args.rule
+            against_tree(loaded.policy).policy, args.module, args.format, every=args.all_chains, rule=args.rule,
+            platform=args.platform,
         )
     if args.command == "test-rules":
         from import_policy.commands import test_rules

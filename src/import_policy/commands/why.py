@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from import_policy.quoting import quote_path
@@ -15,7 +16,9 @@ from import_policy.rocm.predicates import RULE_IDS as ROCM_RULE_IDS
 from import_policy.graph.sites import is_heavy
 from import_policy.cache.facts import FactsCache
 from import_policy.commands import EXIT_OK, UsageError
-from import_policy.config.model import Policy
+from import_policy.config.model import Policy, RocmSafety
+from import_policy.config.platforms import ANY
+from import_policy.policy.platforms import choices
 from import_policy.pipeline.extract import read_file
 from import_policy.graph.chains import Chain
 from import_policy.report.why import RENDERERS
@@ -27,9 +30,11 @@ class WhyError(Exception):
 
 def why(
     policy: Policy, target: str, fmt: str, cwd: Path, every: bool = False, rule: str | None = None,
+    platform: str | None = None,
 ) -> tuple[str, list[str]]:
     """The rendered chains, and warnings for stderr. `rule`: an `import-time` rule's chains
-    (its entries, judged on its platform); a ROCm pass rule's id is the pass's own."""
+    (its entries, judged on its platform); a ROCm pass rule's id is the pass's own.
+    `platform`: the branches judged on that profile (or `any`) instead."""
     rocm = policy.rocm_safety
     declared = policy.rule(rule) if rule is not None else None
     if declared is not None and not isinstance(declared, ImportTimeRule):
@@ -39,9 +44,14 @@ def why(
         raise WhyError(f"unknown rule {rule!r}; rules with chains: {', '.join(known) or '(none)'}")
     if rocm is None and declared is None:
         raise WhyError("the policy has no rocm_safety section, so no entry modules to start from")
-    plan = rocm_pass.make_plan(policy, lambda rule: True, rules=(declared,) if declared is not None else ())
+    # Another platform's tests are other names than those the prefilter looks for: read every file.
+    plan = rocm_pass.make_plan(
+        policy, lambda rule: True, prefilter=platform is None, rules=(declared,) if declared is not None else (),
+    )
     assert plan is not None
     asked = rocm_pass.rule_plan(plan, declared) if declared is not None else plan
+    if platform is not None:
+        asked = replace(asked, rocm=_on(asked.rocm, policy, platform))
     graph = rocm_pass.project(asked, {}, read_file, FactsCache(policy.root))
     entries = declared.entry if declared is not None else plan.entries
     if not entries:
@@ -76,10 +86,23 @@ def why(
     return RENDERERS[fmt](target, chains, shown), warnings
 
 
-def command(policy: Policy, target: str, fmt: str, every: bool = False, rule: str | None = None) -> int:
+def _on(settings: RocmSafety, policy: Policy, name: str) -> RocmSafety:
+    """The question's settings judged on the profile `name` (`any`: no name known)."""
+    profile = None if name == ANY else policy.platform(name)
+    if profile is None and name != ANY:
+        known = choices(p.name for p in policy.platforms)
+        raise WhyError(f"unknown platform {name!r}; platforms: {', '.join(known)}")
+    if profile is None:
+        return replace(settings, guards=(), rocm=(), values=())
+    return replace(settings, guards=profile.guards, rocm=profile.true, values=profile.values)
+
+
+def command(
+    policy: Policy, target: str, fmt: str, every: bool = False, rule: str | None = None, platform: str | None = None,
+) -> int:
     """`why MODULE`: the chains on stdout, warnings on stderr; no chain is an answer, not a failure."""
     try:
-        text, warnings = why(policy, target, fmt, Path.cwd(), every, rule)
+        text, warnings = why(policy, target, fmt, Path.cwd(), every, rule, platform)
     except WhyError as error:
         raise UsageError(str(error)) from None
     for warning in warnings:

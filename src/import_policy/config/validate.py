@@ -21,15 +21,18 @@ IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 # A dict entry read with a literal key (`env["has_te"]`, `env['has_te']`), in `values`.
 VALUE_ENTRY = re.compile(r"""(?P<name>%s)\[(?P<q>["'])(?P<key>[^."'\\\[\]]*)(?P=q)\]""" % DOTTED.pattern)
-TOP_KEYS = ("version", "root", "extends", "exclude", "roots", "rules", "rocm_safety", "ignore", "enable", "target_version",
-            "environment", "follow")
+TOP_KEYS = ("version", "root", "extends", "exclude", "extend_exclude", "roots", "rules", "rocm_safety", "platforms",
+            "ignore", "enable", "target_version", "environment", "follow")
 # A distribution's name (PEP 508): letters, digits, and `.`, `-`, `_` inside.
 DISTRIBUTION = re.compile(r"[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?")
 ENVIRONMENT_KEYS = ("python",)
 PYTHON_VERSION = re.compile(r"3\.(\d+)")
 COMMON_RULE_KEYS = ("id", "kind", "message", "files", "allow_in", "severity", "examples")
 DEFAULT_KIND = "import"
-ROCM_KEYS = ("heavy_modules", "probes", "guards", "rocm", "values", "files", "entry_modules")
+ROCM_KEYS = ("heavy_modules", "probes", "guards", "rocm", "values", "files", "entry_modules",
+             "extend_guards", "extend_rocm", "extend_entry_modules")
+# A list key of `rocm_safety` (and of a platform) that adds to the merged list instead of replacing it.
+EXTEND = "extend_"
 
 
 @dataclass(frozen=True)
@@ -55,6 +58,8 @@ class Document:
     rules_line: int = 0
     rocm_safety: dict[str, tuple[object, int]] = field(default_factory=dict)
     rocm_line: int = 0
+    # `platforms:` name -> (its settings as `profiles.platforms` checks them, the name's line)
+    platforms: dict[str, tuple[dict[str, tuple[object, int]], int]] = field(default_factory=dict)
     ignore: list[tuple[str, int]] = field(default_factory=list)
     enable: list[tuple[str, int]] = field(default_factory=list)
     target_version: tuple[int, int] | None = None
@@ -184,8 +189,9 @@ class Validator:
                 doc.root = (text, node.line)
         if "extends" in items:
             doc.extends = self.strings(items["extends"][1], "extends")
-        if "exclude" in items:
-            doc.exclude = self.globs(items["exclude"][1], "exclude")
+        for key in ("exclude", "extend_exclude"):  # `exclude` unions across files already: the two add alike
+            if key in items:
+                doc.exclude.extend(self.globs(items[key][1], key))
         if "roots" in items:
             roots = []
             for text, line in self.strings(items["roots"][1], "roots"):
@@ -200,6 +206,10 @@ class Validator:
         if "rocm_safety" in items:
             doc.rocm_line, node = items["rocm_safety"]
             doc.rocm_safety = self.rocm_safety(node)
+        if "platforms" in items:
+            from import_policy.config.profiles import platforms
+
+            doc.platforms = platforms(self, items["platforms"][1])
         if "target_version" in items:
             target = items["target_version"][1]
             version = target.value if isinstance(target, Scalar) and isinstance(target.value, str) else None
@@ -338,17 +348,9 @@ class Validator:
         items = node.items
         if "heavy_modules" in items:
             out["heavy_modules"] = (self._heavy_modules(items["heavy_modules"][1]), items["heavy_modules"][0])
-        for key in ("guards", "rocm"):
-            if key not in items:
-                continue
-            names: Entries = []
-            for text, line in self.strings(items[key][1], key):
-                if DOTTED.fullmatch(text):  # a last name (`is_cuda`), or a full dotted name (`torch.version.hip`)
-                    names.append((text, line))
-                else:
-                    example = "is_cuda or torch.version.cuda" if key == "guards" else "is_hip or torch.version.hip"
-                    self.error(line, f"{key} entry {text!r} must be a name such as {example}")
-            out[key] = (names, items[key][0])
+        for key in ("guards", "rocm", "extend_guards", "extend_rocm"):
+            if key in items:
+                out[key] = (self.test_names(items[key][1], key), items[key][0])
         if "values" in items:
             out["values"] = (self.values(items["values"][1]), items["values"][0])
         if "files" in items:
@@ -359,17 +361,32 @@ class Validator:
                 except PatternError as error:
                     self.error(line, f"bad rocm_safety.files entry: {error}")
             out["files"] = (globs, items["files"][0])
-        if "entry_modules" in items:
+        for key in ("entry_modules", "extend_entry_modules"):
+            if key not in items:
+                continue
             entries: Entries = []
-            for text, line in self.strings(items["entry_modules"][1], "entry_modules"):
+            for text, line in self.strings(items[key][1], key):
                 if DOTTED.fullmatch(text):
                     entries.append((text, line))
                 else:
                     self.error(line, f"entry module {text!r} must be a dotted module name")
-            out["entry_modules"] = (entries, items["entry_modules"][0])
+            out[key] = (entries, items[key][0])
         if "probes" in items:
             out["probes"] = (self._probes(items["probes"][1]), items["probes"][0])
         return out
+
+    def test_names(self, node: Node, key: str) -> Entries:
+        """A list of platform test names: a last name (`is_cuda`), or a full dotted name
+        (`torch.version.hip`)."""
+        names: Entries = []
+        for text, line in self.strings(node, key):
+            if DOTTED.fullmatch(text):
+                names.append((text, line))
+            else:
+                false = "guards" in key
+                example = "is_cuda or torch.version.cuda" if false else "is_hip or torch.version.hip"
+                self.error(line, f"{key} entry {text!r} must be a name such as {example}")
+        return names
 
     def _heavy_modules(self, node: Node) -> NameMap:
         """name -> reason (None: none given; False: removed from what `extends` gave)."""
@@ -421,12 +438,13 @@ class Validator:
         return probes
 
 
-    def values(self, node: Node) -> NameMap:
-        """`values:` name -> what it holds in a ROCm process: a string, number, true or null
-        (`false`, as in every map of rocm_safety, removes the name `extends` gave; a name no
-        extended file gives holds false). A name may be a dict entry read with a literal key."""
+    def values(self, node: Node, where: str = "on ROCm") -> NameMap:
+        """`values:` name -> what it holds in a ROCm process (`where` the profile's platform): a
+        string, number, true or null (`false`, as in every map of rocm_safety, removes the name
+        `extends` gave; a name no extended file gives holds false). A name may be a dict entry
+        read with a literal key."""
         if not isinstance(node, Map):
-            self.error(node.line, f"values must map names to what they hold on ROCm (DEVICE_TYPE: hip), got {describe_node(node)}")
+            self.error(node.line, f"values must map names to what they hold {where} (DEVICE_TYPE: hip), got {describe_node(node)}")
             return {}
         out: NameMap = {}
         for key, (line, value) in node.items.items():
