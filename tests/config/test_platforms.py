@@ -9,7 +9,7 @@ import pytest
 
 from conftest import Project
 from import_policy.config.model import Policy, Profile
-from import_policy.config.platforms import BUILTIN
+from import_policy.config.platforms import BUILTIN, profile_named
 from import_policy.policy.load import load, preset_text
 
 RULE = """\
@@ -48,10 +48,10 @@ def test_the_rocm_profile_is_the_presets() -> None:
 
 def test_rocm_is_the_rocm_safety_sections_where_there_is_one(project: Project) -> None:
     found = policy(project, "version: 1\nextends: [rocm-safety]\nrocm_safety:\n  extend_guards: [is_blackwell]\n")
-    rocm = found.platform("rocm")
+    rocm = profile_named(found, "rocm")
     assert rocm is not None and rocm.guards == (*BUILTIN["rocm"].guards, "is_blackwell")
     # without one, the built-in profile (the preset's)
-    assert policy(project, "version: 1\n" + RULE.format(platform="rocm")).platform("rocm") == BUILTIN["rocm"]
+    assert profile_named(policy(project, "version: 1\n" + RULE.format(platform="rocm")), "rocm") == BUILTIN["rocm"]
 
 
 def test_a_declared_profile_extends_a_built_in_one(project: Project) -> None:
@@ -65,7 +65,7 @@ platforms:
     values: {DEVICE_CAPABILITY: "10.0", torch.version.hip: false}
 """ + RULE.format(platform="blackwell"))
     cuda = BUILTIN["cuda"]
-    assert found.platform("blackwell") == Profile(
+    assert profile_named(found, "blackwell") == Profile(
         "blackwell", (*cuda.guards, "is_hopper"), (*cuda.true, "is_blackwell"), (("DEVICE_CAPABILITY", "10.0"),),
     )  # `false` on a name the base profile gave removes it
 
@@ -84,17 +84,17 @@ platforms:
   mine: {extend_guards: [is_b], values: {MODE: false, OTHER: false}}
 """ + RULE.format(platform="mine"))
     # `MODE: false` removes what base.yaml gave; `OTHER: false`, given nowhere before, holds false
-    assert found.platform("mine") == Profile(
+    assert profile_named(found, "mine") == Profile(
         "mine", ("is_a", "is_b"), BUILTIN["cpu"].true, (("torch.version.hip", None), ("DEVICE", "cpu"), ("OTHER", False)),
     )
     # a built-in name adds to the built-in profile
-    cuda = found.platform("cuda")
+    cuda = profile_named(found, "cuda")
     assert cuda is not None and cuda.true == (*BUILTIN["cuda"].true, "is_sm90") and cuda.guards == BUILTIN["cuda"].guards
 
 
 def test_a_profile_without_extends_starts_from_nothing(project: Project) -> None:
     found = policy(project, "version: 1\nplatforms:\n  tpu: {true: [is_tpu]}\n" + RULE.format(platform="tpu"))
-    assert found.platform("tpu") == Profile("tpu", (), ("is_tpu",), ())
+    assert profile_named(found, "tpu") == Profile("tpu", (), ("is_tpu",), ())
 
 
 MINE = "version: 1\nplatforms:\n  mine: {extends: cuda}\n"

@@ -17,7 +17,7 @@ from import_policy.graph.sites import is_heavy
 from import_policy.cache.facts import FactsCache
 from import_policy.commands import EXIT_OK, UsageError
 from import_policy.config.model import Policy, RocmSafety
-from import_policy.config.platforms import ANY
+from import_policy.config.platforms import ANY, profile_named
 from import_policy.policy.platforms import choices
 from import_policy.pipeline.extract import read_file
 from import_policy.graph.chains import Chain
@@ -88,7 +88,7 @@ def why(
 
 def _on(settings: RocmSafety, policy: Policy, name: str) -> RocmSafety:
     """The question's settings judged on the profile `name` (`any`: no name known)."""
-    profile = None if name == ANY else policy.platform(name)
+    profile = None if name == ANY else profile_named(policy, name)
     if profile is None and name != ANY:
         known = choices(p.name for p in policy.platforms)
         raise WhyError(f"unknown platform {name!r}; platforms: {', '.join(known)}")

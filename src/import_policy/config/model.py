@@ -152,19 +152,6 @@ class Policy:
     # `extends`; and the built-in `rocm` where no `rocm_safety` section gives it and a rule needs it.
     platforms: tuple[Profile, ...] = ()
 
-    def platform(self, name: str) -> Profile | None:
-        """The profile a rule or `why --platform` names: declared, the `rocm_safety` section's
-        (`rocm`), else built in; None for `any` or a name no profile has."""
-        for profile in self.platforms:
-            if profile.name == name:
-                return profile
-        if name == "rocm" and self.rocm_safety is not None:
-            rocm = self.rocm_safety
-            return Profile("rocm", rocm.guards, rocm.rocm, rocm.values, rocm.origin)
-        from import_policy.config.platforms import BUILTIN
-
-        return BUILTIN.get(name)
-
     def rule(self, rule_id: str) -> Rule | None:
         for rule in self.rules:
             if rule.id == rule_id:

@@ -14,7 +14,7 @@ so the pass and `platform: rocm` never disagree.
 
 from __future__ import annotations
 
-from import_policy.config.model import Origin, Profile
+from import_policy.config.model import Origin, Policy, Profile
 
 # The platform tests vLLM and sglang spell (`current_platform.is_xpu()`, `_is_npu`), each
 # true on one platform only.
@@ -76,4 +76,18 @@ BUILTIN: dict[str, Profile] = {
 ANY = "any"
 BUILTIN_NAMES = tuple(BUILTIN)
 
-__all__ = ["ANY", "BUILTIN", "BUILTIN_NAMES"]
+
+
+def profile_named(policy: Policy, name: str) -> Profile | None:
+    """The profile a rule or `why --platform` names: declared, the `rocm_safety` section's
+    (`rocm`), else built in; None for `any` or a name no profile has."""
+    for profile in policy.platforms:
+        if profile.name == name:
+            return profile
+    if name == "rocm" and policy.rocm_safety is not None:
+        rocm = policy.rocm_safety
+        return Profile("rocm", rocm.guards, rocm.rocm, rocm.values, rocm.origin)
+    return BUILTIN.get(name)
+
+
+__all__ = ["ANY", "BUILTIN", "BUILTIN_NAMES", "profile_named"]

@@ -10,13 +10,25 @@ chain and resolves each profile (`policy.platforms`).
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from import_policy.config.platforms import ANY, BUILTIN
-from import_policy.config.yamltree import Map, Node
+from import_policy.config.yamltree import Map, Node, describe_node
 
-if TYPE_CHECKING:
-    from import_policy.config.validate import Validator
+
+class Validator(Protocol):
+    """What parsing a profile needs of `config.validate.Validator`."""
+
+    def error(self, line: int, message: str) -> None: ...
+
+    def keys(self, node: Map, allowed: tuple[str, ...], where: str) -> None: ...
+
+    def string(self, node: Node, what: str) -> str | None: ...
+
+    def test_names(self, node: Node, key: str) -> list[tuple[object, int]]: ...
+
+    def values(self, node: Node, where: str = ...) -> dict[str, tuple[object, int]]: ...
+
 
 PLATFORM_KEYS = ("extends", "guards", "extend_guards", "true", "extend_true", "values")
 PLATFORM_NAME = re.compile(r"[a-z0-9][a-z0-9_-]*")
@@ -26,8 +38,6 @@ Settings = dict[str, tuple[object, int]]
 def platforms(v: Validator, node: Node) -> dict[str, tuple[Settings, int]]:
     """name -> (its checked keys, the name's line). A built-in name (`cuda`) adds to the built-in
     profile; `rocm` is the `rocm_safety` section's and `any` is no profile, so neither is declared."""
-    from import_policy.config.validate import describe_node
-
     if not isinstance(node, Map):
         v.error(node.line, f"platforms must map profile names to their settings (mycuda: {{extends: cuda, guards: [...]}}), got {describe_node(node)}")
         return {}

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from typing import Callable, Protocol, TypedDict, TypeVar
 
 from import_policy.config.model import Examples, Origin, Rule, RuleBase
-from import_policy.config.yamltree import Map, Node, Scalar, Seq
+from import_policy.config.profiles import platforms as parse_platforms
+from import_policy.config.yamltree import Map, Node, Scalar, Seq, describe_node
 from import_policy.diagnostics import Severity
 from import_policy.patterns import DottedPattern, PathGlob, PatternError
 
@@ -207,9 +208,7 @@ class Validator:
             doc.rocm_line, node = items["rocm_safety"]
             doc.rocm_safety = self.rocm_safety(node)
         if "platforms" in items:
-            from import_policy.config.profiles import platforms
-
-            doc.platforms = platforms(self, items["platforms"][1])
+            doc.platforms = parse_platforms(self, items["platforms"][1])
         if "target_version" in items:
             target = items["target_version"][1]
             version = target.value if isinstance(target, Scalar) and isinstance(target.value, str) else None
@@ -489,20 +488,3 @@ def checks_nothing(source: str, documents: Sequence[Document]) -> ConfigError | 
 def _is_relative_folder(text: str) -> bool:
     parts = text.rstrip("/").split("/")
     return not text.startswith("/") and "\\" not in text and all(p not in ("", "..") for p in parts)
-
-
-SHOWN_VALUE = 40  # a longer string value is described, not echoed
-
-
-def describe_node(node: Node, echo: bool = True) -> str:
-    """What a node is, for an error. A string is echoed only when short and `echo`: an error
-    about a file that is not a policy (a token, a .netrc) must never print what it holds."""
-    if isinstance(node, Map):
-        return "a map"
-    if isinstance(node, Seq):
-        return "a list"
-    if node.value is None:
-        return "nothing"
-    if isinstance(node.value, str) and (not echo or len(node.value) > SHOWN_VALUE or "\n" in node.value):
-        return f"a string of {len(node.value)} characters"
-    return f"{type(node.value).__name__} {node.value!r}"

@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from import_policy.config.model import Policy, Profile, Rule
+from import_policy.config.platforms import profile_named
 from import_policy.kinds.builtin import BuiltinRule
 from import_policy.kinds.registry import BUILTIN, kind_of
 from import_policy.patterns import PathGlob
@@ -84,7 +85,7 @@ def _describe(rule: Rule, policy: Policy) -> str:
 def _platform(rule: Rule, policy: Policy) -> list[str]:
     """What the profile a graph rule's `platform:` names holds, one line a key."""
     name = getattr(rule, "platform", None)
-    profile = policy.platform(name) if isinstance(name, str) else None
+    profile = profile_named(policy, name) if isinstance(name, str) else None
     return [f"    {line}" for line in describe_profile(profile)] if profile is not None else []
 
 
@@ -106,7 +107,7 @@ def platforms_in_force(policy: Policy) -> list[str]:
     names += [n for rule in policy.rules if isinstance(n := getattr(rule, "platform", None), str)]
     lines = []
     for name in dict.fromkeys(names):
-        profile = policy.platform(name)
+        profile = profile_named(policy, name)
         if profile is not None:
             lines += [f"  {name}:", *(f"    {line}" for line in describe_profile(profile))]
     return lines

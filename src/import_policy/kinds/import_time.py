@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from import_policy.config.model import Origin, Policy, Profile, RocmSafety, RuleBase
+from import_policy.config.platforms import profile_named
 from import_policy.diagnostics import Diagnostic
 from import_policy.facts.records.model import FileFacts
 from import_policy.facts.shared.usegate import UseGate
@@ -72,7 +73,7 @@ def settings(rule: ImportTimeRule, policy: Policy) -> RocmSafety:
 
 def platform_of(rule: ImportTimeRule, policy: Policy) -> Profile | None:
     """The profile the rule's branches are judged on; None for `any`."""
-    return None if rule.platform == "any" else policy.platform(rule.platform)
+    return None if rule.platform == "any" else profile_named(policy, rule.platform)
 
 
 class Reaches(Protocol):
