@@ -46,6 +46,7 @@ class ImportTimeRule(RuleBase):
     forbid: tuple[DottedPattern, ...] = ()
     platform: str = "any"  # `any`, or a profile's name (checked against the policy's when it is merged)
     platform_line: int = field(default=0, compare=False)
+    installed: str = "any"  # or "environment": see RocmSafety.installed
     entry_lines: tuple[int, ...] = field(default=(), compare=False)  # of each entry, for errors
     kind: str = field(default=KIND, kw_only=True)
 
@@ -62,11 +63,15 @@ def settings(rule: ImportTimeRule, policy: Policy) -> RocmSafety:
     rocm, python = policy.rocm_safety, policy.python
     probes = rocm.probes if rocm is not None else ()
     if rule.platform == "rocm" and rocm is not None:  # the pass's own section, as the pass reads it
-        return replace(rocm, heavy_modules=rule.forbid, reasons=(), files=(), entry_modules=rule.entry, python=python)
+        return replace(
+            rocm, heavy_modules=rule.forbid, reasons=(), files=(), entry_modules=rule.entry, python=python,
+            installed=rule.installed,
+        )
     profile = platform_of(rule, policy)
     return RocmSafety(
         heavy_modules=rule.forbid, probes=probes, guards=profile.guards if profile is not None else (), files=(),
         entry_modules=rule.entry, origin=Origin(rule.origin.source, rule.origin.line), python=python,
+        installed=rule.installed,
         rocm=profile.true if profile is not None else (), values=profile.values if profile is not None else (),
     )
 
@@ -115,10 +120,10 @@ class ImportTimeKind:
 
     name = KIND
     language: Literal["python"] = "python"
-    keys = ("entry", "forbid", "platform")
+    keys = ("entry", "forbid", "platform", "installed")
 
     def parse(self, v: Validator, items: Items, common: RuleFields) -> ImportTimeRule:
-        from import_policy.config.validate import DOTTED
+        from import_policy.config.validate import DOTTED, INSTALLED
         from import_policy.config.yamltree import Seq
 
         line = common["origin"].line
@@ -141,9 +146,10 @@ class ImportTimeKind:
             platform_line = items["platform"][1].line
             platform = v.string(items["platform"][1], "platform (any, or a platform profile's name)") or "any"
         forbid = v.dotted_patterns(items["forbid"][1] if "forbid" in items else Seq([], line), "forbid")
+        installed = v.choice(items["installed"][1], "installed", INSTALLED) if "installed" in items else "any"
         return ImportTimeRule(
             entry=tuple(entries), forbid=tuple(forbid), platform=platform, platform_line=platform_line,
-            entry_lines=tuple(lines), **common,
+            installed=installed or "any", entry_lines=tuple(lines), **common,
         )
 
     def fixable(self, rule: ImportTimeRule) -> str:
