@@ -248,9 +248,13 @@ def make_plan(
         if head is None:
             return plain
         heads.add(head)
+    # The names each graph rule's platform tests read, besides the pass's own.
+    profiles = [rocm, *(import_time_kind.settings(rule, policy) for rule in import_time)]
+    guards = [name for each in profiles for name in (*each.guards, *each.rocm)]
+    values = [name for each in profiles for name, _ in each.values]
     import_heads = frozenset(
         heads | {gateway.split(".")[0] for gateway in exports} | project_names
-        | {name.split(".")[0] for name in (*rocm.guards, *rocm.rocm, *(n for n, _ in rocm.values)) if "." in name}
+        | {name.split(".")[0] for name in (*guards, *values) if "." in name}
     )
     heavy_heads = tuple(sorted(h.encode() for h in heads if h))
     heads.update(probe.rpartition(".")[2] for probe, _ in rocm.probes)
@@ -258,9 +262,9 @@ def make_plan(
     heads.update(project_names)
     # Platform tests and package walks: a file defining `def supported(): return is_cuda()`
     # or walking a package matters even when it imports nothing of the project.
-    heads.update(name.lstrip("_") for name in (*rocm.guards, *rocm.rocm) if name != "TYPE_CHECKING")
+    heads.update(name.lstrip("_") for name in guards if name != "TYPE_CHECKING")
     # `DEVICE_TYPE == "cuda"` in a platform test; `env["has_te"]` spells `env`
-    heads.update(name.partition("[")[0].rpartition(".")[2] for name, _ in rocm.values)
+    heads.update(name.partition("[")[0].rpartition(".")[2] for name in values)
     heads.update(("find_spec", "iter_modules", "walk_packages"))
     # A lazy loader: `from module import name` may import what its table names.
     heads.update(("__getattr__", "_LazyModule"))
@@ -276,7 +280,7 @@ def rule_plan(plan: RocmPlan, rule: ImportTimeRule) -> RocmPlan:
     records, the rule's settings (`import_time.settings`) and entries. Its graph is kept apart
     (the settings are part of the store's key)."""
     return replace(
-        plan, rocm=import_time_kind.settings(rule, plan.policy.rocm_safety, plan.policy.python), entries=rule.entry,
+        plan, rocm=import_time_kind.settings(rule, plan.policy), entries=rule.entry,
         rules=frozenset(), import_time=(),
     )
 
