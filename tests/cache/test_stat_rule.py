@@ -75,6 +75,12 @@ def test_racily_clean_entries_are_unknown(tmp_path: Path) -> None:
     assert not trusted(now, now, written_ns=later)  # written in the file's own second
     assert not trusted(now, now, written_ns=later - later % 1_000_000_000 + 999_999_999)
     assert trusted(now, now, written_ns=later + 1_000_000_000 - later % 1_000_000_000)  # the next second
+    # A file system with whole-second timestamps: the mtime is the second's first nanosecond,
+    # and an entry written in that second still cannot trust it.
+    whole = (later - later % 1_000_000_000, now[1], now[2], now[3])
+    assert not trusted(whole, whole, written_ns=whole[0])
+    assert not trusted(whole, whole, written_ns=whole[0] + 999_999_999)
+    assert trusted(whole, whole, written_ns=whole[0] + 1_000_000_000)
     changed = (now[0], now[1] + 1, now[2], now[3])
     assert not trusted(changed, now, written_ns=later + 10_000_000_000)  # ctime moved
     for field in range(4):
