@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import PAST, age
 from import_policy.cache.facts import FactsCache
 from import_policy.cache.seal import FOLDER
 from import_policy.policy.load import load
@@ -36,14 +37,6 @@ FILES = {
     "pkg/d.py": "X = 1\n",
     "pkg/c.py": "import torch\n",  # reached by nothing
 }
-PAST = time.time_ns() - 3600 * 10**9
-
-
-def age(root: Path, when: int = PAST) -> None:
-    for folder, names, files in os.walk(root):
-        for name in [*files, *names]:
-            os.utime(Path(folder) / name, ns=(when, when))
-    os.utime(root, ns=(when, when))
 
 
 @pytest.fixture
