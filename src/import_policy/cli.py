@@ -20,6 +20,7 @@ from import_policy import __version__
 from import_policy.cache.seal import FOLDER as CACHE_FOLDER
 from import_policy.quoting import escape_controls
 from import_policy.commands import EXIT_ERROR, EXIT_OK, EXIT_VIOLATIONS, UsageError, discard_stdout
+from import_policy.commands.options import CheckOptions
 from import_policy.policy.load import ConfigErrors, Loaded, load, no_config_note
 from import_policy.discovery import probe
 from import_policy.discovery.tracked import new_run
@@ -173,6 +174,17 @@ def _load(args: argparse.Namespace) -> Loaded:
     return loaded
 
 
+def check_options(args: argparse.Namespace) -> CheckOptions:
+    """`check`'s flags as the typed value its steps read."""
+    return CheckOptions(
+        paths=list(args.paths), config=args.config, select=args.select, extend_select=args.extend_select,
+        ignore=args.ignore, exit_zero=args.exit_zero, statistics=args.statistics, fix=args.fix, fix_only=args.fix_only,
+        show_fixes=args.show_fixes, unsafe_fixes=args.unsafe_fixes, diff=args.diff, format=args.format,
+        quiet=args.quiet, stdin_filename=args.stdin_filename, no_cache=args.no_cache, jobs=args.jobs,
+        baseline=args.baseline, write_baseline=args.write_baseline,
+    )
+
+
 def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "server":  # each file's own configuration, found as the editor opens it
         from import_policy.commands import server
@@ -181,12 +193,13 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "check":
         from import_policy.commands.check import answer_warm
 
-        warm = answer_warm(args, Path.cwd())  # an unchanged tree and configuration: no policy to build
+        options = check_options(args)
+        warm = answer_warm(options, Path.cwd())  # an unchanged tree and configuration: no policy to build
         if warm is not None:
             return warm
         from import_policy.commands.projects import check_projects
 
-        return check_projects(args, Path.cwd())  # each file under its nearest configuration
+        return check_projects(options, Path.cwd())  # each file under its nearest configuration
     loaded = _load(args)
     # Each command's module is imported only when asked for: start-up time is most of a warm run.
     if args.command == "rules":
