@@ -85,6 +85,8 @@ def answer_warm(args: CheckOptions, cwd: Path) -> int | None:
 
     refuse_conflicts(args)
     needs_policy = args.fix or args.fix_only or args.diff or args.baseline is not None or args.write_baseline is not None
+    needs_policy = needs_policy or args.exclude is not None or args.extend_exclude is not None
+    needs_policy = needs_policy or args.show_files or args.show_settings or args.verbose
     if args.no_cache or args.stdin_filename is not None or needs_policy or args.format == "sarif":
         return None
     found = known(args.config, cwd)
@@ -190,9 +192,16 @@ def gather(loaded: Loaded, args: CheckOptions, split: Split | None = None) -> Ga
     inputs = read_inputs(policy, args)
     if split is not None and inputs.stdin is None:
         inputs = replace(inputs, files=split(inputs.files))
+    if args.show_files or args.show_settings or args.verbose:
+        from import_policy.commands.settings import show
+
+        if show(args, loaded, selection, inputs.files, Path.cwd()):
+            return EXIT_OK  # said what was asked; nothing checked
     unused = wants_unused_suppression(selection)
     caches = cache_policy(policy, selection, inputs, args, unused)
-    if caches.run_key is not None and caches.policy_digest is not None:
+    # A run whose `exclude` the command line changed is not what the configuration's bytes say.
+    cli_exclude = args.exclude is not None or args.extend_exclude is not None
+    if caches.run_key is not None and caches.policy_digest is not None and not cli_exclude:
         from import_policy.policy.load import remember
 
         remember(loaded, Path.cwd(), caches.policy_digest, rule_ids(policy))

@@ -25,6 +25,11 @@ class CheckOptions:
     quiet: bool = False
     stdin_filename: Path | None = None
     no_cache: bool = False
+    exclude: list[str] | None = None  # replaces the configuration's `exclude` for this run
+    extend_exclude: list[str] | None = None
+    show_files: bool = False
+    show_settings: bool = False
+    verbose: bool = False
     jobs: int | None = None
     baseline: Path | None = None
     write_baseline: Path | None = None

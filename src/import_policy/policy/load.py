@@ -318,10 +318,12 @@ class _Source:
 
 
 def _shown(path: Path, cwd: Path) -> str:
+    """A configuration file's path as every output shows paths: relative to the current
+    folder, normalized (`rules`, `explain`, SARIF's `properties.source`, errors)."""
     try:
         shown = path.resolve().relative_to(cwd.resolve()).as_posix()
     except ValueError:
-        shown = path.as_posix()
+        shown = Path(os.path.relpath(os.path.abspath(path), os.path.abspath(cwd))).as_posix()
     return quote_path(shown)
 
 
