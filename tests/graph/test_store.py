@@ -16,6 +16,7 @@ import pytest
 
 from conftest import PAST, age
 from import_policy.cache.facts import FactsCache
+from import_policy.cache.stat import Stat
 from import_policy.cache.seal import FOLDER
 from import_policy.policy.load import load
 from import_policy.discovery.files import SourceFile
@@ -287,12 +288,11 @@ def test_a_file_changed_within_its_stat_tick_is_not_trusted(tree: Path, monkeypa
 
     real = modulegraph.stat_of
 
-    def coarse(path: Path | str) -> tuple[int, int, int, int] | None:
+    def coarse(path: Path | str) -> Stat | None:
         found = real(path)
         if found is None:
             return None
-        mtime, size, inode, ctime = found
-        return (mtime - mtime % 10**9, size, inode, ctime - ctime % 10**9)
+        return found._replace(mtime_ns=found.mtime_ns - found.mtime_ns % 10**9, ctime_ns=found.ctime_ns - found.ctime_ns % 10**9)
 
     monkeypatch.setattr(modulegraph, "stat_of", coarse)
     monkeypatch.setattr(rocm_run, "stat_of", coarse)
@@ -313,12 +313,11 @@ def test_a_gitignore_changed_within_its_stat_tick_is_not_trusted(tree: Path, mon
 
     real = modulegraph.stat_of
 
-    def coarse(path: Path | str) -> tuple[int, int, int, int] | None:
+    def coarse(path: Path | str) -> Stat | None:
         found = real(path)
         if found is None:
             return None
-        mtime, size, inode, ctime = found
-        return (mtime - mtime % 10**9, size, inode, ctime - ctime % 10**9)
+        return found._replace(mtime_ns=found.mtime_ns - found.mtime_ns % 10**9, ctime_ns=found.ctime_ns - found.ctime_ns % 10**9)
 
     monkeypatch.setattr(modulegraph, "stat_of", coarse)
     monkeypatch.setattr(rocm_run, "stat_of", coarse)
