@@ -114,11 +114,12 @@ class Projects:
         key, base = found
         project = self._by_config.get(key)
         if project is None:
+            before = stat_of(key) if not key.startswith("preset:") else None  # before it is read
             project = self._build(base)
             self._by_config[key] = project
-            if isinstance(project, Fault):  # its files as they stand: a later move may fix it
+            if isinstance(project, Fault):  # its files as read: a write since (or during) moves them
                 for source in project.sources():
-                    self._seen.setdefault(source, (stat_of(source), 0))
+                    self._seen.setdefault(source, (before if source == key else stat_of(source), 0))
         return project
 
     def _build(self, base: Path) -> Project | Fault:
