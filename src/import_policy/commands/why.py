@@ -84,20 +84,68 @@ def why(
     return RENDERERS[fmt](target, chains, shown), warnings
 
 
-def command_over(configs: Sequence[Loaded], target: str, fmt: str, every: bool = False, rule: str | None = None) -> int:
+def between(
+    policy: Policy, source: str, target: str, fmt: str, cwd: Path, every: bool = False, rule: str | None = None,
+) -> tuple[str, list[str]]:
+    """`why A --to B`: the chains from A (or a module under it) to B (or a module under it) as a
+    contract reads the graph: `--rule ID`'s scope, type_checking and platform, else
+    `scope: module` on every platform. The shortest; with `--all`, every chain the contracts
+    find (each found chain's links left out of the next search)."""
+    from import_policy.config.model import Examples, Origin
+    from import_policy.graph.paths import shortest_chains, within
+    from import_policy.kinds.contracts.common import ContractRule
+    from import_policy.pipeline.contracts import contract_plan
+
+    declared = policy.rule(rule) if rule is not None else None
+    if rule is not None and not isinstance(declared, (ContractRule, ImportTimeRule)):
+        known = [r.id for r in policy.rules if isinstance(r, ContractRule)]
+        raise WhyError(f"rule {rule!r} is no contract; contracts: {', '.join(known) or '(none)'}")
+    asking = declared if isinstance(declared, ContractRule) else ContractRule(
+        id="why", message="", files=(), allow_in=(), severity="error", examples=Examples(), origin=Origin("why", 0),
+    )
+    base = rocm_pass.make_plan(policy, lambda _: False, rules=(asking,))
+    assert base is not None
+    graph = rocm_pass.project(contract_plan(base, asking), {}, read_file, FactsCache(policy.root))
+    modules = set(graph.module_path)
+    for name in (source, target):
+        if name not in modules:
+            raise WhyError(f"{name} is not a module of this project")
+    found = shortest_chains(graph.edges, within(modules, source), within(modules, target))
+    chains: list[tuple[str, Chain | None]] = []
+    for links in found:
+        chains.append((links[0].source, Chain(links[0].source, links)))
+        if not every:
+            break
+    if not chains:
+        chains.append((source, None))
+
+    def shown(path: str) -> str:
+        relative = Path(os.path.relpath(policy.root / path, cwd)).as_posix()
+        return relative if fmt == "json" else quote_path(relative)
+
+    return RENDERERS[fmt](target, chains, shown), []
+
+
+def command_over(
+    configs: Sequence[Loaded], target: str, fmt: str, every: bool = False, rule: str | None = None,
+    to: str | None = None,
+) -> int:
     """`why MODULE [PATH ...]`: the chains in each project the paths reach (`configs`), as
     `check` judges it; a project that cannot answer (no entry modules, no such rule) is
     passed over where another answers."""
     from import_policy.policy.tree import against_tree
 
     if len(configs) == 1:
-        return command(against_tree(configs[0].policy).policy, target, fmt, every, rule)
+        return command(against_tree(configs[0].policy).policy, target, fmt, every, rule, to)
     answers: list[tuple[Policy, str, list[str]]] = []
     refused: list[str] = []
     for loaded in configs:
         policy = against_tree(loaded.policy).policy
         try:
-            text, warnings = why(policy, target, fmt, Path.cwd(), every, rule)
+            if to is not None:
+                text, warnings = between(policy, target, to, fmt, Path.cwd(), every, rule)
+            else:
+                text, warnings = why(policy, target, fmt, Path.cwd(), every, rule)
         except WhyError as error:
             refused.append(str(error))
             continue
@@ -119,10 +167,15 @@ def command_over(configs: Sequence[Loaded], target: str, fmt: str, every: bool =
     return EXIT_OK
 
 
-def command(policy: Policy, target: str, fmt: str, every: bool = False, rule: str | None = None) -> int:
+def command(
+    policy: Policy, target: str, fmt: str, every: bool = False, rule: str | None = None, to: str | None = None,
+) -> int:
     """`why MODULE`: the chains on stdout, warnings on stderr; no chain is an answer, not a failure."""
     try:
-        text, warnings = why(policy, target, fmt, Path.cwd(), every, rule)
+        if to is not None:
+            text, warnings = between(policy, target, to, fmt, Path.cwd(), every, rule)
+        else:
+            text, warnings = why(policy, target, fmt, Path.cwd(), every, rule)
     except WhyError as error:
         raise UsageError(str(error)) from None
     for warning in warnings:

@@ -46,7 +46,9 @@ from import_policy.graph.through import Availability
 from import_policy.rocm import gaps, links
 from import_policy.kinds import import_time as import_time_kind
 from import_policy.kinds.import_time import ImportTimeRule, rules_of as import_time_rules
+from import_policy.kinds.contracts.common import ContractRule, rules_of as contract_rules
 from import_policy.graph.reach import HeavySite, Project
+from import_policy.graph.scoped import Scope, ScopedProject
 from import_policy.graph.codec import EdgesCodec, GraphCodec, StoredEdges
 from import_policy.graph.store import (
     RACY_NS, Inputs, ModuleGraph, digest, folder_stat, index_of, listing_digest, listing_of,
@@ -121,6 +123,12 @@ class RocmPlan:
     followed: Followed | None = field(default=None, compare=False)
     # `installed: environment`: whether a module is installed in the project's environment.
     installed: Availability | None = field(default=None, compare=False)
+    # An architecture contract's reading of an import (`graph.scoped`): (scope, type_checking);
+    # None: the pass's own graph.
+    reading: tuple[Scope, bool] | None = None
+    # Architecture contracts in force (`kind: layers`, ...): their own graphs, asked in the
+    # project phase (`pipeline.contracts`).
+    contracts: tuple[ContractRule, ...] = ()
 
     @property
     def cache_mode(self) -> str:
@@ -213,9 +221,10 @@ def make_plan(
     rule is among `rules` (the Python rules in force). `prefilter=False` reads every file
     (the soundness checks compare that with a run)."""
     import_time = import_time_rules(rules)
+    contracts = contract_rules(rules)
     rocm = policy.rocm_safety
     selected = frozenset(rule for rule in RULE_IDS if wants(rule)) if rocm is not None else frozenset()
-    if not selected and not import_time:
+    if not selected and not import_time and not contracts:
         return None
     if rocm is None:
         rocm = RocmSafety(
@@ -229,7 +238,7 @@ def make_plan(
     entries = rocm.entry_modules or default_entries(top)
     plain = RocmPlan(
         policy, rocm, selected, exports, None, project_names, entries, import_time=import_time, followed=followed,
-        installed=through.availability(policy, followed, frozenset(name for name, _ in top)),
+        installed=through.availability(policy, followed, frozenset(name for name, _ in top)), contracts=contracts,
     )
     if not prefilter:
         return plain
@@ -341,6 +350,8 @@ def project(
         return facts
 
     found = modules if modules is not None else _modules(plan, known, cache is not None)
+    if plan.reading is not None:
+        return ScopedProject(plan.rocm, found, load, plan.exports, plan.installed, *plan.reading)
     return Project(plan.rocm, found, load, plan.exports, plan.installed)
 
 
@@ -352,7 +363,7 @@ def graph_settings(plan: RocmPlan) -> str | None:
         plan.policy.exclude,
         plan.tokens, sorted(plan.import_heads) if plan.import_heads is not None else None, plan.cache_mode,
         plan.followed.identity if plan.followed is not None else None,
-        plan.installed.identity if plan.installed is not None else None,
+        plan.installed.identity if plan.installed is not None else None, plan.reading,
     ))
     if " at 0x" in described:
         return None
