@@ -633,6 +633,7 @@ class _RocmMerge:
             removed=tuple((key, name, origin) for (key, name), origin in self.removed.items()),
             values=tuple((name, value) for name, (value, _) in self.maps.get("values", {}).items()),  # type: ignore[misc]
             python=python,
+            installed="environment" if "environment" in listed("installed") else "any",
         )
 
 
