@@ -62,7 +62,7 @@ def check_projects(args: CheckOptions, cwd: Path) -> int:
     return _report_several(args, cwd, done)
 
 
-def _nothing_named(args: argparse.Namespace, cwd: Path) -> int:
+def _nothing_named(args: CheckOptions, cwd: Path) -> int:
     """Only configuration files were named, and each is valid: a report of no file."""
     from import_policy.commands.check import Finished, Inputs, report
 
