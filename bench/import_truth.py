@@ -7,10 +7,12 @@ For each entry package: a subprocess of the venv's own Python imports it and rea
 (nothing imported before it but what the interpreter loads at start); a finder first on
 `sys.meta_path` records, for each module imported, the module and line that imported it (the
 real importer). import-policy answers each watched name with a probe project (`pkg/__init__.py`:
-`import ENTRY`; `environment.python` the venv's, `follow: all`, one `kind: import-time` rule
-forbidding every watched name, `installed:` as given, the default platform `any`): a name is
-said to load when a finding names it or a module below it (`loads \`torch.nn\``: torch loads).
-One probe folder serves every entry in turn, so the facts of the files they share are read once. The bench prints, per entry and
+`import ENTRY`; `environment.python` the venv's, `follow: all`, one `kind: import-time` rule per
+watched name, `installed:` as given, the default platform `any`): a name is said to load when its
+rule has a finding. One rule per name, not one rule forbidding them all: a rule's chains stop at
+the first forbidden module (what `torch` imports is not reported again under a rule that forbids
+`torch` too), so one rule would answer "the first watched module reached", not each name. One
+probe folder serves every entry in turn, so the facts of the files they share are read once. The bench prints, per entry and
 in total, the confusion matrix, precision and recall, and every disagreement: a false positive
 with the tool's chain, a false negative with Python's real importer.
 
@@ -23,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import shlex
 import subprocess
 import sys
@@ -115,14 +116,12 @@ def python_truth(python: str, entry: str) -> dict[str, object]:
 
 
 def policy(python: str, watched: Sequence[str], installed: str) -> str:
-    return (
-        f"version: 1\nenvironment:\n  python: {python}\nfollow: all\nrules:\n"
-        f"  - id: watched\n    kind: import-time\n    entry: [pkg]\n    forbid: [{', '.join(watched)}]\n"
+    rules = "".join(
+        f"  - id: {rule_id(name)}\n    kind: import-time\n    entry: [pkg]\n    forbid: [{name}]\n"
         f"    installed: {installed}\n"
+        for name in watched
     )
-
-
-LOADS = re.compile(r"(?:loads|imports) `([^`]+)`")
+    return f"version: 1\nenvironment:\n  python: {python}\nfollow: all\nrules:\n{rules}"
 
 
 def tool_answer(
@@ -141,14 +140,12 @@ def tool_answer(
         return {}, f"no JSON: {done.stdout[:200]!r}"
     if isinstance(findings, dict):  # `{"version": 1, "diagnostics": [...], "summary": {...}}`
         findings = findings.get("diagnostics", [])
+    by_rule = {rule_id(name): name for name in watched}
     found: dict[str, list[str]] = {}
     for finding in findings if isinstance(findings, list) else []:
-        message = str(finding.get("message", ""))
-        chain = [str(m) for m in finding.get("chain") or []] or [message]
-        for module in LOADS.findall(message):
-            for name in watched:
-                if module == name or module.startswith(name + "."):
-                    found.setdefault(name, chain)
+        name = by_rule.get(str(finding.get("rule", "")))
+        if name is not None:
+            found.setdefault(name, [str(m) for m in finding.get("chain") or []] or [str(finding.get("message", ""))])
     return found, ""
 
 
