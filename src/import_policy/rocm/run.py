@@ -50,10 +50,11 @@ from import_policy.kinds.import_time import ImportTimeRule, rules_of as import_t
 from import_policy.kinds.contracts.common import ContractRule, rules_of as contract_rules
 from import_policy.graph.reach import HeavySite, Project
 from import_policy.graph.scoped import Scope, ScopedProject
-from import_policy.graph.codec import EdgesCodec, GraphCodec, Stat, StoredEdges
+from import_policy.graph.codec import EdgesCodec, GraphCodec, StoredEdges
 from import_policy.graph.store import (
-    RACY_NS, Inputs, ModuleGraph, digest, folder_stat, index_of, listing_digest, listing_of, stat_of,
+    RACY_NS, Inputs, ModuleGraph, digest, folder_stat, index_of, listing_digest, listing_of,
 )
+from import_policy.cache.stat import Stat, stat_of
 from import_policy.cache.store import Store
 from pathlib import Path
 from import_policy.facts.prefilter.literal_imports import literal_imports
@@ -355,10 +356,25 @@ def project(
                 cache.put(key, facts)
         return facts
 
+    def text(path: str) -> bytes | None:
+        """A file's bytes for a lazy loader's table read as text (transformers' exports): logged
+        as read, so a warm run checks it as it checks a parsed file."""
+        stat = inputs.stat(path) if inputs is not None else None
+        try:
+            source: bytes | None = read(SourceFile(policy.root / path, path, "python"))
+        except OSError:
+            source = None
+        if inputs is not None:
+            inputs.file(path, "r", stat, digest(source) if source is not None else None)
+        return source
+
     found = modules if modules is not None else _modules(plan, known, cache is not None)
     if plan.reading is not None:
-        return ScopedProject(plan.rocm, found, load, plan.exports, plan.installed, *plan.reading)
-    return Project(plan.rocm, found, load, plan.exports, plan.installed)
+        made: Project = ScopedProject(plan.rocm, found, load, plan.exports, plan.installed, *plan.reading)
+    else:
+        made = Project(plan.rocm, found, load, plan.exports, plan.installed)
+    made.read_text = text
+    return made
 
 
 def graph_settings(plan: RocmPlan) -> str | None:
@@ -411,7 +427,7 @@ class _Tree:
             # new stat data stands for those bytes only if it predates the engine's read.
             if facts.content != hashed:
                 return False
-            return now if max(now[0], now[3]) < self.since - RACY_NS else True
+            return now if max(now.mtime_ns, now.ctime_ns) < self.since - RACY_NS else True
         try:
             source = self.read(SourceFile(self.root / path, path, "python"))
         except OSError:
