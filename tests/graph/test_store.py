@@ -20,7 +20,7 @@ from import_policy.policy.load import load
 from import_policy.discovery.files import SourceFile
 from import_policy.pipeline.extract import read_file
 from import_policy.graph.store import ModuleGraph
-from import_policy.rocm.run import GraphStores, RocmPlan, make_plan, module_graph, save_graph
+from import_policy.graph.run import GraphStores, RocmPlan, make_plan, module_graph, save_graph
 
 POLICY = """\
 version: 1
@@ -196,7 +196,7 @@ def test_links_from_another_generation_are_not_used(tree: Path) -> None:
 
 
 def _settings(root: Path) -> str:
-    from import_policy.rocm.run import graph_settings
+    from import_policy.graph.run import graph_settings
 
     settings = graph_settings(_plan(root))
     assert settings is not None
@@ -275,7 +275,7 @@ def test_a_file_changed_within_its_stat_tick_is_not_trusted(tree: Path, monkeypa
     # On a file system with whole-second timestamps, an edit in the second the log read the
     # file (same size) leaves its stat data as it was: git's racy-clean rule hashes it.
     from import_policy.graph import store as modulegraph
-    from import_policy.rocm import run as rocm_run
+    from import_policy.graph import run as rocm_run
 
     real = modulegraph.stat_of
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from conftest import Project
-from import_policy.rocm import run as rocm_run
+from import_policy.graph import run as rocm_run
 
 PAST = time.time_ns() - 3600 * 10**9
 POLICY = "version: 1\nrocm_safety:\n  heavy_modules: [torch]\n  entry_modules: [pkg]\n"

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from import_policy.quoting import quote_path
-from import_policy.rocm import run as rocm_pass
+from import_policy.graph import run as rocm_pass
 from import_policy.kinds.import_time import ImportTimeRule
 from import_policy.rocm.predicates import RULE_IDS as ROCM_RULE_IDS
 from import_policy.graph.sites import is_heavy

@@ -25,7 +25,8 @@ from import_policy.kinds.syntax import syntax_error
 from import_policy.pipeline import parallel, slow
 from import_policy.pipeline.extract import Reader, python_facts, read_file
 from import_policy.pipeline.plan import Plan
-from import_policy.rocm import gateway_closure, run as rocm_pass
+from import_policy.graph import run as rocm_pass
+from import_policy.rocm import gateway_closure
 
 
 def check_python(plan: Plan, facts: FileFacts, rules: Iterable[RuleBase]) -> list[Diagnostic]:

@@ -17,7 +17,7 @@ from import_policy.facts.shared.usegate import UseGate
 from import_policy.kinds.base import EVERY_FILE, Candidates, RuleFault
 from import_policy.kinds.registry import kind_of, python_kind
 from import_policy.patterns import any_match
-from import_policy.rocm import run as rocm_pass
+from import_policy.graph import run as rocm_pass
 
 @dataclass(frozen=True)
 class Selection:

@@ -127,7 +127,7 @@ def _default_entries(policy: Policy, warnings: list[str]) -> Iterator[ConfigErro
     rocm = policy.rocm_safety
     if rocm is None or rocm.entry_modules:
         return
-    from import_policy.rocm.run import default_entries
+    from import_policy.graph.run import default_entries
 
     origin = _users(policy, rocm.origin)
     top = list(top_level_names(policy.root, policy.roots))

@@ -30,7 +30,7 @@ from import_policy.graph.chains import Link
 from import_policy.graph.store import ModuleGraph
 from import_policy.kinds.import_time import ImportTimeRule
 from import_policy.project.modules import module_name
-from import_policy.rocm.run import Memo, Reader, Records, graph_stores, make_plan, module_graph, rule_plan, save_graph
+from import_policy.graph.run import Memo, Reader, Records, graph_stores, make_plan, module_graph, rule_plan, save_graph
 
 _WHY = "the fix would make the gateway import itself"
 

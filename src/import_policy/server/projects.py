@@ -15,7 +15,7 @@ from pathlib import Path
 from import_policy.policy.load import ConfigErrors, Loaded, digest, find_config, load, source_bytes
 from import_policy.config.model import Policy
 from import_policy.pipeline.plan import Plan, Selection
-from import_policy.server.graphs import BufferCache, Graphs, KeptRecords, prefilter_settings
+from import_policy.graph.kept import BufferCache, Graphs, KeptRecords, prefilter_settings
 from import_policy.server.documents import Documents
 
 

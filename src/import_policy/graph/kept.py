@@ -33,7 +33,7 @@ from import_policy.facts.records.model import FileFacts, Suppressions
 from import_policy.facts.prefilter.pytext import python_text
 from import_policy.project.modules import module_name
 from import_policy.graph.store import ModuleGraph
-from import_policy.rocm.run import Reader, Records, RocmPlan, graph_settings, module_graph
+from import_policy.graph.run import Reader, Records, RocmPlan, graph_settings, module_graph
 
 T = TypeVar("T", int, tuple[int, int])
 
