@@ -9,10 +9,13 @@ import sys
 from pathlib import Path
 
 from import_policy.quoting import quote_path
-from import_policy.graph import run as rocm_pass
-from import_policy.kinds.import_time import ImportTimeRule
-from import_policy.rocm.predicates import RULE_IDS as ROCM_RULE_IDS
-from import_policy.graph.sites import is_heavy
+from import_policy.graph.derive import project
+from import_policy.graph.plan import make_plan
+from import_policy.graph.question import Question
+from import_policy.kinds.import_time import ImportTimeRule, question
+from import_policy.policy.follow import dependencies
+from import_policy.rocm.predicates import RULE_IDS as ROCM_RULE_IDS, gateway_exports
+from import_policy.rocm.reachability import make_pass
 from import_policy.cache.facts import FactsCache
 from import_policy.commands import EXIT_OK, UsageError
 from import_policy.config.model import Policy
@@ -39,11 +42,10 @@ def why(
         raise WhyError(f"unknown rule {rule!r}; rules with chains: {', '.join(known) or '(none)'}")
     if rocm is None and declared is None:
         raise WhyError("the policy has no rocm_safety section, so no entry modules to start from")
-    plan = rocm_pass.make_plan(policy, lambda rule: True, rules=(declared,) if declared is not None else ())
-    assert plan is not None
-    asked = rocm_pass.rule_plan(plan, declared) if declared is not None else plan
-    graph = rocm_pass.project(asked, {}, read_file, FactsCache(policy.root))
-    entries = declared.entry if declared is not None else plan.entries
+    asked = _question(policy, declared)
+    plan = make_plan(policy, [asked], gateway_exports(policy), dependencies(policy))
+    graph = project(plan, {}, read_file, FactsCache(policy.root))
+    entries = asked.entries
     if not entries:
         assert rocm is not None
         raise WhyError(
@@ -51,7 +53,7 @@ def why(
             "(a folder with an __init__.py under roots) to start from; name the modules a process imports "
             "in rocm_safety.entry_modules"
         )
-    if declared is None and rocm is not None and target not in graph.module_path and not is_heavy(rocm, target):
+    if declared is None and rocm is not None and target not in graph.module_path and not asked.is_heavy(target):
         raise WhyError(
             f"{target} is neither a heavy module (rocm_safety.heavy_modules) nor a module of this project; "
             "the pass follows only imports of those, so it has no chain to show"
@@ -74,6 +76,15 @@ def why(
         return relative if fmt == "json" else quote_path(relative)
 
     return RENDERERS[fmt](target, chains, shown), warnings
+
+
+def _question(policy: Policy, declared: ImportTimeRule | None) -> Question:
+    """The question whose chains are shown: the rule's, else the ROCm rules'."""
+    if declared is not None:
+        return question(declared, policy.rocm_safety, policy.python)
+    rocm_pass = make_pass(policy, lambda rule: True)
+    assert rocm_pass is not None
+    return rocm_pass.question
 
 
 def command(policy: Policy, target: str, fmt: str, every: bool = False, rule: str | None = None) -> int:

@@ -13,43 +13,18 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
 
-from import_policy.config.model import Follow, Policy
 from import_policy.graph.distributions import Followed, follow
 from import_policy.graph.environment import project_environment
 from import_policy.graph.hook import Finding
 
 
-def dependencies(policy: Policy) -> Followed | None:
-    """The distributions the policy follows, in the project's environment; None without `follow:`."""
-    return dependencies_of(policy.root, policy.follow)
-
-
-def dependencies_of(root: Path, wanted: Follow | None) -> Followed | None:
-    if wanted is None or not (wanted.names or wanted.every):
+def dependencies_of(root: Path, names: tuple[str, ...], every: bool, python: str | None) -> Followed | None:
+    """The distributions `names` (or, `every`, all installed) in the project's environment
+    (`python`: the interpreter the configuration names, else found from `root`); None when
+    nothing is to be followed."""
+    if not (names or every):
         return None
-    return follow(project_environment(root, wanted.python), wanted.names, wanted.every)
-
-
-def warnings(policy: Policy) -> list[str]:
-    """`file:line: warning: ...` for each followed name that is not installed."""
-    followed = dependencies(policy)
-    wanted = policy.follow
-    if followed is None or wanted is None:
-        return []
-    where = followed.environment
-    if where is None:
-        return [
-            f"{wanted.origin}: warning: follow: no environment to read dependencies from (environment.python, "
-            "$VIRTUAL_ENV or a .venv under the project root); nothing is followed"
-        ]
-    out = []
-    for name in followed.missing:
-        line = wanted.lines[wanted.names.index(name)] if name in wanted.names and wanted.lines else wanted.origin.line
-        out.append(
-            f"{wanted.origin.source}:{line}: warning: follow: {name!r} is not installed in {where.prefix} "
-            f"(found by {where.how}); it is not followed"
-        )
-    return out
+    return follow(project_environment(root, python), names, every)
 
 
 class Modules(Mapping[str, str]):
@@ -114,4 +89,4 @@ def at_links(
     return out
 
 
-__all__ = ["Modules", "at_links", "dependencies", "dependencies_of", "warnings"]
+__all__ = ["Modules", "at_links", "dependencies_of"]

@@ -68,7 +68,7 @@ def against_tree(policy: Policy, remember: bool = False) -> Checked:
             rule = replace(rule, fix=replace(fix, exports=kept), gateway_file=path)  # type: ignore[call-arg]
         rules.append(rule)
     if policy.follow is not None:
-        from import_policy.graph.through import warnings as follow_warnings
+        from import_policy.policy.follow import warnings as follow_warnings
 
         warnings.extend(follow_warnings(policy))
     return Checked(replace(policy, rules=tuple(rules)), tuple(warnings))
@@ -127,7 +127,7 @@ def _default_entries(policy: Policy, warnings: list[str]) -> Iterator[ConfigErro
     rocm = policy.rocm_safety
     if rocm is None or rocm.entry_modules:
         return
-    from import_policy.graph.run import default_entries
+    from import_policy.graph.plan import default_entries
 
     origin = _users(policy, rocm.origin)
     top = list(top_level_names(policy.root, policy.roots))
