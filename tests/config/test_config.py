@@ -113,7 +113,7 @@ def errors(project: Project, config: str, *argv: str) -> list[str]:
         ),
         (
             "rules:\n  - id: a\n    kind: module\n    forbid: [x]\n",
-            "import-policy: import-policy.yaml:3: kind must be one of: import, include, token, relative-imports, import-time; got 'module'",
+            "import-policy: import-policy.yaml:3: kind must be one of: import, include, token, relative-imports, import-time, layers, independence, protected, acyclic; got 'module'",
         ),
         # the wording after "invalid YAML:" is PyYAML's, and differs with and without libyaml
         ("rules: [\n", "import-policy: import-policy.yaml:2: invalid YAML: "),

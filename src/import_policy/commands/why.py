@@ -6,19 +6,20 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from import_policy.quoting import quote_path
 from import_policy.graph.derive import project
-from import_policy.graph.plan import make_plan
 from import_policy.graph.question import Question
 from import_policy.kinds.import_time import ImportTimeRule, question
-from import_policy.policy.follow import dependencies
-from import_policy.rocm.predicates import RULE_IDS as ROCM_RULE_IDS, gateway_exports
+from import_policy.policy.follow import graph_plan
+from import_policy.rocm.predicates import RULE_IDS as ROCM_RULE_IDS
 from import_policy.rocm.reachability import make_pass
 from import_policy.cache.facts import FactsCache
 from import_policy.commands import EXIT_OK, UsageError
 from import_policy.config.model import Policy
+from import_policy.policy.load import Loaded
 from import_policy.pipeline.extract import read_file
 from import_policy.graph.chains import Chain
 from import_policy.report.why import RENDERERS
@@ -41,10 +42,15 @@ def why(
         known = [r.id for r in policy.rules if isinstance(r, ImportTimeRule)] + (list(ROCM_RULE_IDS) if rocm else [])
         raise WhyError(f"unknown rule {rule!r}; rules with chains: {', '.join(known) or '(none)'}")
     if rocm is None and declared is None:
+        timed = [r.id for r in policy.rules if isinstance(r, ImportTimeRule)]
+        if timed:  # the chains are the rules': say which, and how to ask
+            raise WhyError(
+                f"the policy has no rocm_safety section; its import-time rules ({', '.join(timed)}) have chains: "
+                f"ask with --rule ID (e.g. `import-policy why {target} --rule {timed[0]}`)"
+            )
         raise WhyError("the policy has no rocm_safety section, so no entry modules to start from")
     asked = _question(policy, declared)
-    plan = make_plan(policy, [asked], gateway_exports(policy), dependencies(policy))
-    graph = project(plan, {}, read_file, FactsCache(policy.root))
+    graph = project(graph_plan(policy, [asked]), {}, read_file, FactsCache(policy.root))
     entries = asked.entries
     if not entries:
         assert rocm is not None
@@ -87,10 +93,96 @@ def _question(policy: Policy, declared: ImportTimeRule | None) -> Question:
     return rocm_pass.question
 
 
-def command(policy: Policy, target: str, fmt: str, every: bool = False, rule: str | None = None) -> int:
+def between(
+    policy: Policy, source: str, target: str, fmt: str, cwd: Path, every: bool = False, rule: str | None = None,
+) -> tuple[str, list[str]]:
+    """`why A --to B`: the chains from A (or a module under it) to B (or a module under it) as a
+    contract reads the graph: `--rule ID`'s scope, type_checking and platform, else
+    `scope: module` on every platform. The shortest; with `--all`, every chain the contracts
+    find (each found chain's links left out of the next search)."""
+    from import_policy.config.model import Examples, Origin
+    from import_policy.graph.paths import shortest_chains, within
+    from import_policy.kinds.contracts.common import ContractRule
+    from import_policy.kinds.contracts.project import question as contract_question
+
+    declared = policy.rule(rule) if rule is not None else None
+    if rule is not None and not isinstance(declared, (ContractRule, ImportTimeRule)):
+        known = [r.id for r in policy.rules if isinstance(r, ContractRule)]
+        raise WhyError(f"rule {rule!r} is no contract; contracts: {', '.join(known) or '(none)'}")
+    asking = declared if isinstance(declared, ContractRule) else ContractRule(
+        id="why", message="", files=(), allow_in=(), severity="error", examples=Examples(), origin=Origin("why", 0),
+    )
+    graph = project(graph_plan(policy, [contract_question(asking, policy)]), {}, read_file, FactsCache(policy.root))
+    modules = set(graph.module_path)
+    for name in (source, target):
+        if name not in modules:
+            raise WhyError(f"{name} is not a module of this project")
+    found = shortest_chains(graph.edges, within(modules, source), within(modules, target))
+    chains: list[tuple[str, Chain | None]] = []
+    for links in found:
+        chains.append((links[0].source, Chain(links[0].source, links)))
+        if not every:
+            break
+    if not chains:
+        chains.append((source, None))
+
+    def shown(path: str) -> str:
+        relative = Path(os.path.relpath(policy.root / path, cwd)).as_posix()
+        return relative if fmt == "json" else quote_path(relative)
+
+    return RENDERERS[fmt](target, chains, shown), []
+
+
+def command_over(
+    configs: Sequence[Loaded], target: str, fmt: str, every: bool = False, rule: str | None = None,
+    to: str | None = None,
+) -> int:
+    """`why MODULE [PATH ...]`: the chains in each project the paths reach (`configs`), as
+    `check` judges it; a project that cannot answer (no entry modules, no such rule) is
+    passed over where another answers."""
+    from import_policy.policy.tree import against_tree
+
+    if len(configs) == 1:
+        return command(against_tree(configs[0].policy).policy, target, fmt, every, rule, to)
+    answers: list[tuple[Policy, str, list[str]]] = []
+    refused: list[str] = []
+    for loaded in configs:
+        policy = against_tree(loaded.policy).policy
+        try:
+            if to is not None:
+                text, warnings = between(policy, target, to, fmt, Path.cwd(), every, rule)
+            else:
+                text, warnings = why(policy, target, fmt, Path.cwd(), every, rule)
+        except WhyError as error:
+            refused.append(str(error))
+            continue
+        answers.append((policy, text, warnings))
+    if not answers:
+        raise UsageError(refused[0])
+    if fmt != "text" and len(answers) > 1:
+        raise UsageError(
+            f"{len(answers)} projects answer, and --format {fmt} holds one; name a path inside one project "
+            f"(`import-policy why {target} PATH`)"
+        )
+    for index, (policy, text, warnings) in enumerate(answers):
+        for warning in warnings:
+            print(f"import-policy: {warning}", file=sys.stderr)
+        if len(answers) > 1:
+            source = policy.sources[-1] if policy.sources else "(built-in)"
+            sys.stdout.write(("\n" if index else "") + f"{source.replace('preset:', 'preset ')}:\n")
+        sys.stdout.write(text)
+    return EXIT_OK
+
+
+def command(
+    policy: Policy, target: str, fmt: str, every: bool = False, rule: str | None = None, to: str | None = None,
+) -> int:
     """`why MODULE`: the chains on stdout, warnings on stderr; no chain is an answer, not a failure."""
     try:
-        text, warnings = why(policy, target, fmt, Path.cwd(), every, rule)
+        if to is not None:
+            text, warnings = between(policy, target, to, fmt, Path.cwd(), every, rule)
+        else:
+            text, warnings = why(policy, target, fmt, Path.cwd(), every, rule)
     except WhyError as error:
         raise UsageError(str(error)) from None
     for warning in warnings:

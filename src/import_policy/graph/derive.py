@@ -16,6 +16,7 @@ from import_policy.facts.records.model import FileFacts
 from import_policy.graph import through
 from import_policy.graph.plan import GraphPlan
 from import_policy.graph.reach import Project
+from import_policy.graph.scoped import ScopedProject
 from import_policy.graph.records import Records
 from import_policy.graph.store import Inputs, digest
 from import_policy.project.modules import ProjectModules, module_name
@@ -33,7 +34,10 @@ def project(
     reads and `modules` is the module map to use (the module graph's logged one)."""
     loader = _Loader(plan, known, read, cache, inputs)
     found = modules if modules is not None else project_modules(plan, known, cache is not None)
-    return Project(plan.question, found, loader.load, plan.exports)
+    reading = plan.question.reading
+    if reading is not None:
+        return ScopedProject(plan.question, found, loader.load, plan.exports, plan.installed, *reading)
+    return Project(plan.question, found, loader.load, plan.exports, plan.installed)
 
 
 class _Loader:
@@ -126,6 +130,7 @@ def graph_settings(plan: GraphPlan) -> str | None:
         plan.question, sorted(plan.exports.items()), sorted(plan.project_names), layout.roots, layout.exclude,
         plan.tokens, sorted(plan.import_heads) if plan.import_heads is not None else None, plan.cache_mode,
         plan.followed.identity if plan.followed is not None else None,
+        plan.installed.identity if plan.installed is not None and plan.question.installed else None,
     ))
     if " at 0x" in described:
         return None

@@ -19,6 +19,7 @@ from import_policy.facts.shared.walkstate import DYNAMIC_IMPORTERS
 from import_policy.graph.distributions import Followed
 from import_policy.graph.question import Question
 from import_policy.graph.records import GRAPH_MODE
+from import_policy.graph.through import Availability
 from import_policy.project.layout import top_level_names
 from import_policy.project.modules import Layout
 
@@ -42,6 +43,8 @@ class GraphPlan:
     # Installed distributions the graph reads through (`follow:`); their top-level names are
     # among `project_names`, so their imports and calls are kept as the project's are.
     followed: Followed | None = field(default=None, compare=False)
+    # What is installed, for a question the environment decides (`Question.installed`).
+    installed: Availability | None = field(default=None, compare=False)
 
     def asking(self, question: Question) -> GraphPlan:
         """The same files, prefilter and records, asking `question` (its graph is kept apart:
@@ -117,12 +120,17 @@ class GraphPlan:
 
 def make_plan(
     layout: Layout, questions: Sequence[Question], exports: Mapping[str, str], followed: Followed | None,
-    prefilter: bool = True,
+    prefilter: bool = True, installed: Callable[[frozenset[str]], Availability | None] | None = None,
 ) -> GraphPlan:
     """The plan asking `questions` (at least one) of the project; `prefilter=False` reads
-    every file (the soundness checks compare that with a run)."""
-    project_names = frozenset(top_level(layout)) | (followed.names if followed is not None else frozenset())
-    plain = GraphPlan(layout, questions[0], dict(exports), None, project_names, followed=followed)
+    every file (the soundness checks compare that with a run). `installed`: what is installed,
+    given the project's top-level names (None: no question asks)."""
+    top = frozenset(top_level(layout))
+    project_names = top | (followed.names if followed is not None else frozenset())
+    plain = GraphPlan(
+        layout, questions[0], dict(exports), None, project_names, followed=followed,
+        installed=installed(top) if installed is not None else None,
+    )
     if not prefilter:
         return plain
     heads: set[str] = set()

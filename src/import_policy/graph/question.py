@@ -9,6 +9,7 @@ equal are one graph: the question is part of the key a graph is kept under.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from import_policy.graph.platform import Platform
 from import_policy.patterns import DottedPattern, judge
@@ -17,6 +18,10 @@ from import_policy.patterns import DottedPattern, judge
 # so every branch may run but those that never run at import time (`if TYPE_CHECKING:`,
 # `if __name__ == "__main__":`, function bodies).
 EVERY_PLATFORM = Platform("any")
+
+# What an import is an edge to (`graph.scoped`): `module`, what runs while a module is
+# imported; `any`, every import statement, function bodies included.
+Scope = Literal["module", "any"]
 
 
 @dataclass(frozen=True)
@@ -34,6 +39,12 @@ class Question:
     python: tuple[int, int] = (3, 10)
     # Why a heavy module is heavy (name -> reason), when the question says: for its messages.
     reasons: tuple[tuple[str, str], ...] = ()
+    # Whether the environment decides what a `try:` import does (`installed: environment`): one
+    # of a module not installed raises, and its handler runs.
+    installed: bool = False
+    # How an import is read (`graph.scoped`): (scope, whether `if TYPE_CHECKING:` imports count);
+    # None: the eager graph (`graph.reach.Project`).
+    reading: tuple[Scope, bool] | None = None
 
     @property
     def judged_on(self) -> Platform:
@@ -53,4 +64,4 @@ class Question:
         return best[1] if best is not None else None
 
 
-__all__ = ["EVERY_PLATFORM", "Question"]
+__all__ = ["EVERY_PLATFORM", "Question", "Scope"]

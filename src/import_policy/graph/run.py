@@ -48,10 +48,18 @@ class GraphRun:
         self.kept = kept
         self.asked: list[Asked] = []
         self._built: list[tuple[GraphPlan, ModuleGraph]] = []
+        self._answers: dict[Question, ModuleGraph] = {}  # a question asked twice is one graph
 
     def ask(self, question: Question, reached: bool = True) -> ModuleGraph:
         """The graph answering `question`; `reached`: its reach from the entries is derived
         this run (a gap's chain is looked up only in a reach derived anyway)."""
+        graph = self._answers.get(question)
+        if graph is None:
+            graph = self._answers[question] = self._graph(question)
+        self.asked.append((graph, question.entries if reached else ()))
+        return graph
+
+    def _graph(self, question: Question) -> ModuleGraph:
         plan = self.plan.asking(question)
         if self.kept is not None:
             graph = self.kept.graph(plan, self.read, self.records)
@@ -59,7 +67,6 @@ class GraphRun:
             graph = module_graph(plan, self.passed, self.read, self.records, self.stores, self.overlay, self.since)
             if not self.overlay:  # a buffer's log holds the disk's stat data with its bytes: never kept
                 self._built.append((plan, graph))
-        self.asked.append((graph, question.entries if reached else ()))
         return graph
 
     def save(self) -> None:

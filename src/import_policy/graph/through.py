@@ -9,22 +9,102 @@ a suppression or baseline entry names; its message says where in the dependency 
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
 
 from import_policy.graph.distributions import Followed, follow
-from import_policy.graph.environment import project_environment
+from import_policy.graph.environment import Environment, project_environment
 from import_policy.graph.hook import Finding
+from import_policy.graph.search_path import SearchPath
 
 
 def dependencies_of(root: Path, names: tuple[str, ...], every: bool, python: str | None) -> Followed | None:
     """The distributions `names` (or, `every`, all installed) in the project's environment
     (`python`: the interpreter the configuration names, else found from `root`); None when
-    nothing is to be followed."""
+    nothing is to be followed. Read once per process while the environment's site-packages
+    folders are unchanged (an install, upgrade or removal rewrites their listing): the index
+    is kept warm."""
     if not (names or every):
         return None
-    return follow(project_environment(root, python), names, every)
+    environment = project_environment(root, python)
+    key = (environment, names, every, _stamps(environment))
+    if _LAST and _LAST[0][0] == key and (_LAST[0][1].search is None or _LAST[0][1].search.fresh()):
+        return _LAST[0][1]
+    found = follow(environment, names, every)
+    _LAST[:] = [(key, found)]
+    return found
+
+
+_LAST: list[tuple[object, Followed]] = []
+
+
+def _stamps(environment: Environment | None) -> tuple[tuple[int, int], ...]:
+    out = []
+    for folder in environment.site_packages if environment is not None else ():
+        try:
+            stat = os.stat(folder)
+        except OSError:
+            out.append((0, 0))
+            continue
+        out.append((stat.st_mtime_ns, stat.st_ino))
+    return tuple(out)
+
+
+class Availability:
+    """Whether a module is installed, for `installed: environment`: a project module, one of
+    the standard library's, or one the environment's path finds. `identity`: what the answers
+    depend on (the stat data of the path's folders: an install or removal moves them)."""
+
+    def __init__(self, search: SearchPath | None, project: frozenset[str]) -> None:
+        self.search = search
+        self.project = project
+        self._memo: dict[str, bool] = {}
+        folders = search.folders if search is not None else ()
+        self.identity = repr([(folder, _folder_stat(folder)) for folder in folders])
+
+    def __call__(self, module: str) -> bool:
+        found = self._memo.get(module)
+        if found is None:
+            top = module.partition(".")[0]
+            found = (
+                top in self.project or top in sys.builtin_module_names or top in _STDLIB
+                or (self.search is not None and self.search.find(module) is not None)
+            )
+            self._memo[module] = found
+        return found
+
+
+_STDLIB: frozenset[str] = frozenset(getattr(sys, "stdlib_module_names", ()))
+
+
+def _folder_stat(folder: str) -> tuple[int, int] | None:
+    try:
+        stat = os.stat(folder)
+    except OSError:
+        return None
+    return stat.st_mtime_ns, stat.st_ino
+
+
+# Followed dependency files that do not parse, told by the pass as it reads them: path -> warning.
+_UNPARSED: dict[str, str] = {}
+
+
+def unparsed_dependency(path: str, line: int, message: str) -> None:
+    """A dependency file the graph read and could not parse: importing it raises."""
+    _UNPARSED.setdefault(path, (
+        f"warning: {path}:{line}: a followed dependency's file does not parse ({message}); importing it "
+        "raises, so the chains through it stop there"
+    ))
+
+
+def take_unparsed() -> list[str]:
+    """The warnings told since the last call, once each."""
+    out = [_UNPARSED[path] for path in sorted(_UNPARSED)]
+    _UNPARSED.clear()
+    return out
 
 
 class Modules(Mapping[str, str]):
@@ -78,7 +158,7 @@ def at_links(
         line = text[link.line - 1] if 0 < link.line <= len(text) else ""
         column = len(line) - len(line.lstrip()) + 1
         message = (
-            f"{site.message} (in dependency `{followed.distribution_of(link.target)}`, "
+            f"{site.message} (in dependency `{followed.distribution_of_file(site.path)}`, "
             f"{followed.shown(site.path)}:{site.line})"
         )
         moved = replace(
@@ -89,4 +169,4 @@ def at_links(
     return out
 
 
-__all__ = ["Modules", "at_links", "dependencies_of"]
+__all__ = ["Availability", "Modules", "at_links", "dependencies_of", "take_unparsed", "unparsed_dependency"]

@@ -161,7 +161,8 @@ class ProjectPass(Protocol):
         ...
 
     def check(self, context: ProjectContext) -> list[Diagnostic]:
-        """The findings (suppression comments are applied by the engine)."""
+        """The findings, suppression comments applied (`context.report` applies them to what
+        it places, `context.unsuppressed` to the rest)."""
         ...
 
 

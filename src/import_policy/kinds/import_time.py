@@ -46,6 +46,7 @@ class ImportTimeRule(RuleBase):
     entry: tuple[str, ...] = ()
     forbid: tuple[DottedPattern, ...] = ()
     platform: Platform = "any"
+    installed: str = "any"  # or "environment": see RocmSafety.installed
     entry_lines: tuple[int, ...] = field(default=(), compare=False)  # of each entry, for errors
     kind: str = field(default=KIND, kw_only=True)
 
@@ -66,7 +67,10 @@ def question(rule: ImportTimeRule, rocm: RocmSafety | None, python: tuple[int, i
     import is lazy."""
     probes = rocm.probes if rocm is not None else ()
     platform = rocm_platform(rocm) if rule.platform == "rocm" and rocm is not None else None
-    return Question(heavy=rule.forbid, probes=probes, platform=platform, entries=rule.entry, python=python)
+    return Question(
+        heavy=rule.forbid, probes=probes, platform=platform, entries=rule.entry, python=python,
+        installed=rule.installed == "environment",
+    )
 
 
 class ImportTimePass:
@@ -94,7 +98,7 @@ class ImportTimePass:
                     d for d in (finding.site for finding in reached)
                     if _kept_out(rule, d.path) and not context.comments(d.path).covers(d.rule, d.suppress_lines)
                 ])
-        return found
+        return context.unsuppressed(found)
 
 
 def _kept_out(rule: RuleBase, path: str) -> bool:
@@ -141,10 +145,10 @@ class ImportTimeKind:
 
     name = KIND
     language: Literal["python"] = "python"
-    keys = ("entry", "forbid", "platform")
+    keys = ("entry", "forbid", "platform", "installed")
 
     def parse(self, v: Validator, items: Items, common: RuleFields) -> ImportTimeRule:
-        from import_policy.config.validate import DOTTED
+        from import_policy.config.validate import DOTTED, INSTALLED
         from import_policy.config.yamltree import Seq
 
         line = common["origin"].line
@@ -164,9 +168,10 @@ class ImportTimeKind:
                 v.error(items["entry"][1].line, "entry must name at least one module")
         platform = v.choice(items["platform"][1], "platform", ("any", "rocm")) if "platform" in items else "any"
         forbid = v.dotted_patterns(items["forbid"][1] if "forbid" in items else Seq([], line), "forbid")
+        installed = v.choice(items["installed"][1], "installed", INSTALLED) if "installed" in items else "any"
         return ImportTimeRule(
             entry=tuple(entries), forbid=tuple(forbid), platform="rocm" if platform == "rocm" else "any",
-            entry_lines=tuple(lines), **common,
+            installed=installed or "any", entry_lines=tuple(lines), **common,
         )
 
     def fixable(self, rule: ImportTimeRule) -> str:

@@ -20,6 +20,7 @@ from import_policy.kinds.relative_imports import RelativeImportsKind
 from import_policy.kinds.syntax import SYNTAX_ERROR_RULE
 from import_policy.kinds.unused_suppression import UNUSED_SUPPRESSION_RULE
 from import_policy.kinds.import_time import ImportTimeKind
+from import_policy.kinds.contracts.kinds import CONTRACT_KINDS
 from import_policy.rocm import reachability
 from import_policy.rocm.rules import ROCM_RULES
 
@@ -27,6 +28,7 @@ AnyKind = Union[PythonKind, CKind, ProjectKind]
 
 PROJECT_KINDS: dict[str, ProjectKind] = {
     "import-time": ImportTimeKind(),
+    **CONTRACT_KINDS,
 }
 
 KINDS: dict[str, AnyKind] = {

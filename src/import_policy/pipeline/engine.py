@@ -150,8 +150,8 @@ def project_phase(
     plan: Plan, python: dict[str, FileFacts], read: Reader, named: frozenset[str], overlay: Overlay | None,
     since: int,
 ) -> list[Diagnostic]:
-    """Every project pass's findings over one context, suppressions applied; then a module a
-    graph reached and could not parse, checked or not (`gaps`: nothing silences it)."""
+    """Every project pass's findings over one context; then a module a graph reached and
+    could not parse, checked or not (`gaps`: nothing silences it)."""
     assert plan.graph is not None
     shared = sum(len(found.questions()) for found in plan.passes) > 1
     graphs = GraphRun(plan.graph, python, read, plan.cache, overlay, since, plan.graphs, shared)
@@ -160,7 +160,7 @@ def project_phase(
     )
     found = [d for project_pass in plan.passes for d in project_pass.check(context)]
     graphs.save()
-    return context.unsuppressed(found) + gaps.reports(graphs.asked, python, plan.policy.roots)
+    return found + gaps.reports(graphs.asked, python, plan.policy.roots)
 
 
 def _unfixable_in_their_encoding(

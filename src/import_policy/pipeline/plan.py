@@ -15,12 +15,11 @@ from import_policy.diagnostics import SYNTAX_ERROR, Diagnostic
 from import_policy.facts.records.model import FileFacts
 from import_policy.facts.shared.usegate import UseGate
 from import_policy.graph.build import KeptGraphs
-from import_policy.graph.plan import GraphPlan, make_plan
+from import_policy.graph.plan import GraphPlan
 from import_policy.kinds.base import EVERY_FILE, Candidates, ProjectPass, RuleFault
-from import_policy.kinds.imports import gateways
 from import_policy.kinds.registry import PROJECT_KINDS, kind_of, project_passes, python_kind
 from import_policy.patterns import any_match
-from import_policy.policy.follow import dependencies
+from import_policy.policy.follow import graph_plan
 
 @dataclass(frozen=True)
 class Selection:
@@ -119,10 +118,7 @@ class Plan:
         self.c_rules = tuple(r for r in selected if kind_of(r).language == "c")
         self.passes = project_passes(self.policy, self.selection.wants, python)
         questions = [question for found in self.passes for question in found.questions()]
-        self.graph = (
-            make_plan(self.policy, questions, gateways(self.policy.rules), dependencies(self.policy), self.prefilter)
-            if questions else None
-        )
+        self.graph = graph_plan(self.policy, questions, self.prefilter) if questions else None
 
     def wants_file(self, source: bytes, path: str) -> bool:
         """Whether a project pass needs the checked file parsed (no per-file rule does)."""

@@ -30,12 +30,10 @@ from import_policy.graph.chains import Link
 from import_policy.graph.store import ModuleGraph
 from import_policy.graph.build import graph_stores, module_graph, save_graph
 from import_policy.graph.derive import Reader
-from import_policy.graph.plan import make_plan
 from import_policy.graph.records import Memo, Records
 from import_policy.kinds.import_time import ImportTimeRule, question
-from import_policy.policy.follow import dependencies
+from import_policy.policy.follow import graph_plan
 from import_policy.project.modules import module_name
-from import_policy.rocm.predicates import gateway_exports
 
 _WHY = "the fix would make the gateway import itself"
 
@@ -66,7 +64,7 @@ def refuse_in_closures(
     if not gateways:
         return diagnostics
     asked = question(closure_rule(gateways), policy.rocm_safety, policy.python)
-    plan = make_plan(policy, [asked], gateway_exports(policy), dependencies(policy))
+    plan = graph_plan(policy, [asked])
     stores = graph_stores(cache)
     records: Records = cache if cache is not None else Memo()
     graph = module_graph(plan, known, read, records, stores, overlay)

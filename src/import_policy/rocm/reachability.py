@@ -41,7 +41,7 @@ Probes = dict[tuple[str, int, int], Diagnostic]
 def question_of(rocm: RocmSafety, entries: tuple[str, ...]) -> Question:
     return Question(
         heavy=rocm.heavy_modules, probes=rocm.probes, platform=rocm_platform(rocm), entries=entries,
-        python=rocm.python, reasons=rocm.reasons,
+        python=rocm.python, reasons=rocm.reasons, installed=rocm.installed == "environment",
     )
 
 
@@ -100,7 +100,7 @@ class RocmPass:
             if EAGER_HEAVY_IMPORT in self.rules:
                 found.extend(self._eager(context, graph, applies, probes, reported))
         found.extend(probes.values())
-        return found
+        return context.unsuppressed(found)
 
     def _reached(
         self, graph: ModuleGraph, applies: dict[str, FileFacts], probes: Probes, reported: set[tuple[str, int, int]],
