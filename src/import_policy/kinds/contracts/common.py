@@ -16,7 +16,7 @@ from import_policy.facts.records.model import FileFacts
 from import_policy.facts.shared.usegate import UseGate
 from import_policy.graph.chains import Link
 from import_policy.graph.question import Scope
-from import_policy.kinds.base import ProjectPass, RuleFault
+from import_policy.kinds.base import RuleFault
 from import_policy.kinds.contracts.expressions import ExpressionError, ImportExpression, ModuleExpression
 from import_policy.patterns import DottedPattern, Verdict, judge
 
@@ -188,8 +188,8 @@ def project_modules(policy: Policy) -> Collection[str]:
 
 
 class ContractKind:
-    """What no contract kind does differently: a project kind (`ContractsPass` checks its rules
-    in force over the project's graph), nothing to fix."""
+    """What no contract kind does differently: a project kind (each kind's `project_pass` is a
+    `ContractsPass` over its rules in force and what it finds broken), nothing to fix."""
 
     language: Literal["python"] = "python"
 
@@ -198,11 +198,6 @@ class ContractKind:
 
     def name_excepts(self, rule: ContractRule) -> Sequence[DottedPattern]:
         return ()
-
-    def project_pass(self, rules: Sequence[ContractRule], policy: Policy) -> ProjectPass:
-        from import_policy.kinds.contracts.project import ContractsPass  # it imports every contract kind
-
-        return ContractsPass(rules, policy)
 
     def forbids(self, rule: ContractRule, name: str) -> bool:
         return False

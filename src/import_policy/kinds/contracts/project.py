@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from typing import Any
 
 from import_policy.config.model import Policy
 from import_policy.diagnostics import Diagnostic
@@ -25,7 +26,6 @@ from import_policy.graph.plan import GraphPlan
 from import_policy.graph.question import Question
 from import_policy.graph.store import ModuleGraph
 from import_policy.kinds.contracts.common import Broken, ContractRule, View, chained
-from import_policy.kinds.contracts.kinds import broken
 from import_policy.kinds.import_time import rocm_platform
 from import_policy.kinds.project import ProjectContext
 
@@ -44,7 +44,10 @@ def question(rule: ContractRule, policy: Policy) -> Question:
 class ContractsPass:
     """The contracts of one kind in force: one graph per reading, their broken chains."""
 
-    def __init__(self, rules: Sequence[ContractRule], policy: Policy) -> None:
+    def __init__(
+        self, rules: Sequence[ContractRule], policy: Policy, broken: Callable[[Any, View], Iterable[Broken]],
+    ) -> None:
+        self.broken = broken
         self.rules = tuple(rules)
         self.asked = tuple(question(rule, policy) for rule in rules)
         self.root = policy.root
@@ -62,7 +65,7 @@ class ContractsPass:
         for rule, asked in zip(self.rules, self.asked):
             graph = context.graphs.ask(asked, reached=False)
             view = View(_Names(graph), graph.edges, rule.ignore_imports)
-            findings = [_finding(rule, b, graph, context.lines_of) for b in _once(broken(rule, view))]
+            findings = [_finding(rule, b, graph, context.lines_of) for b in _once(self.broken(rule, view))]
             reports_in = _reports_in(rule)
             where = hook.Where(
                 named=context.named, checked={p for p in checked if reports_in(p)}, reports_in=reports_in,
