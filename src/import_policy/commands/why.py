@@ -7,10 +7,12 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from import_policy.quoting import quote_path
 from import_policy.graph.derive import project
+from import_policy.graph.platform import Platform as GraphPlatform
 from import_policy.graph.question import Question
 from import_policy.kinds.import_time import ImportTimeRule, question
 from import_policy.policy.follow import graph_plan
@@ -19,7 +21,9 @@ from import_policy.rocm.reachability import make_pass
 from import_policy.cache.facts import FactsCache
 from import_policy.commands import EXIT_OK, UsageError
 from import_policy.config.model import Policy
+from import_policy.config.platforms import ANY, profile_named
 from import_policy.policy.load import Loaded
+from import_policy.policy.platforms import choices
 from import_policy.pipeline.extract import read_file
 from import_policy.graph.chains import Chain
 from import_policy.report.why import RENDERERS
@@ -31,9 +35,11 @@ class WhyError(Exception):
 
 def why(
     policy: Policy, target: str, fmt: str, cwd: Path, every: bool = False, rule: str | None = None,
+    platform: str | None = None,
 ) -> tuple[str, list[str]]:
     """The rendered chains, and warnings for stderr. `rule`: an `import-time` rule's chains
-    (its entries, judged on its platform); a ROCm pass rule's id is the pass's own."""
+    (its entries, judged on its platform); a ROCm pass rule's id is the pass's own.
+    `platform`: the branches judged on that profile (or `any`) instead."""
     rocm = policy.rocm_safety
     declared = policy.rule(rule) if rule is not None else None
     if declared is not None and not isinstance(declared, ImportTimeRule):
@@ -50,7 +56,10 @@ def why(
             )
         raise WhyError("the policy has no rocm_safety section, so no entry modules to start from")
     asked = _question(policy, declared)
-    graph = project(graph_plan(policy, [asked]), {}, read_file, FactsCache(policy.root))
+    if platform is not None:
+        asked = replace(asked, platform=_on(policy, platform))
+    # Another platform's tests are other names than those the prefilter looks for: read every file.
+    graph = project(graph_plan(policy, [asked], prefilter=platform is None), {}, read_file, FactsCache(policy.root))
     entries = asked.entries
     if not entries:
         assert rocm is not None
@@ -76,6 +85,11 @@ def why(
         if not found:
             chains.append((entry, None))
 
+    # A lazy loader whose import the pass could not tell cuts the chains through it: named.
+    for entry in entries:
+        for module in graph.reach(entry):
+            warnings.extend(cut for cut in graph.cuts.get(module, ()) if cut not in warnings)
+
     def shown(path: str) -> str:
         # Quoted as git quotes it (JSON escapes on its own): a file name cannot forge a line.
         relative = Path(os.path.relpath(policy.root / path, cwd)).as_posix()
@@ -87,10 +101,19 @@ def why(
 def _question(policy: Policy, declared: ImportTimeRule | None) -> Question:
     """The question whose chains are shown: the rule's, else the ROCm rules'."""
     if declared is not None:
-        return question(declared, policy.rocm_safety, policy.python)
+        return question(declared, policy)
     rocm_pass = make_pass(policy, lambda rule: True)
     assert rocm_pass is not None
     return rocm_pass.question
+
+
+def _on(policy: Policy, name: str) -> GraphPlatform | None:
+    """The platform `name` as the question's (`any`: no name known, None)."""
+    profile = None if name == ANY else profile_named(policy, name)
+    if profile is None and name != ANY:
+        known = choices(p.name for p in policy.platforms)
+        raise WhyError(f"unknown platform {name!r}; platforms: {', '.join(known)}")
+    return GraphPlatform(profile.name, profile.guards, profile.true, profile.values) if profile is not None else None
 
 
 def between(
@@ -135,7 +158,7 @@ def between(
 
 def command_over(
     configs: Sequence[Loaded], target: str, fmt: str, every: bool = False, rule: str | None = None,
-    to: str | None = None,
+    to: str | None = None, platform: str | None = None,
 ) -> int:
     """`why MODULE [PATH ...]`: the chains in each project the paths reach (`configs`), as
     `check` judges it; a project that cannot answer (no entry modules, no such rule) is
@@ -143,7 +166,7 @@ def command_over(
     from import_policy.policy.tree import against_tree
 
     if len(configs) == 1:
-        return command(against_tree(configs[0].policy).policy, target, fmt, every, rule, to)
+        return command(against_tree(configs[0].policy).policy, target, fmt, every, rule, to, platform)
     answers: list[tuple[Policy, str, list[str]]] = []
     refused: list[str] = []
     for loaded in configs:
@@ -152,7 +175,7 @@ def command_over(
             if to is not None:
                 text, warnings = between(policy, target, to, fmt, Path.cwd(), every, rule)
             else:
-                text, warnings = why(policy, target, fmt, Path.cwd(), every, rule)
+                text, warnings = why(policy, target, fmt, Path.cwd(), every, rule, platform)
         except WhyError as error:
             refused.append(str(error))
             continue
@@ -176,13 +199,16 @@ def command_over(
 
 def command(
     policy: Policy, target: str, fmt: str, every: bool = False, rule: str | None = None, to: str | None = None,
+    platform: str | None = None,
 ) -> int:
     """`why MODULE`: the chains on stdout, warnings on stderr; no chain is an answer, not a failure."""
+    if to is not None and platform is not None:
+        raise UsageError("--platform judges the chains from the entry modules; with --to, the contract's --rule says the platform")
     try:
         if to is not None:
             text, warnings = between(policy, target, to, fmt, Path.cwd(), every, rule)
         else:
-            text, warnings = why(policy, target, fmt, Path.cwd(), every, rule)
+            text, warnings = why(policy, target, fmt, Path.cwd(), every, rule, platform)
     except WhyError as error:
         raise UsageError(str(error)) from None
     for warning in warnings:

@@ -110,7 +110,7 @@ class GraphPlan:
         that is Python's reading); a dynamic import whose name the text does not spell may be
         of anything, so that file is parsed."""
         if path.endswith(".pyi"):
-            return False  # stubs never run
+            return True  # stubs never run, but `attach_stub` reads its table from one
         if self.tokens is None or path.endswith("__init__.py"):
             return True  # what a package binds decides whether `from pkg import name` is the submodule
         if any(token in source for token in self.tokens) or RELATIVE_IMPORT.search(source) is not None:
@@ -156,6 +156,8 @@ def make_plan(
     # `DEVICE_TYPE == "npu"` in a platform test; `env["has_te"]` spells `env`
     heads.update(name.partition("[")[0].rpartition(".")[2] for name in valued)
     heads.update(("find_spec", "iter_modules", "walk_packages"))
+    # A lazy loader: `from module import name` may import what its table names.
+    heads.update(("__getattr__", "_LazyModule"))
     # A class's method may run a subclass's override through `self` (a base in a file that
     # imports nothing of the project still runs a subclass's heavy import).
     heads.add("class")

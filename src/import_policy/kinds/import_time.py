@@ -8,7 +8,8 @@ shortest chains, kept between runs as a `ModuleGraph` under the rule's question,
 per-file records every question shares (each file parsed once, then read from the facts
 cache). With `platform: any` no guard keeps a branch off: only what never runs while a
 module is imported (`if TYPE_CHECKING:`, `if __name__ == "__main__":`, function bodies)
-does. With `platform: rocm` the branches are judged as the ROCm rules judge them.
+does. With `platform: NAME` the branches are judged on that profile (`rocm`, `cuda`, `cpu`,
+`xpu`, or one declared under `platforms:`), as the ROCm rules judge theirs.
 
 Its findings are reported where `files` applies, obeying the hook rule (`graph.hook`).
 """
@@ -19,7 +20,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal, Protocol
 
-from import_policy.config.model import Policy, RocmSafety, RuleBase
+from import_policy.config.model import Policy, Profile, RocmSafety, RuleBase
+from import_policy.config.platforms import profile_named
 from import_policy.diagnostics import Diagnostic
 from import_policy.graph.chains import Chain
 from import_policy.graph.hook import Finding
@@ -37,7 +39,6 @@ from import_policy.project.modules import ProjectModules
 if TYPE_CHECKING:
     from import_policy.config.validate import Items, RuleFields, Validator
 
-Platform = Literal["any", "rocm"]
 KIND = "import-time"
 
 
@@ -45,7 +46,8 @@ KIND = "import-time"
 class ImportTimeRule(RuleBase):
     entry: tuple[str, ...] = ()
     forbid: tuple[DottedPattern, ...] = ()
-    platform: Platform = "any"
+    platform: str = "any"  # `any`, or a profile's name (checked against the policy's when it is merged)
+    platform_line: int = field(default=0, compare=False)
     installed: str = "any"  # or "environment": see RocmSafety.installed
     entry_lines: tuple[int, ...] = field(default=(), compare=False)  # of each entry, for errors
     kind: str = field(default=KIND, kw_only=True)
@@ -59,25 +61,40 @@ def rocm_platform(rocm: RocmSafety) -> GraphPlatform:
     return GraphPlatform("rocm", rocm.guards, rocm.rocm, rocm.values)
 
 
-def question(rule: ImportTimeRule, rocm: RocmSafety | None, python: tuple[int, int]) -> Question:
+def question(rule: ImportTimeRule, policy: Policy) -> Question:
     """The rule's question of the graph: its forbid patterns as what counts as a site; the
-    probes the policy declares (a probe imports what it probes, on any platform); the
-    policy's ROCm platform only with `platform: rocm`; and on every platform the oldest
-    Python the project supports (`python`, the policy's), which decides whether a lazy
-    import is lazy."""
+    probes the policy declares (a probe imports what it probes, on any platform); the names
+    its platform's profile holds false, true and set (none with `platform: any`); and on
+    every platform the oldest Python the project supports (the policy's), which decides
+    whether a lazy import is lazy."""
+    rocm = policy.rocm_safety
     probes = rocm.probes if rocm is not None else ()
-    platform = rocm_platform(rocm) if rule.platform == "rocm" and rocm is not None else None
     return Question(
-        heavy=rule.forbid, probes=probes, platform=platform, entries=rule.entry, python=python,
-        installed=rule.installed == "environment",
+        heavy=rule.forbid, probes=probes, platform=platform_question(rule.platform, policy), entries=rule.entry,
+        python=policy.python, installed=rule.installed == "environment",
     )
+
+
+def platform_question(name: str, policy: Policy) -> GraphPlatform | None:
+    """The platform a rule's branches are judged on: `rocm_safety`'s own section for `rocm`
+    (as the ROCm rules read it), else the profile of that name; None for `any`."""
+    rocm = policy.rocm_safety
+    if name == "rocm" and rocm is not None:
+        return rocm_platform(rocm)
+    profile = None if name == "any" else profile_named(policy, name)
+    return GraphPlatform(profile.name, profile.guards, profile.true, profile.values) if profile is not None else None
+
+
+def platform_of(rule: ImportTimeRule, policy: Policy) -> Profile | None:
+    """The profile the rule's branches are judged on; None for `any`."""
+    return None if rule.platform == "any" else profile_named(policy, rule.platform)
 
 
 class ImportTimePass:
     """The `import-time` rules in force, each its own question of the graph."""
 
     def __init__(self, rules: Sequence[ImportTimeRule], policy: Policy) -> None:
-        self.asked = tuple((rule, question(rule, policy.rocm_safety, policy.python)) for rule in rules)
+        self.asked = tuple((rule, question(rule, policy)) for rule in rules)
 
     def questions(self) -> tuple[Question, ...]:
         return tuple(asked for _, asked in self.asked)
@@ -91,7 +108,7 @@ class ImportTimePass:
         found: list[Diagnostic] = []
         for rule, asked in self.asked:
             graph = context.graphs.ask(asked)
-            reached = context.at_links(findings(rule, graph))
+            reached = context.at_links(findings(rule, graph), rule.forbid)
             found.extend(context.report(reached, rule.applies_to, graph))
             if context.exempted is not None and rule.allow_in:
                 context.exempted([
@@ -166,11 +183,14 @@ class ImportTimeKind:
                     v.error(at, f"entry must be a dotted module name like 'pkg.mod', got {text!r}")
             if not entries and len(v.errors) == before:
                 v.error(items["entry"][1].line, "entry must name at least one module")
-        platform = v.choice(items["platform"][1], "platform", ("any", "rocm")) if "platform" in items else "any"
+        platform, platform_line = "any", 0
+        if "platform" in items:  # a profile's name: the merged policy says which exist
+            platform_line = items["platform"][1].line
+            platform = v.string(items["platform"][1], "platform (any, or a platform profile's name)") or "any"
         forbid = v.dotted_patterns(items["forbid"][1] if "forbid" in items else Seq([], line), "forbid")
         installed = v.choice(items["installed"][1], "installed", INSTALLED) if "installed" in items else "any"
         return ImportTimeRule(
-            entry=tuple(entries), forbid=tuple(forbid), platform="rocm" if platform == "rocm" else "any",
+            entry=tuple(entries), forbid=tuple(forbid), platform=platform, platform_line=platform_line,
             installed=installed or "any", entry_lines=tuple(lines), **common,
         )
 
@@ -187,7 +207,7 @@ class ImportTimeKind:
         ]
 
     def explain_options(self, rule: ImportTimeRule) -> list[str]:
-        judged = "every branch runs but TYPE_CHECKING" if rule.platform == "any" else "judged as the ROCm rules judge"
+        judged = "every branch runs but TYPE_CHECKING" if rule.platform == "any" else "judged on that profile as the ROCm pass judges ROCm"
         return [
             f"  platform:      {rule.platform} ({judged})",
             "  checked:       through the whole project's eager import graph (`why MODULE --rule "

@@ -17,8 +17,10 @@ from import_policy.discovery.files import SourceFile
 from import_policy.facts.records.model import FileFacts, Suppressions
 from import_policy.facts.shared.comments import suppressions
 from import_policy.graph import hook, links, through
+from import_policy.graph.once_per_link import in_dependencies
 from import_policy.graph.run import GraphRun
 from import_policy.graph.store import ModuleGraph
+from import_policy.patterns import DottedPattern
 
 
 @dataclass
@@ -63,9 +65,11 @@ class ProjectContext:
             self._lines[path] = self._read_lines(path)
         return self._lines[path]
 
-    def at_links(self, findings: Iterable[hook.Finding]) -> list[hook.Finding]:
-        """The findings, each in a followed dependency moved to the project's link into it."""
-        return through.at_links(findings, self.graphs.plan.followed, self.lines_of)
+    def at_links(self, findings: Iterable[hook.Finding], names: Iterable[DottedPattern]) -> list[hook.Finding]:
+        """The findings, each in a followed dependency moved to the project's link into it, and
+        there once per link and name (`names`: the patterns the pass's sites are named by)."""
+        followed = self.graphs.plan.followed
+        return in_dependencies(through.at_links(findings, followed, self.lines_of), followed, names)
 
     def report(
         self, findings: Iterable[hook.Finding], applies_to: Callable[[str], bool], graph: ModuleGraph,

@@ -96,7 +96,7 @@ class RocmPass:
             reported: set[tuple[str, int, int]] = set()
             if walked:
                 findings = self._reached(graph, applies, probes, reported)
-                found.extend(context.report(context.at_links(findings), self.rocm.applies_to, graph))
+                found.extend(context.report(context.at_links(findings, self.rocm.heavy_modules), self.rocm.applies_to, graph))
             if EAGER_HEAVY_IMPORT in self.rules:
                 found.extend(self._eager(context, graph, applies, probes, reported))
         found.extend(probes.values())
