@@ -15,13 +15,14 @@ from import_policy.cache.store import Store
 from import_policy.discovery.files import SourceFile
 from import_policy.discovery.overlay import Overlay
 from import_policy.facts.records.model import FileFacts
-from import_policy.graph.codec import EdgesCodec, GraphCodec, Stat, StoredEdges
+from import_policy.cache.stat import Stat, stat_of
+from import_policy.graph.codec import EdgesCodec, GraphCodec, StoredEdges
 from import_policy.graph.derive import Modules, Reader, graph_settings, project, project_modules
 from import_policy.graph.plan import GraphPlan
 from import_policy.graph.reach import Project
 from import_policy.graph.records import Records
 from import_policy.graph.store import (
-    RACY_NS, Inputs, ModuleGraph, digest, folder_stat, index_of, listing_digest, listing_of, stat_of,
+    RACY_NS, Inputs, ModuleGraph, digest, folder_stat, index_of, listing_digest, listing_of,
 )
 
 # The module graph's one entry per question (the question and the plan are in the store's key).
@@ -122,7 +123,7 @@ class _Tree:
             # new stat data stands for those bytes only if it predates the engine's read.
             if facts.content != hashed:
                 return False
-            return now if max(now[0], now[3]) < self.since - RACY_NS else True
+            return now if max(now.mtime_ns, now.ctime_ns) < self.since - RACY_NS else True
         try:
             source = self.read(SourceFile(self.root / path, path, "python"))
         except OSError:

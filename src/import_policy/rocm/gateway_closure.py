@@ -63,7 +63,7 @@ def refuse_in_closures(
     gateways = sorted({g for d in diagnostics for g in gateways_of(d)})
     if not gateways:
         return diagnostics
-    asked = question(closure_rule(gateways), policy.rocm_safety, policy.python)
+    asked = question(closure_rule(gateways), policy)
     plan = graph_plan(policy, [asked])
     stores = graph_stores(cache)
     records: Records = cache if cache is not None else Memo()
