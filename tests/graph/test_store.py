@@ -220,7 +220,7 @@ def test_forget_drops_what_was_derived_one_observation_after_the_file(tree: Path
     assert max(place for place, *_ in graph.inputs.log.files.values()) == at
     edit(tree, "pkg/d.py", "import pkg.c\n")
     graph.forget("pkg/d.py")
-    found = sorted((s.path, s.heavy, " -> ".join(c.modules)) for c, s in graph.first_reached(_plan(tree).entries))
+    found = sorted((s.path, s.heavy, " -> ".join(c.modules)) for c, s in graph.first_reached(_plan(tree).question.entries))
     assert ("pkg/c.py", "torch", "pkg -> pkg.a -> pkg.d -> pkg.c -> torch") in found
     assert found == cold(tree)
 
