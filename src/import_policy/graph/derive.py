@@ -36,8 +36,11 @@ def project(
     found = modules if modules is not None else project_modules(plan, known, cache is not None)
     reading = plan.question.reading
     if reading is not None:
-        return ScopedProject(plan.question, found, loader.load, plan.exports, plan.installed, *reading)
-    return Project(plan.question, found, loader.load, plan.exports, plan.installed)
+        made: Project = ScopedProject(plan.question, found, loader.load, plan.exports, plan.installed, *reading)
+    else:
+        made = Project(plan.question, found, loader.load, plan.exports, plan.installed)
+    made.read_text = loader.text
+    return made
 
 
 class _Loader:
@@ -76,6 +79,19 @@ class _Loader:
             if facts is not None:
                 return facts
         return self._parse(path, file, module, is_package)
+
+    def text(self, path: str) -> bytes | None:
+        """A file's bytes for a lazy loader's table read as text (transformers' exports): logged
+        as read, so a warm run checks it as it checks a parsed file."""
+        inputs = self.inputs
+        stat = inputs.stat(path) if inputs is not None else None
+        try:
+            source: bytes | None = self.read(SourceFile(self.plan.layout.root / path, path, "python"))
+        except OSError:
+            source = None
+        if inputs is not None:
+            inputs.file(path, "r", stat, digest(source) if source is not None else None)
+        return source
 
     def _log_known(self, path: str, file: SourceFile, facts: FileFacts) -> None:
         inputs = self.inputs
