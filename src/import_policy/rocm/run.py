@@ -44,6 +44,7 @@ from import_policy.graph import hook, through
 from import_policy.graph.distributions import Followed
 from import_policy.graph.through import Availability
 from import_policy.rocm import gaps, links
+from import_policy.rocm.advice import unjudged
 from import_policy.kinds import import_time as import_time_kind
 from import_policy.kinds.import_time import ImportTimeRule, rules_of as import_time_rules
 from import_policy.kinds.contracts.common import ContractRule, rules_of as contract_rules
@@ -682,17 +683,8 @@ def _how(rocm: RocmSafety, site: HeavySite) -> str:
     return ""
 
 
-def _unjudged(site: HeavySite) -> str:
-    """What the pass could not judge on the way to the site, for `values` to settle."""
-    if not site.unjudged:
-        return ""
-    names = ", ".join(f"`{text}`" for text in site.unjudged)
-    them = "it" if len(site.unjudged) == 1 else "them"
-    return f"; under {names}, which the pass cannot judge on ROCm: state {them} in rocm_safety.values"
-
-
 def _eager(rocm: RocmSafety, site: HeavySite) -> Diagnostic:
-    because = _because(rocm, site.heavy) + _unjudged(site)
+    because = _because(rocm, site.heavy) + unjudged(site.unjudged, rocm)
     if site.kind == "import":
         message = (
             f"heavy module `{site.heavy}` is imported when this module is imported{_how(rocm, site)}; "
@@ -709,7 +701,7 @@ def _eager(rocm: RocmSafety, site: HeavySite) -> Diagnostic:
 
 
 def _reached(rule: str, rocm: RocmSafety, chain: Chain, site: HeavySite) -> Diagnostic:
-    because = _because(rocm, site.heavy) + _unjudged(site)
+    because = _because(rocm, site.heavy) + unjudged(site.unjudged, rocm)
     path = " -> ".join(chain.modules)
     if site.kind == "jit":
         message = (
