@@ -130,3 +130,24 @@ def test_try_repo_from_the_root_of_a_monorepo(tmp_path: Path, source_repo: Path)
     assert "packages/alpha/alpha/__init__.py:1:8: no-pickle no pickle" in failing.stdout
     assert "packages/beta/beta/__init__.py:2:8: no-marshal no marshal" in failing.stdout
     assert "alpha/__init__.py:2:8" not in failing.stdout and "beta/__init__.py:1:8" not in failing.stdout
+
+
+def test_try_repo_runs_on_a_commit_that_changes_only_the_configuration(tmp_path: Path, source_repo: Path) -> None:
+    """The hooks match configuration files too: a broken policy fails the commit that breaks
+    it, not the next one (someone else's)."""
+    user = tmp_path / "user"
+    user.mkdir()
+    _git(user, "init", "-q")
+    (user / "import-policy.yaml").write_text("version: 1\nextends: [base.yaml]\n")
+    (user / "base.yaml").write_text("version: 1\nrules:\n  - id: no-pickle\n    forbd: [pickle]\n")
+    (user / "app.py").write_text("import os\n")
+    _git(user, "add", "-A")
+    for named in (["base.yaml"], ["import-policy.yaml"]):
+        failing = _pre_commit(user, "try-repo", str(source_repo), "import-policy", "--files", *named)
+        assert failing.returncode == 1, failing.stdout + failing.stderr
+        assert "base.yaml:4: unknown key 'forbd'" in failing.stdout, failing.stdout
+    (user / "base.yaml").write_text("version: 1\nrules:\n  - id: no-pickle\n    forbid: [pickle]\n")
+    _git(user, "add", "-A")
+    passing = _pre_commit(user, "try-repo", str(source_repo), "import-policy", "--files", "base.yaml")
+    assert passing.returncode == 0, passing.stdout + passing.stderr
+    assert "Passed" in passing.stdout

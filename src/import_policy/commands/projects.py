@@ -36,7 +36,17 @@ class Group:
 
 def check_projects(args: argparse.Namespace, cwd: Path) -> int:
     from import_policy.commands.check import check
+    from import_policy.commands.named_configs import is_configuration_like, validate
 
+    configurations = [path for path in args.paths if is_configuration_like(path)]
+    if configurations and args.stdin_filename is None:
+        # A commit that changes a configuration: validated (a broken one raises), never checked as source.
+        if args.config is None:
+            validate(configurations, cwd)
+        rest = [path for path in args.paths if path not in configurations]
+        if not rest:
+            return _nothing_named(args, cwd)
+        args = _with_paths(args, rest)
     if args.config is not None:
         return check(_load(args, cwd, cwd), args)
     nearest = Nearest(cwd)
@@ -50,6 +60,18 @@ def check_projects(args: argparse.Namespace, cwd: Path) -> int:
     if len(done) == 1:
         return _report_one(args, done[0])
     return _report_several(args, cwd, done)
+
+
+def _nothing_named(args: argparse.Namespace, cwd: Path) -> int:
+    """Only configuration files were named, and each is valid: a report of no file."""
+    from import_policy.commands.check import Finished, Inputs, report
+
+    if args.config is not None:
+        _load(args, cwd, cwd, note=False)  # the configuration given is validated too
+    # Reported as a buffer of nothing is: no warning that no source file was found, since
+    # what was named (configurations) was checked.
+    inputs = Inputs([], [], lambda file: b"", b"")
+    return report(args, cwd, None, inputs, Finished(0, [], [], rebased=True), [], None, None, {})
 
 
 def _groups(paths: list[Path], nearest: Nearest) -> list[Group]:

@@ -52,6 +52,7 @@ from import_policy.facts.records.model import (
     UseFact,
     Value,
 )
+from import_policy.facts.cpython.loaders import loader_and_exports
 from import_policy.facts.cpython.reads import read_names
 from import_policy.facts.cst.reads import cst_read_names
 from import_policy.facts.source.syntax import newest_read
@@ -135,6 +136,9 @@ def extract(
             path, module, is_package, suppressions=suppressions,
             syntax_error=SyntaxErrorFact("the file is nested too deeply to analyse", 1, 1),
         )
+    # `ast` reads the loader and the exports, as CPython's extractor does (libcst has no
+    # evaluator of its own for the literal tables).
+    loader, exports = loader_and_exports(collector.tree, source, None, module, is_package)
     return FileFacts(
         path=path,
         module=module,
@@ -151,6 +155,8 @@ def extract(
         scans=tuple(collector.scans),
         reads=reads,
         suppressions=suppressions,
+        loader=loader,
+        exports=exports,
     )
 
 
