@@ -68,7 +68,7 @@ def index_stat(root: Path) -> Stat | None:
     # reused once it refuses. Its standing (which git, the work tree's owner against ours:
     # "dubious ownership") is mixed into the inode field, so every cache keyed by the
     # index's stat data sees it change.
-    return (found[0], found[1], found[2], found[3] ^ _standing(entry))
+    return found._replace(inode=found.inode ^ _standing(entry))
 
 
 def _standing(entry: Path) -> int:
