@@ -147,3 +147,20 @@ def test_type_checking_imports_count_only_when_asked(tmp_path, monkeypatch, caps
     for scope in ("module", "any"):
         project(tmp_path, POLICY + f"    type_checking: check\n    scope: {scope}\n", files)
         assert run(tmp_path, monkeypatch, capsys, "check", "--no-cache")[1].count("app.low.a -> app.high") == 1, scope
+
+
+@pytest.mark.parametrize(("platform", "broken"), [("any", True), ("rocm", True), ("cuda", False), ("cpu", True)])
+def test_a_contract_is_judged_on_its_platform(tmp_path, monkeypatch, capsys, platform: str, broken: bool) -> None:
+    """A profile's names decide the branches a contract reads: `torch.version.hip` is None on
+    CUDA, set on ROCm; a CPU wheel's `torch.cuda.is_available()` is false."""
+    low = "import torch\nif torch.version.hip or not torch.cuda.is_available():\n    from app.mid import m\n"
+    project(tmp_path, policy=POLICY + f"    platform: {platform}\n", files={"app/low/a.py": low, "app/mid/m.py": ""})
+    code, out, err = run(tmp_path, monkeypatch, capsys, "check", "--no-cache")
+    assert (code, "app/low/a.py:3:" in out) == ((1, True) if broken else (0, False)), out + err
+
+
+def test_an_unknown_platform_is_a_configuration_error_at_its_line(tmp_path, monkeypatch, capsys) -> None:
+    project(tmp_path, policy=POLICY + "    platform: nosuch\n")
+    code, _, err = run(tmp_path, monkeypatch, capsys, "check", "--no-cache")
+    assert code == 2
+    assert "import-policy.yaml:7" in err and "unknown platform 'nosuch'" in err

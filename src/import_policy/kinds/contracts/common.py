@@ -24,8 +24,6 @@ if TYPE_CHECKING:
     from import_policy.config.validate import Items, Validator
 
 Alerting = Literal["error", "warning", "none"]
-# The platforms a contract may be judged on: every branch (`any`), or as the ROCm pass judges.
-PLATFORMS = ("any", "rocm")
 CONTRACT_KEYS = ("ignore_imports", "unmatched_ignore_imports", "scope", "type_checking", "platform")
 
 
@@ -35,7 +33,8 @@ class ContractRule(RuleBase):
     unmatched_ignore_imports: Alerting = "warning"
     scope: Scope = "module"
     type_checking: Literal["ignore", "check"] = "ignore"
-    platform: str = "any"
+    platform: str = "any"  # `any`, or a profile's name (the merged policy checks it names one)
+    platform_line: int = field(default=0, compare=False)
 
     @property
     def reading(self) -> tuple[Scope, bool]:
@@ -144,12 +143,15 @@ def parse_options(v: Validator, items: Items) -> dict[str, Any]:
         out["ignore_imports"] = tuple(found)
     for key, choices in (
         ("unmatched_ignore_imports", ("error", "warning", "none")), ("scope", ("module", "any")),
-        ("type_checking", ("ignore", "check")), ("platform", PLATFORMS),
+        ("type_checking", ("ignore", "check")),
     ):
         if key in items:
             value = v.choice(items[key][1], key, choices)
             if value is not None:
                 out[key] = value
+    if "platform" in items:  # a profile's name: the merged policy says which exist
+        out["platform_line"] = items["platform"][1].line
+        out["platform"] = v.string(items["platform"][1], "platform (any, or a platform profile's name)") or "any"
     return out
 
 

@@ -26,17 +26,18 @@ from import_policy.graph.plan import GraphPlan
 from import_policy.graph.question import Question
 from import_policy.graph.store import ModuleGraph
 from import_policy.kinds.contracts.common import Broken, ContractRule, View, chained
-from import_policy.kinds.import_time import rocm_platform
+from import_policy.kinds.import_time import platform_question
 from import_policy.kinds.project import ProjectContext
 
 
 def question(rule: ContractRule, policy: Policy) -> Question:
     """A contract's question: no heavy module, no entry; the rule's platform (every branch but
-    TYPE_CHECKING with `any`, as the ROCm rules judge with `rocm`); its reading of an import."""
+    TYPE_CHECKING with `any`, else judged on that profile as import-time rules are); its reading
+    of an import."""
     rocm = policy.rocm_safety
-    platform = rocm_platform(rocm) if rule.platform == "rocm" and rocm is not None else None
     return Question(
-        heavy=(), probes=rocm.probes if rocm is not None else (), platform=platform, python=policy.python,
+        heavy=(), probes=rocm.probes if rocm is not None else (), platform=platform_question(rule.platform, policy),
+        python=policy.python,
         reading=rule.reading,
     )
 
