@@ -17,9 +17,7 @@ interpreter's (facts.newer), the file goes to libcst instead.
 from __future__ import annotations
 
 import ast
-import io
 import re
-import tokenize
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any, Literal
@@ -49,6 +47,7 @@ from import_policy.facts.cpython import uses_ast
 from import_policy.facts.shared.identifiers import NAME, normal, spelled_at
 from import_policy.facts.records.kept import CallFilter, kept_calls
 from import_policy.facts.cpython.reads import read_names
+from import_policy.facts.source.decoded import python_text
 from import_policy.facts.source.syntax import newest_read
 from import_policy.facts.shared.usegate import UseGate, bound_imports, could_matter
 from import_policy.facts.shared.walkstate import (
@@ -149,7 +148,7 @@ def _collect(
     if lazy is not None:
         source = lazy.source  # the `lazy` keywords blanked, as the tree was parsed
     try:
-        text = source.decode(tokenize.detect_encoding(io.BytesIO(source).readline)[0])
+        text = python_text(source)  # as CPython read it: undecodable bytes only in comments
     except (SyntaxError, LookupError, UnicodeDecodeError):
         return None  # CPython compiled it, so this is an encoding corner libcst decides
     package = module if is_package else (module.rpartition(".")[0] if module else None)

@@ -7,9 +7,7 @@ qualified names only when some rule judges uses of imported names.
 from __future__ import annotations
 
 import ast
-import io
 import re
-import tokenize
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from typing import ClassVar, Literal
 
@@ -54,6 +52,8 @@ from import_policy.facts.records.model import (
 )
 from import_policy.facts.cpython.reads import read_names
 from import_policy.facts.cst.reads import cst_read_names
+from import_policy.facts.cst.parse import parse_module
+from import_policy.facts.source.decoded import python_text
 from import_policy.facts.source.syntax import newest_read
 from import_policy.facts.shared.usegate import UseGate, bound_imports, could_matter
 from import_policy.facts.shared.walkstate import (
@@ -86,7 +86,7 @@ def extract(
         source = lazy.source  # the `lazy` keywords blanked, as CPython's tree was parsed
     try:
         # Syntax newer than this interpreter's: libcst's tree, parsed already, is the only one.
-        tree = parsed if isinstance(parsed, cst.Module) else cst.parse_module(source)
+        tree = parsed if isinstance(parsed, cst.Module) else parse_module(source)
     except cst.ParserSyntaxError as error:
         return FileFacts(
             path, module, is_package, suppressions=suppressions,
@@ -157,7 +157,7 @@ def extract(
 def _source_lines(source: bytes) -> list[str]:
     """The file's lines as CPython's extractor splits them (for a test's text)."""
     try:
-        text = source.decode(tokenize.detect_encoding(io.BytesIO(source).readline)[0])
+        text = python_text(source)
     except (SyntaxError, LookupError, UnicodeDecodeError):
         return []
     return re.split(r"\r\n|\r|\n", text)

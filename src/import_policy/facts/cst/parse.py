@@ -1,0 +1,18 @@
+"""libcst's parse of a file's bytes, reading them as CPython does (facts.source.decoded): libcst
+decodes the whole file first, and refuses one CPython compiles with undecodable bytes in a
+comment."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from import_policy.facts.source.decoded import python_text
+
+
+def parse_module(source: bytes) -> cst.Module:
+    try:
+        return cst.parse_module(source)
+    except (UnicodeDecodeError, SyntaxError):
+        # `SyntaxError`: tokenize's "invalid or missing encoding declaration" for such bytes in
+        # the first two lines. A cookie CPython refuses raises again from python_text.
+        return cst.parse_module(python_text(source))
