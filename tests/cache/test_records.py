@@ -21,6 +21,7 @@ exclude: ["build/", "**/gen_*.py"]
 ignore: [trial-import-probe]
 target_version: "3.12"
 rocm_safety:
+  heavy_modules: [xformers]
   entry_modules: [pkg]
   values: {{DEVICE_TYPE: hip}}
 rules:

@@ -103,3 +103,41 @@ def test_an_empty_init_as_the_default_entry_is_warned_of(project: Project) -> No
     code, out, err = project.run("check", "--no-cache")
     assert code == 0
     assert "the default entry module 'pkg' (a top-level package under roots '.') reaches no other module (its __init__.py imports nothing)" in err
+
+
+# A new user's configurations that checked nothing and said `All checks passed!`.
+@pytest.mark.parametrize(("text", "line", "what"), [
+    # only entry_modules, without extends: no heavy module, no probe
+    ("version: 1\nrocm_safety:\n  entry_modules: [pkg]\n", 2, "rocm_safety declares no heavy module (after extends)"),
+    ("version: 1\nrocm_safety:\n  probes: {_has_module: null}\n", 2, "rocm_safety declares no heavy module (after extends)"),
+    # a preset's heavy modules each removed
+    ("version: 1\nrocm_safety:\n  heavy_modules: {tilelang: false}\n", 3, "rocm_safety declares no heavy module (after extends)"),
+    ("version: 1\nextends: [rocm-safety]\nrocm_safety:\n  heavy_modules: []\n", 4, "heavy_modules is empty, so it flags nothing"),
+    ("version: 1\nrocm_safety:\n  heavy_modules: {}\n", 3, "heavy_modules is empty, so it flags nothing"),
+    ("version: 1\nrules:\n  - id: no-pickle\n    forbid: [pickle]\nignore: [no-pickle]\n", 5,
+     "ignore: turns off every rule of the configuration (no-pickle)"),
+    ("version: 1\nrocm_safety:\n  heavy_modules: [x]\nignore: [heavy-import-reachable, import-time-jit, trial-import-probe]\n",
+     4, "ignore: turns off every rule of the configuration (heavy-import-reachable, import-time-jit, trial-import-probe)"),
+])
+def test_a_configuration_left_with_nothing_to_check_is_an_error_at_its_line(
+    project: Project, text: str, line: int, what: str,
+) -> None:
+    project.config(text)
+    project.write("pkg/__init__.py", "import pickle\nimport x\n")
+    (error,) = _fails(project)
+    assert error.startswith(f"import-policy: import-policy.yaml:{line}: {what}"), error
+
+
+def test_an_ignore_that_leaves_a_rule_is_fine(project: Project) -> None:
+    project.config("version: 1\nrocm_safety:\n  heavy_modules: [x]\nignore: [heavy-import-reachable]\n")
+    project.write("pkg/__init__.py", "def f():\n    import x\n")
+    assert project.run("check", "--no-cache")[0] == 0
+
+
+def test_an_ignore_flag_that_leaves_nothing_is_a_usage_error(project: Project) -> None:
+    project.config("version: 1\nrules:\n  - id: no-pickle\n    forbid: [pickle]\n  - id: no-re\n    forbid: [re]\n")
+    project.write("a.py", "import pickle\n")
+    code, out, err = project.run("check", "--no-cache", "--ignore", "no-pickle,no-re")
+    assert (code, out) == (2, "")
+    assert err.startswith("import-policy: error: --ignore no-pickle,no-re leaves no rule in force")
+    assert project.run("check", "--no-cache", "--ignore", "no-re")[0] == 1

@@ -143,6 +143,7 @@ def test_every_alias_is_bound(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, s
 TRITON_UTILS = """\
 version: 1
 rocm_safety:
+  heavy_modules: [xformers]
   guards: [is_cuda]
 rules:
   - id: triton-gateway

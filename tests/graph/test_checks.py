@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from import_policy.graph.judge import Judge
+from import_policy.graph.platform import Platform
 from import_policy.graph.sites import through_gateway
 from import_policy.config.model import Origin, RocmSafety
 from import_policy.facts.records.model import (
@@ -25,7 +26,7 @@ OTHER = Leaf("is_rocm", "current_platform.is_rocm")
 
 
 def _judge(rocm: RocmSafety = ROCM) -> Judge:
-    return Judge(rocm, Project.from_facts(rocm, []))
+    return Judge(Platform("rocm", rocm.guards, rocm.rocm, rocm.values), Project.from_facts(rocm, []))
 
 
 @pytest.mark.parametrize(

@@ -300,7 +300,7 @@ def test_config_ignore_and_enable(project: Project) -> None:
 
 
 def test_config_ignore_of_a_declared_rule(project: Project) -> None:
-    project.config("version: 1\nrules:\n  - id: no-re\n    forbid: [re]\nignore: [no-re]\n")
+    project.config("version: 1\nrules:\n  - id: no-re\n    forbid: [re]\n  - id: no-os\n    forbid: [os]\nignore: [no-re]\n")
     project.write("m.py", "import re\n")
     assert project.run("check")[0] == 0
 

@@ -49,6 +49,9 @@ class WalkCache:
         self.changed = False
         self.written = 0  # when the cache was saved: the racy-clean rule's second
         self.index = index
+        # Why git could not say what it tracks when the listings were made (said again by a
+        # run that reuses them): kept while the index and git's standing are the same.
+        self.refused: str | None = None
         recorded_index: object = None
         self.secret = cache_key(root)
         try:
@@ -61,6 +64,8 @@ class WalkCache:
             self.written = int(data["written"])
             recorded_index = None if data["index"] is None else as_stat(data["index"])
             self.shaped = {str(relative) for relative in data["shaped"]}
+            refused = data.get("refused")
+            self.refused = refused if isinstance(refused, str) and recorded_index == index else None
             for relative, (folder, ignore, entries) in data["folders"].items():
                 self.folders[str(relative)] = (
                     as_stat(folder),
@@ -70,6 +75,7 @@ class WalkCache:
         except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError, RecursionError):
             self.folders = {}
             self.shaped = set()
+            self.refused = None
         if recorded_index != index:  # which files git tracks may have changed
             for relative in self.shaped:
                 self.folders.pop(relative, None)
@@ -103,6 +109,7 @@ class WalkCache:
             "written": time.time_ns(),
             "index": list(self.index) if self.index is not None else None,
             "shaped": sorted(self.shaped),
+            "refused": self.refused,
             "folders": {k: [list(m), list(i) if i else None, e] for k, (m, i, e) in self.folders.items()},
         }
         text = json.dumps(data, separators=(",", ":"))

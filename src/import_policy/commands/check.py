@@ -311,6 +311,12 @@ def selection_of(loaded: Loaded, args: argparse.Namespace) -> Selection:
         )
     select = chosen | extend if args.select else None
     selection = Selection(select, ignore).under(loaded.policy)
+    left = {rule_id for rule_id in in_force | extend | chosen if rule_id != SYNTAX_ERROR and selection.wants(rule_id)}
+    if ignore and not left:
+        raise UsageError(
+            f"--ignore {','.join(sorted(ignore))} leaves no rule in force, so the run would check nothing; "
+            f"rules in force: {', '.join(sorted(in_force - {SYNTAX_ERROR}))}"
+        )
     # `--extend-select` adds to the set in force, opt-in rules included.
     return replace(selection, enable=selection.enable | extend)
 

@@ -374,6 +374,12 @@ class Validator:
     def _heavy_modules(self, node: Node) -> NameMap:
         """name -> reason (None: none given; False: removed from what `extends` gave)."""
         names: NameMap = {}
+        if isinstance(node, (Map, Seq)) and not (node.items if isinstance(node, Map) else node.items):
+            self.error(
+                node.line,
+                "heavy_modules is empty, so it flags nothing; name the modules a ROCm process must not import "
+                "(to drop one that extends gives, write `name: false`)",
+            )
         if isinstance(node, Map):
             for key, (line, value) in node.items.items():
                 if not self._pattern(key, line, "heavy_modules"):

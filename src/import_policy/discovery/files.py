@@ -22,7 +22,7 @@ from import_policy.cache.seal import read_regular
 from import_policy.cache.stat import Stat, stat_or_raise
 from import_policy.cache.ignores import rules_digest
 from import_policy.cache.walk import Kind, WalkCache, gitignore_stat
-from import_policy.discovery.tracked import Tracked, index_stat
+from import_policy.discovery.tracked import Tracked, index_stat, say_refusal
 from import_policy.discovery import probe
 
 if TYPE_CHECKING:
@@ -162,6 +162,12 @@ def discover(
         )
         raise PathError("; ".join(faults))
     if cache is not None:
+        tracked = walker.ignores.tracked
+        if tracked.asked_git and tracked.unknown != cache.refused:
+            cache.refused = tracked.unknown
+            cache.changed = True
+        elif not tracked.asked_git and cache.refused is not None:
+            say_refusal(root, cache.refused)  # listings made while git refused, reused: said as then
         cache.save()
     if unreadable is not None:
         unreadable.extend(walker.unreadable)

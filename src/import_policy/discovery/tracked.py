@@ -36,6 +36,17 @@ def new_run() -> None:
     _SAID.clear()
 
 
+def say_refusal(root: Path, why: str) -> None:
+    """The one stderr line of a run where git cannot say what it tracks under `root`."""
+    if root not in _SAID:
+        _SAID.add(root)
+        print(
+            f"import-policy: warning: git cannot say which files it tracks ({why}), "
+            "so .gitignore is not applied: every file is checked",
+            file=sys.stderr,
+        )
+
+
 def index_stat(root: Path) -> Stat | None:
     """The stat data of the index of the repository holding `root` (None without one)."""
     entry = _git_entry(root)
@@ -49,7 +60,27 @@ def index_stat(root: Path) -> Stat | None:
         if not text.startswith("gitdir:"):
             return None
         entry = (entry.parent / text[len("gitdir:") :].strip()).resolve()
-    return stat_of(entry / "index")
+    found = stat_of(entry / "index")
+    if found is None:
+        return None
+    # Whether git answers at all decides what a `.gitignore` hides as much as the index does
+    # (where it refuses, nothing is hidden): a cache saved while git answered must not be
+    # reused once it refuses. Its standing (which git, the work tree's owner against ours:
+    # "dubious ownership") is mixed into the inode field, so every cache keyed by the
+    # index's stat data sees it change.
+    return (found[0], found[1], found[2], found[3] ^ _standing(entry))
+
+
+def _standing(entry: Path) -> int:
+    import hashlib
+    import shutil
+
+    try:
+        owner = os.stat(entry.parent).st_uid
+    except OSError:
+        owner = -1
+    said = f"{shutil.which('git') or ''}\0{owner}\0{getattr(os, 'geteuid', lambda: -1)()}"
+    return int.from_bytes(hashlib.blake2b(said.encode(), digest_size=6).digest(), "big")
 
 
 class Tracked:
@@ -67,14 +98,13 @@ class Tracked:
             self._folders = frozenset(
                 path[:cut] for path in self._files for cut in _slashes(path)
             )
-            if self.unknown is not None and self.root not in _SAID:
-                _SAID.add(self.root)
-                print(
-                    f"import-policy: warning: git cannot say which files it tracks ({self.unknown}), "
-                    "so .gitignore is not applied: every file is checked",
-                    file=sys.stderr,
-                )
+            if self.unknown is not None:
+                say_refusal(self.root, self.unknown)
         return self._files
+
+    @property
+    def asked_git(self) -> bool:
+        return self._files is not None
 
     def _ls_files(self) -> list[str]:
         if _git_entry(self.root) is None:

@@ -531,6 +531,7 @@ def _merge(root: Path, ordered: list[tuple[_Source, Document]], read: list[tuple
     python = target or _requires_python(root, read) if judged else OLDEST_PYTHON
     rocm_safety = rocm.settings(python)
     _check_switches(switches, {rule.id for rule in rules.values()} | set(BUILTIN_IDS))
+    _check_in_force(rocm, rocm_safety, rules, switches, ordered[-1][0].path is not None if ordered else False)
     return Policy(
         root=root,
         rules=tuple(rules.values()),
@@ -574,9 +575,11 @@ class _RocmMerge:
         self.maps: dict[str, dict[str, tuple[object, Origin]]] = {}
         self.removed: dict[tuple[str, str], Origin] = {}
         self.lists: dict[str, list[tuple[object, Origin]]] = {}
+        self.heavy_line = 0  # the line of the last `heavy_modules` key, in the origin's file
 
     def add(self, source: str, line: int, settings: dict[str, tuple[object, int]]) -> None:
         self.origin = Origin(source, line)
+        self.heavy_line = settings["heavy_modules"][1] if "heavy_modules" in settings else 0
         for key, (value, _) in settings.items():
             if isinstance(value, dict):
                 merged = self.maps.setdefault(key, {})
@@ -655,6 +658,41 @@ def _requires_python(root: Path, read: list[tuple[str, str]] | None) -> tuple[in
         return OLDEST_PYTHON
     bounds = [(3, int(found.group(2))) for clause in spec.split(",") if (found := _LOWER_BOUND.match(clause))]
     return max(bounds) if bounds else OLDEST_PYTHON
+
+
+def _check_in_force(
+    rocm: _RocmMerge, rocm_safety: RocmSafety | None, rules: dict[str, Rule],
+    switches: dict[str, list[tuple[str, ConfigError]]], written: bool,
+) -> None:
+    """A configuration that checks nothing fails: a `rocm_safety` left with no heavy module
+    (each of the pass's rules reports a heavy module), or an `ignore:` that turns off every
+    rule the configuration brings in. The built-in preset alone (no file) is never refused."""
+    from import_policy.kinds.registry import BUILTIN
+
+    if not written:
+        return
+    errors: list[ConfigError] = []
+    if rocm_safety is not None and rocm.origin is not None and not rocm_safety.heavy_modules:
+        errors.append(_error(
+            rocm.origin.source, rocm.heavy_line or rocm.origin.line,
+            "rocm_safety declares no heavy module (after extends), so the ROCm pass checks nothing; "
+            "add heavy_modules: [...] (the modules a ROCm process must not import) or extends: [rocm-safety]",
+        ))
+    ignored = {rule_id for rule_id, _ in switches["ignore"]}
+    if ignored and not errors:
+        enabled = {rule_id for rule_id, _ in switches["enable"]}
+        brought = set(rules) | enabled | {
+            b.id for b in BUILTIN if b.needs_rocm and rocm_safety is not None and not b.opt_in
+        }
+        if brought and brought <= ignored:
+            where = switches["ignore"][-1][1]
+            errors.append(_error(
+                where.source, where.line,
+                f"ignore: turns off every rule of the configuration ({', '.join(sorted(brought))}), so it checks "
+                "nothing; remove some ids from ignore (or the configuration itself)",
+            ))
+    if errors:
+        raise ConfigErrors(errors)
 
 
 def _check_switches(switches: dict[str, list[tuple[str, ConfigError]]], known: set[str]) -> None:
