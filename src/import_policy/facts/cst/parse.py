@@ -4,12 +4,17 @@ comment."""
 
 from __future__ import annotations
 
-import libcst as cst
+from typing import TYPE_CHECKING
 
 from import_policy.facts.source.decoded import python_text
 
+if TYPE_CHECKING:
+    import libcst
 
-def parse_module(source: bytes) -> cst.Module:
+
+def parse_module(source: bytes) -> libcst.Module:
+    import libcst as cst  # its callers import it already; this module is imported before they parse
+
     try:
         return cst.parse_module(source)
     except (UnicodeDecodeError, SyntaxError):
