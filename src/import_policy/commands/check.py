@@ -256,7 +256,9 @@ def report(
         # A path that could not be read is no pass: no "All checks passed!" (ruff's E902).
         summary=not args.quiet, silent=nothing or (bool(checked.unreadable) and not shown), wrote=wrote, fix_only=args.fix_only,
     )
-    write_report(args, shown, checked.files, policy, cwd, overrides, text)
+    # Fix edits are kept in the project's cache; a run over several projects (rebased) has no one project.
+    cache_root = None if args.no_cache or checked.rebased else root
+    write_report(args, shown, checked.files, policy, cwd, overrides, text, cache_root)
     say_faults(checked.unreadable, [] if args.quiet else checked.stale)
     if checked.unreadable or (fixing is not None and fixing.write_errors):
         return EXIT_ERROR  # as ruff: a file --fix could not write is an error, named on stderr
@@ -701,12 +703,12 @@ def present(diagnostics: Sequence[Diagnostic], unsafe: bool, root: Path, cwd: Pa
 
 def write_report(
     args: argparse.Namespace, shown: list[Diagnostic], files: int, policy: Policy | None, cwd: Path,
-    overrides: dict[str, bytes], text: Text,
+    overrides: dict[str, bytes], text: Text, cache_root: Path | None = None,
 ) -> None:
     """The findings on stdout in the format asked for. A reader that closes the pipe early
     (`| head`) ends the output quietly; the exit code still says what was found."""
     try:
-        _write_report(args, shown, files, policy, cwd, overrides, text)
+        _write_report(args, shown, files, policy, cwd, overrides, text, cache_root)
         sys.stdout.flush()
     except BrokenPipeError:
         discard_stdout()
@@ -714,7 +716,7 @@ def write_report(
 
 def _write_report(
     args: argparse.Namespace, shown: list[Diagnostic], files: int, policy: Policy | None, cwd: Path,
-    overrides: dict[str, bytes], text: Text,
+    overrides: dict[str, bytes], text: Text, cache_root: Path | None,
 ) -> None:
     out = sys.stdout
     # Each format's module is imported only when asked for: start-up time is most of a warm run.
@@ -729,7 +731,7 @@ def _write_report(
         # A run answered without the policy (answer_warm) had no stdin to show.
         root = policy.root if policy is not None else cwd
         shown_stdin = {_rebase_path(path, root, cwd): data for path, data in overrides.items()}
-        out.write(FORMATS[args.format](Report(shown, files, policy, cwd, shown_stdin)))
+        out.write(FORMATS[args.format](Report(shown, files, policy, cwd, shown_stdin, cache_root)))
     elif not text.silent:
         out.write(_text(shown, text, text_report.use_colour(out)))
 

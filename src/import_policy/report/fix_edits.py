@@ -5,15 +5,24 @@ The regions are those `--diff` makes its hunks of (`fix.patch.change_regions`, f
 fixer's own edits), so a report's fixes are exactly what `--fix` would write (unsafe fixes
 included, and labelled), at a cost linear in the lines changed: no sequence match of the
 file (difflib over many similar lines is quadratic).
+
+A finding's edits are a function of its file's bytes, the finding (rule, place, payload)
+and the fixer (whose libcst release the cache key holds, through `EXTRACTION`), so a run
+with a cache keeps them in a `Store` keyed by exactly those: a warm report never runs
+the fixer again, where running it for every fixable finding was most of a warm run.
 """
 
 from __future__ import annotations
 
 import codecs
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
+from import_policy.cache.facts import content_digest
+from import_policy.cache.store import Store
 from import_policy.diagnostics import Diagnostic
 from import_policy.fix.patch import Edit, change_regions
 from import_policy.report.sarif import Fix, FixFor, Replacement
@@ -30,14 +39,54 @@ class Edits:
 EditsFor = Callable[[Diagnostic], "Edits | None"]
 
 
-def edits_hook(base: Path, overrides: Mapping[str, bytes]) -> EditsFor:
-    """`base`: the folder the shown paths are relative to; `overrides`: shown path -> bytes (stdin)."""
+class _Known:
+    """A cached answer: the finding's edits, or None where its fix changes nothing."""
+
+    def __init__(self, edits: Edits | None) -> None:
+        self.edits = edits
+
+
+class EditsCodec:
+    name = "edits"
+    version = 1
+
+    def encode(self, record: _Known) -> Any:
+        edits = record.edits
+        if edits is None:
+            return None
+        return [edits.safe, [[r.line, r.column, r.end_line, r.end_column, r.text] for r in edits.replacements]]
+
+    def decode(self, data: Any) -> _Known:
+        if data is None:
+            return _Known(None)
+        safe, rows = data
+        if not isinstance(safe, bool) or not isinstance(rows, list):
+            raise TypeError("an edits entry of another shape")
+        replacements = []
+        for line, column, end_line, end_column, text in rows:
+            if not all(isinstance(n, int) for n in (line, column, end_line, end_column)) or not isinstance(text, str):
+                raise TypeError("a replacement of another shape")
+            replacements.append(Replacement(line, column, end_line, end_column, text))
+        return _Known(Edits(safe, tuple(replacements)))
+
+
+def _finding_key(d: Diagnostic) -> str | None:
+    """What, besides the file's bytes, the edits depend on; None for a payload with no codec."""
+    from import_policy.edits.payload import UnknownPayload, encode
+
+    assert d.fix is not None
     try:
-        from import_policy.fix.apply import fix_bytes
-        from import_policy.edits.payload import applies
-    except ImportError:  # pragma: no cover - a build without the fixer still renders its reports
-        return lambda _d: None
+        payload = encode(d.fix)
+        return json.dumps([d.rule, d.path, d.line, d.column, d.end_line, d.end_column, payload], sort_keys=True)
+    except (UnknownPayload, TypeError, ValueError):
+        return None
+
+
+def edits_hook(base: Path, overrides: Mapping[str, bytes], cache_root: Path | None = None) -> EditsFor:
+    """`base`: the folder the shown paths are relative to; `overrides`: shown path -> bytes
+    (stdin); `cache_root`: the project whose cache keeps the edits (None: no cache)."""
     cache: dict[str, bytes | None] = {}
+    store = Store(cache_root, EditsCodec()) if cache_root is not None else None
 
     def source(path: str) -> bytes | None:
         """The file's bytes; None for a file that cannot be read or is not UTF-8 (its
@@ -57,6 +106,21 @@ def edits_hook(base: Path, overrides: Mapping[str, bytes]) -> EditsFor:
         before = source(d.path)
         if before is None:
             return None
+        key = _finding_key(d) if store is not None else None
+        if store is None or key is None:
+            return compute(d, before)
+        name = content_digest(before)
+        known = store.get(key, name)
+        if known is None:
+            known = _Known(compute(d, before))
+            store.put(key, name, known)
+        return known.edits
+
+    def compute(d: Diagnostic, before: bytes) -> Edits | None:
+        # The fixer (and libcst) is loaded only for a finding no cache answered.
+        from import_policy.edits.payload import applies
+        from import_policy.fix.apply import fix_bytes
+
         # The CLI marks a finding fixable only for the flags given; a report offers every fix.
         d = replace(d, fixable=True)
         after = fix_bytes(before, [d], unsafe=True)
@@ -70,9 +134,9 @@ def edits_hook(base: Path, overrides: Mapping[str, bytes]) -> EditsFor:
     return edits_for
 
 
-def fix_hook(base: Path, overrides: Mapping[str, bytes]) -> FixFor:
+def fix_hook(base: Path, overrides: Mapping[str, bytes], cache_root: Path | None = None) -> FixFor:
     """SARIF's fixes: the edits, with a description that says when a fix is unsafe."""
-    edits_for = edits_hook(base, overrides)
+    edits_for = edits_hook(base, overrides, cache_root)
 
     def fix_for(d: Diagnostic) -> Fix | None:
         edits = edits_for(d)

@@ -19,13 +19,14 @@ class Report:
     policy: Policy | None  # None for a run the caches answered without one (never for SARIF: commands.check.answer_warm)
     cwd: Path
     stdin: Mapping[str, bytes]  # shown path -> the bytes read from stdin (`--stdin-filename`)
+    cache_root: Path | None = None  # the project whose cache keeps fix edits; None: --no-cache, or several projects
 
 
 def _json(report: Report) -> str:
     from import_policy.report import json
     from import_policy.report.fix_edits import edits_hook
 
-    return json.render(report.diagnostics, report.files, edits_hook(report.cwd, report.stdin))
+    return json.render(report.diagnostics, report.files, edits_hook(report.cwd, report.stdin, report.cache_root))
 
 
 def _sarif(report: Report) -> str:
@@ -33,7 +34,7 @@ def _sarif(report: Report) -> str:
     from import_policy.report.fix_edits import fix_hook
 
     assert report.policy is not None, "a SARIF report is never answered without the policy"
-    return sarif.render(report.diagnostics, report.policy, report.cwd, fix_hook(report.cwd, report.stdin))
+    return sarif.render(report.diagnostics, report.policy, report.cwd, fix_hook(report.cwd, report.stdin, report.cache_root))
 
 
 def _github(report: Report) -> str:
