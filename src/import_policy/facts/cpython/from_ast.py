@@ -47,6 +47,7 @@ from import_policy.facts.cpython import uses_ast
 from import_policy.facts.shared.identifiers import NAME, normal, spelled_at
 from import_policy.facts.records.kept import CallFilter, kept_calls
 from import_policy.facts.cpython.reads import read_names
+from import_policy.facts.shared.deep import on_deep_stack, retried
 from import_policy.facts.source.decoded import python_text
 from import_policy.facts.source.syntax import newest_read
 from import_policy.facts.shared.usegate import UseGate, bound_imports, could_matter
@@ -75,7 +76,7 @@ def extract(
 ) -> FileFacts | None:
     """The file's facts without uses (with `keeps`, only the calls it keeps); None when only
     libcst can give them exactly."""
-    done = _collect(source, path, module, is_package, chains=False, keeps=keeps)
+    done = retried(lambda: _collect(source, path, module, is_package, chains=False, keeps=keeps))
     return None if done is None else done[0]
 
 
@@ -85,6 +86,12 @@ def rule_facts(
     """The facts the import rules read, exactly libcst's: with a `use_gate`, the uses it lets
     through too, resolved from `symtable` (facts.uses_ast). None: a spelling `ast` does not
     place, or a scope layout `symtable` does not match; libcst must parse the file."""
+    return retried(lambda: _rule_facts(source, path, module, is_package, use_gate))
+
+
+def _rule_facts(
+    source: bytes, path: str, module: str | None, is_package: bool, use_gate: UseGate | None
+) -> FileFacts | None:
     done = _collect(source, path, module, is_package, chains=use_gate is not None)
     if done is None:
         return None
@@ -159,7 +166,11 @@ def _collect(
         collector.lazy_at = lazy.at
     try:
         collector.body(parsed.body)
-    except (Unsupported, RecursionError):
+    except Unsupported:
+        return None
+    except RecursionError:
+        if not on_deep_stack():
+            raise  # walked again on a deeper stack (facts.shared.deep)
         return None
     collector.settle_probes()
     position = lambda fact: (fact.span.line, fact.span.column)  # noqa: E731 - stable source order

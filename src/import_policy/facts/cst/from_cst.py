@@ -53,6 +53,7 @@ from import_policy.facts.records.model import (
 from import_policy.facts.cpython.reads import read_names
 from import_policy.facts.cst.reads import cst_read_names
 from import_policy.facts.cst.parse import parse_module
+from import_policy.facts.shared.deep import on_deep_stack, overflowed, retried
 from import_policy.facts.source.decoded import python_text
 from import_policy.facts.source.syntax import newest_read
 from import_policy.facts.shared.usegate import UseGate, bound_imports, could_matter
@@ -77,7 +78,14 @@ def extract(
     use_gate: UseGate | None = None,
 ) -> FileFacts:
     """`use_gate`, when given, limits the uses recorded to those it lets through; scope and
-    qualified-name analysis (the dearest part) runs only if some use could pass it."""
+    qualified-name analysis (the dearest part) runs only if some use could pass it. A file
+    whose tree is deeper than Python's stack takes is walked on a deeper one (facts.shared.deep)."""
+    return retried(lambda: _extract(source, path, module, is_package, want_uses, use_gate))
+
+
+def _extract(
+    source: bytes, path: str, module: str | None, is_package: bool, want_uses: bool, use_gate: UseGate | None,
+) -> FileFacts:
     suppressions = comments.suppressions(source)
     parsed, lazy = newest_read(source, path)
     if isinstance(parsed, SyntaxErrorFact):
@@ -92,7 +100,7 @@ def extract(
             path, module, is_package, suppressions=suppressions,
             syntax_error=SyntaxErrorFact(error.message, error.raw_line, error.raw_column + 1),
         )
-    except (RecursionError, MemoryError):
+    except MemoryError:
         return FileFacts(
             path, module, is_package, suppressions=suppressions,
             syntax_error=SyntaxErrorFact("the file is nested too deeply to parse", 1, 1),
@@ -110,7 +118,9 @@ def extract(
     try:
         # Names as Python binds them (`ｐickle` is `pickle`), for the facts and the scope analysis.
         tree, resized = normalized(tree, source)
-    except RecursionError:
+    except Exception as error:
+        if not overflowed(error) or not on_deep_stack():
+            raise  # walked again on a deeper stack
         return FileFacts(
             path, module, is_package, suppressions=suppressions,
             syntax_error=SyntaxErrorFact("the file is nested too deeply to analyse", 1, 1),
@@ -130,7 +140,9 @@ def extract(
         wrapper.visit(collector)
         uses = _resolve_uses(wrapper, collector, use_gate) if want_uses else ()
         reads = _loads(wrapper, collector.candidate_reads)
-    except RecursionError:
+    except Exception as error:
+        if not overflowed(error) or not on_deep_stack():
+            raise  # walked again on a deeper stack
         return FileFacts(
             path, module, is_package, suppressions=suppressions,
             syntax_error=SyntaxErrorFact("the file is nested too deeply to analyse", 1, 1),
