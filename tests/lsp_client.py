@@ -38,7 +38,7 @@ class Client:
         self.inbox: queue.Queue[Message | None] = queue.Queue()
         self.notifications: list[Message] = []  # every notification received, in order
         self.requests: list[Message] = []  # requests the server made of the client
-        self._responses: dict[int, Message] = {}
+        self._responses: dict[int | None, Message] = {}
         threading.Thread(target=self._read, daemon=True).start()
         self.stderr = b""
         threading.Thread(target=self._drain_stderr, daemon=True).start()
@@ -88,7 +88,8 @@ class Client:
         self.send({"id": ident, "method": method, "params": params})
         return self.response(ident, timeout)
 
-    def response(self, ident: int, timeout: float = 120) -> Message:
+    def response(self, ident: int | None, timeout: float = 120) -> Message:
+        """The response to request `ident` (None: an error about a message whose id was never read)."""
         deadline = time.monotonic() + timeout
         while ident not in self._responses:
             self._pump(deadline)
@@ -139,11 +140,13 @@ class Client:
 
     # --- the protocol's steps ------------------------------------------------------------
 
-    def initialize(self, root: Path, watched: bool = True) -> Message:
-        capabilities = {
+    def initialize(self, root: Path, watched: bool = True, encodings: Sequence[str] | None = None) -> Message:
+        capabilities: Message = {
             "workspace": {"didChangeWatchedFiles": {"dynamicRegistration": watched}},
             "textDocument": {"publishDiagnostics": {"versionSupport": True}},
         }
+        if encodings is not None:  # the position encodings the client offers, preferred first
+            capabilities["general"] = {"positionEncodings": list(encodings)}
         answer = self.request("initialize", {"processId": os.getpid(), "rootUri": uri(root), "capabilities": capabilities})
         self.notify("initialized", {})
         return answer

@@ -20,7 +20,7 @@ from import_policy import __version__
 from import_policy.cache.seal import FOLDER as CACHE_FOLDER
 from import_policy.quoting import escape_controls
 from import_policy.commands import EXIT_ERROR, EXIT_OK, EXIT_VIOLATIONS, UsageError, discard_stdout
-from import_policy.policy.load import ConfigErrors, Loaded, load, no_config_note
+from import_policy.policy.load import ConfigErrors
 from import_policy.discovery import probe
 from import_policy.discovery.tracked import new_run
 from import_policy.report.formats import FORMATS
@@ -72,26 +72,49 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("-q", "--quiet", action="store_true", help="print the findings and nothing else (no summary, no notes)")
     check.add_argument("--stdin-filename", type=Path, metavar="PATH", help="read the source from stdin (PATH '-') and check it as PATH")
     check.add_argument("--no-cache", action="store_true", help=f"neither read nor write {CACHE_FOLDER}/")
+    check.add_argument(
+        "--exclude", type=_rule_list, action="extend", metavar="GLOBS",
+        help="replace the configuration's exclude for this run (comma-separated path globs, relative to each project root)",
+    )
+    check.add_argument(
+        "--extend-exclude", type=_rule_list, action="extend", metavar="GLOBS",
+        help="path globs excluded on top of the configuration's exclude (comma-separated)",
+    )
+    check.add_argument("--show-files", action="store_true", help="list the files that would be checked, and check nothing")
+    check.add_argument(
+        "--show-settings", action="store_true", help="print the resolved settings of each project the paths reach, and check nothing",
+    )
+    check.add_argument("-v", "--verbose", action="store_true", help="say on stderr which configuration judges which files")
     check.add_argument("--jobs", type=_jobs, metavar="N", help="processes for big batches (default: the number of CPUs; 1: none)")
     baselines = check.add_mutually_exclusive_group()
     baselines.add_argument("--baseline", type=Path, metavar="FILE", help="report only violations not recorded in FILE")
     baselines.add_argument("--write-baseline", type=Path, metavar="FILE", help="record the current violations in FILE")
 
-    rules = commands.add_parser("rules", parents=[config], help="list the rules in force")
+    # The other commands take paths as check does: the configurations check would use there.
+    where = argparse.ArgumentParser(add_help=False)
+    where.add_argument(
+        "paths", nargs="*", type=Path, metavar="PATH",
+        help="files or folders whose configurations to use, as check finds them (default: .)",
+    )
+
+    rules = commands.add_parser("rules", parents=[config, where], help="list the rules in force")
     rules.add_argument("--format", choices=("text", "json"), default="text")
 
     explain = commands.add_parser("explain", parents=[config], help="one rule in full, with its examples")
     explain.add_argument("rule", metavar="RULE")
+    explain.add_argument("paths", nargs="*", type=Path, metavar="PATH", help="as for rules (default: .)")
 
-    commands.add_parser("test-rules", parents=[config], help="run every rule's examples")
+    commands.add_parser("test-rules", parents=[config, where], help="run every rule's examples")
 
     why = commands.add_parser("why", parents=[config], help="the eager import chains from the entry modules to MODULE")
     why.add_argument("module", metavar="MODULE", help="a heavy module (tilelang) or a project module")
+    why.add_argument("paths", nargs="*", type=Path, metavar="PATH", help="as for rules (default: .)")
     why.add_argument("--format", choices=("text", "json", "mermaid", "dot"), default="text")
     why.add_argument("--all", action="store_true", dest="all_chains", help="every route to MODULE, not only the shortest per entry module")
     why.add_argument("--rule", metavar="ID", help="the chains a `kind: import-time` rule follows (its entry modules and platform)")
 
     commands.add_parser("server", help="the Language Server Protocol over stdio, for editors")
+    commands.add_parser("clean", help=f"remove every {CACHE_FOLDER}/ folder under the current folder")
     # A bad flag is reported with the usage of the command it was given to, not the top level's.
     for name, command in commands.choices.items():
         command.set_defaults(command_parser=command)
@@ -166,20 +189,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_ERROR
 
 
-def _load(args: argparse.Namespace) -> Loaded:
-    loaded = load(args.config, Path.cwd())
-    if loaded.config is None and not getattr(args, "quiet", False):
-        print(f"import-policy: {no_config_note(Path.cwd(), Path.cwd())}", file=sys.stderr)
-    return loaded
-
-
 def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "server":  # each file's own configuration, found as the editor opens it
         from import_policy.commands import server
 
         return server.command()
+    if args.command == "clean":
+        from import_policy.commands.clean import clean
+
+        return clean(Path.cwd())
     if args.command == "check":
         from import_policy.commands.check import answer_warm
+
+        if [str(path) for path in args.paths] == ["-"] and args.stdin_filename is None:
+            args.stdin_filename = Path("-")  # ruff's `check -`: the buffer is reported as `-`
+        elif "-" in [str(path) for path in args.paths] and len(args.paths) > 1:
+            raise UsageError("'-' (stdin) cannot be checked together with other paths")
 
         warm = answer_warm(args, Path.cwd())  # an unchanged tree and configuration: no policy to build
         if warm is not None:
@@ -187,26 +212,24 @@ def _dispatch(args: argparse.Namespace) -> int:
         from import_policy.commands.projects import check_projects
 
         return check_projects(args, Path.cwd())  # each file under its nearest configuration
-    loaded = _load(args)
+    from import_policy.commands.configs import configurations
+
+    if args.command == "test-rules":
+        from import_policy.commands import test_rules
+
+        return test_rules.command_over(args.config, args.paths, Path.cwd())
+    found = configurations(args.config, args.paths, Path.cwd())
     # Each command's module is imported only when asked for: start-up time is most of a warm run.
     if args.command == "rules":
         from import_policy.commands.rules import rules
 
-        return rules(loaded, args.format)
+        return rules(found, args.format)
     if args.command == "explain":
         from import_policy.commands.rules import explain
 
-        return explain(loaded, args.rule)
+        return explain(found, args.rule)
     if args.command == "why":
         from import_policy.commands import why
 
-        from import_policy.policy.tree import against_tree
-
-        return why.command(
-            against_tree(loaded.policy).policy, args.module, args.format, every=args.all_chains, rule=args.rule
-        )
-    if args.command == "test-rules":
-        from import_policy.commands import test_rules
-
-        return test_rules.command(loaded.policy)
+        return why.command_over(found, args.module, args.format, every=args.all_chains, rule=args.rule)
     raise AssertionError(f"unknown command {args.command!r}")  # argparse allows only the commands above

@@ -48,6 +48,22 @@ def test_a_file_git_sees_as_renamed_keeps_its_entries(repo: Project) -> None:
 
 
 @needs_git
+def test_a_committed_rename_keeps_its_entries(repo: Project) -> None:
+    """In CI every rename is committed: the base is the commit that last wrote the baseline
+    (`git log -1 -- BASELINE`), not HEAD."""
+    _git(repo, "mv", "pkg/a.py", "pkg/c.py")
+    _git(repo, "commit", "-qm", "rename")
+    (repo.root / "pkg" / "b.py").write_text("import pickle\nimport os\n")
+    _git(repo, "commit", "-qam", "later work")
+    assert repo.run("check", "--baseline", "baseline.json") == (0, "All checks passed!\n", "")
+    assert repo.run("check", "--baseline", "baseline.json", "pkg/c.py") == (0, "All checks passed!\n", "")
+    # A baseline written (and committed) after the rename is keyed by the new path already.
+    assert repo.run("check", "--write-baseline", "baseline.json")[0] == 0
+    _git(repo, "commit", "-qam", "baseline again")
+    assert repo.run("check", "--baseline", "baseline.json") == (0, "All checks passed!\n", "")
+
+
+@needs_git
 def test_an_entry_whose_file_is_gone_is_stale_and_named(repo: Project) -> None:
     (repo.root / "pkg" / "b.py").unlink()
     code, out, err = repo.run("check", "--baseline", "baseline.json")

@@ -135,3 +135,33 @@ def test_fix_on_the_buffer_checks_again_with_the_buffer_in_its_place_only(
     assert out == "from pkg import a\nimport xformers\nimport regex as re\n"
     assert code == 1 and "pkg/__init__.py:2:8: heavy-import-reachable" in err
     assert "pkg/a.py" not in err
+
+
+def _age(root: Path) -> None:
+    """Every file older than any cache entry's write second: the graph's log trusts its stat data."""
+    import os
+
+    for folder, names, files in os.walk(root):
+        for name in [*names, *files]:
+            os.utime(os.path.join(folder, name), (1_600_000_000, 1_600_000_000))
+
+
+@pytest.mark.parametrize("config", [
+    ROCM,
+    "version: 1\nrules:\n  - id: light\n    kind: import-time\n    entry: [pkg]\n    forbid: [xformers]\n",
+])
+def test_a_buffer_s_graph_is_never_kept_for_later_disk_runs(
+    project: Project, monkeypatch: pytest.MonkeyPatch, config: str,
+) -> None:
+    """The graph built from a buffer holds the disk's stat data with the buffer's bytes: kept,
+    a later run over the unchanged disk would report the buffer's import."""
+    project.config(config)
+    project.write("pkg/__init__.py", "import pkg.a\n")
+    project.write("pkg/a.py", "x = 1\n")
+    _age(project.root)
+    assert project.run("check")[:2] == (0, "All checks passed!\n")  # the graph of the disk, kept
+    _stdin(monkeypatch, b"import xformers\n")
+    code, out, _ = project.run("check", "--stdin-filename", "pkg/a.py")
+    assert code == 1 and out.startswith("pkg/a.py:1:8: "), out
+    for argv in ([], ["pkg/a.py"], ["pkg/__init__.py"]):
+        assert project.run("check", *argv)[:2] == (0, "All checks passed!\n"), argv

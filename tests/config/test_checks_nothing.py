@@ -96,6 +96,20 @@ def test_a_namespace_package_is_an_entry_and_one_reaching_nothing_is_warned_of(p
     assert err == ""
 
 
+@pytest.mark.parametrize("own", ["import-policy.yaml", "pyproject.toml", "setup.py"])
+def test_a_folder_that_is_a_project_of_its_own_is_no_namespace_package_of_the_outer_one(project: Project, own: str) -> None:
+    """A monorepo's `archive/` with its own configuration (or its own distribution) is not a
+    default entry module of the outer project: no warning on every run."""
+    project.config("version: 1\nextends: [rocm-safety]\n")
+    project.write("pkg/__init__.py", "from pkg import heavy\n")
+    project.write("pkg/heavy.py", "import tilelang\n")
+    project.write(f"archive/{own}", "version: 1\nextends: [rocm-safety]\n" if own.endswith(".yaml") else "")
+    project.write("archive/tool/__init__.py", "import os\n")
+    code, out, err = project.run("check", "--no-cache", ".")
+    assert code == 1 and out.startswith("pkg/heavy.py:1:8: heavy-import-reachable importing `pkg` imports `tilelang`"), out
+    assert "archive" not in err, err
+
+
 def test_an_empty_init_as_the_default_entry_is_warned_of(project: Project) -> None:
     project.config("version: 1\nextends: [rocm-safety]\n")
     project.write("pkg/__init__.py", "")

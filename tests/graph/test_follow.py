@@ -131,11 +131,24 @@ def test_a_followed_name_not_installed_is_a_warning_at_its_line(chain: Project) 
     assert "import-policy.yaml:4: warning: follow: 'missing-one' is not installed in" in err
 
 
-def test_no_environment_is_a_warning(chain: Project) -> None:
+def test_no_environment_is_an_error_naming_where_it_looked(chain: Project) -> None:
     chain.config(POLICY.replace("  python: .venv/bin/python", "  python: nowhere/bin/python"))
     code, out, err = chain.run("check", "--no-cache")
-    assert (code, out) == (0, "All checks passed!\n")
-    assert "import-policy.yaml:4: warning: follow: no environment" in err
+    assert (code, out) == (2, "")
+    assert "import-policy.yaml:4: follow: environment.python " in err and "nowhere" in err
+    chain.config(POLICY.replace("environment:\n  python: .venv/bin/python\n", ""))
+    (chain.root / ".venv").rename(chain.root / "elsewhere")
+    code, out, err = chain.run("check", "--no-cache")
+    assert (code, out) == (2, "")
+    assert "import-policy.yaml:2: follow: no environment to read dependencies from" in err
+
+
+def test_a_follow_that_finds_none_of_its_distributions_fails(chain: Project) -> None:
+    chain.config(POLICY.replace("follow: [Light_Dep]", "follow: [absent-one, absent-two]"))
+    code, out, err = chain.run("check", "--no-cache")
+    assert (code, out) == (2, "")
+    assert "import-policy.yaml:4: follow: none of absent-one, absent-two is installed in" in err
+    assert str(chain.root / SITE) in err
 
 
 @pytest.mark.parametrize(("text", "line", "says"), [
@@ -301,3 +314,40 @@ def test_a_warm_whole_tree_run_is_answered_before_any_policy_is_built(
 
     monkeypatch.setattr(projects, "check_projects", built)
     assert chain.lines() == [LINK_ROCM, LINK_CV2]
+
+
+# --- which environment the user means ------------------------------------------------------
+
+
+def test_the_projects_venv_wins_over_an_activated_one(tmp_path: Path) -> None:
+    install(tmp_path, DEP)
+    install(tmp_path, DEP, env="tools")
+    found = find(tmp_path, None, {"VIRTUAL_ENV": str(tmp_path / "tools")})
+    assert found is not None and found.how == ".venv"
+
+
+def test_try_repos_temporary_store_and_import_policys_own_venv_are_passed_over(tmp_path: Path) -> None:
+    """`pre-commit try-repo` runs hooks from a store in a temporary folder (no PRE_COMMIT_HOME
+    names it): its layout tells it (STORE/repoXXXX/py_env-VERSION beside STORE/db.db)."""
+    store = tmp_path / "tmpabc"
+    install(store / "repo1234", DEP, env="py_env-python3.11")
+    (store / "db.db").write_bytes(b"")
+    hook = str(store / "repo1234/py_env-python3.11")
+    assert find(tmp_path, None, {"VIRTUAL_ENV": hook}) is None
+    install(tmp_path, DEP, env="tools")
+    tools = str(tmp_path / "tools")
+    assert find(tmp_path, None, {"VIRTUAL_ENV": tools}, own=tools) is None
+    assert find(tmp_path, None, {"VIRTUAL_ENV": tools}, own="/elsewhere") is not None
+
+
+def test_an_activated_tools_venv_under_pre_commit_fails_loudly(chain: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No .venv, $VIRTUAL_ENV pre-commit's own: nothing to follow is exit 2, not a pass."""
+    chain.config(POLICY.replace("environment:\n  python: .venv/bin/python\n", ""))
+    home = chain.root / "pc-home"
+    (home / "repoX").mkdir(parents=True)
+    (chain.root / ".venv").rename(home / "repoX" / "py_env-python3")
+    monkeypatch.setenv("VIRTUAL_ENV", str(home / "repoX" / "py_env-python3"))
+    monkeypatch.setenv("PRE_COMMIT_HOME", str(home))
+    code, out, err = chain.run("check", "--no-cache")
+    assert (code, out) == (2, "")
+    assert "passed over (pre-commit's own hook environment)" in err

@@ -1,5 +1,5 @@
-"""Positions between the engine (1-based code points) and the protocol (0-based UTF-16), a
-fix as one edit, and a buffer as its file's bytes."""
+"""Positions between the engine (1-based code points) and the protocol (0-based, in the
+negotiated code units), a fix as one edit, and a buffer as its file's bytes."""
 
 from __future__ import annotations
 
@@ -7,15 +7,28 @@ from pathlib import Path
 
 from hypothesis import example, given, strategies as st
 
-from import_policy.server.convert import code_point_column, edit_between, lines_of, utf16_column
+from lsprotocol import types
+from pygls.workspace import PositionCodec
+
+from import_policy.server.convert import client_column, edit_between, lines_of
 from import_policy.server.documents import Buffer
 
+UTF16 = PositionCodec(types.PositionEncodingKind.Utf16)
 
-def test_a_character_beyond_the_bmp_is_two_utf16_units() -> None:
+
+def test_a_column_is_counted_in_the_negotiated_code_units() -> None:
     line = 'x = "é😀"; import os'
     column = line.index("os") + 1  # as the engine counts: code points, from 1
-    assert utf16_column(line, column) == len(line[: column - 1].encode("utf-16-le")) // 2
-    assert code_point_column(line, utf16_column(line, column)) == column
+    for kind, codec in (("utf-16-le", UTF16), ("utf-8", PositionCodec(types.PositionEncodingKind.Utf8))):
+        width = 2 if kind == "utf-16-le" else 1
+        assert client_column(line, column, codec.client_num_units) == len(line[: column - 1].encode(kind)) // width
+    back = UTF16.position_from_client_units([line], types.Position(0, client_column(line, column, UTF16.client_num_units)))
+    assert back.character + 1 == column
+
+
+def code_point_column(line: str, character: int) -> int:
+    """The 1-based code-point column of a UTF-16 `character` in `line`, as pygls reads a client's."""
+    return UTF16.position_from_client_units([line], types.Position(0, character)).character + 1 if line else 1
 
 
 def _apply(old: str, start: tuple[int, int], end: tuple[int, int], text: str) -> str:
@@ -40,7 +53,7 @@ def _apply(old: str, start: tuple[int, int], end: tuple[int, int], text: str) ->
 @example("a\r\nb", "a\nb")  # nor ends there
 @example("\r\n", "\r")
 def test_the_edit_between_two_texts_turns_one_into_the_other(old: str, new: str) -> None:
-    edit = edit_between(old, new)
+    edit = edit_between(old, new, UTF16.client_num_units)
     if old == new:
         assert edit is None
         return

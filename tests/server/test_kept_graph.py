@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from import_policy.server.documents import Documents, uri_of
+from import_policy.server.graphs import BufferCache
 from import_policy.server.lint import lint, source_file
 from import_policy.server.projects import Project, Projects
 
@@ -198,3 +199,28 @@ def test_records_cached_under_other_heavy_modules_are_not_taken(
     init = tmp_path.resolve() / "pkg/__init__.py"
     documents.open(uri_of(init), init.read_text(), 1)
     assert [f[0] for f in _findings(Projects(documents, tmp_path.resolve()), init)] == ["heavy-import-reachable"]
+
+
+def test_a_changed_name_another_file_may_read_is_derived_again_when_its_record_is_gone(root: Path) -> None:
+    """Whether another file spells a changed name is read from its record; a record no
+    longer kept (nor in the cache) cannot tell, so the change is derived again, never
+    taken as read by nobody."""
+    documents = Documents()
+    projects = Projects(documents, root)
+    init, a, b = root / "pkg/__init__.py", root / "pkg/a.py", root / "pkg/b.py"
+    documents.open(uri_of(a), "from pkg import b\n", 1)
+    documents.open(uri_of(b), "import tilelang\n", 1)
+    documents.open(uri_of(init), "from pkg import a\n_unread = 1\n", 1)
+    assert [f[0] for f in _findings(projects, a)] == ["heavy-import-reachable"]
+    project = projects.for_file(a)
+    assert isinstance(project, Project)
+    cache = project.plan.cache
+    assert isinstance(cache, BufferCache)
+    for kept in (project.graphs.records._kept, cache._memory):  # evicted, the cache cleaned
+        for key in [key for key, facts in kept.items() if facts.path in ("pkg/a.py", "pkg/b.py")]:
+            del kept[key]
+    # `pkg` binding `b` makes a.py's `from pkg import b` no longer import the submodule.
+    documents.open(uri_of(init), "from pkg import a\n_unread = 1\nb = 1\n", 2)
+    project.graphs.forget("pkg/__init__.py")
+    assert project.graphs.unread == 0
+    assert _findings(projects, a) == [] == _findings(Projects(documents, root), a)

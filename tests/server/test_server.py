@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -43,21 +45,45 @@ TREE = {
 }
 
 
-@pytest.fixture
-def tree(tmp_path: Path) -> Path:
-    (tmp_path / "import-policy.yaml").write_text(POLICY)
+def _write_tree(folder: Path) -> Path:
+    (folder / "import-policy.yaml").write_text(POLICY)
     for relative, text in TREE.items():
-        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / relative).write_text(text)
-    return tmp_path
+        (folder / relative).parent.mkdir(parents=True, exist_ok=True)
+        (folder / relative).write_text(text)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("workspace").resolve()
+
+
+@pytest.fixture(scope="module")
+def served(workspace: Path) -> Iterator[Client]:
+    """One server for the module (a process costs about a second to start): each test
+    works in a folder of its own, a project of its own to the server."""
+    started = Client(workspace)
+    started.initialize(workspace)
+    yield started
+    started.kill()
 
 
 @pytest.fixture
-def client(tree: Path) -> Client:
-    started = Client(tree)
-    started.initialize(tree)
-    yield started  # type: ignore[misc]
-    started.kill()
+def tree(workspace: Path, request: pytest.FixtureRequest) -> Path:
+    folder = workspace / re.sub(r"\W", "_", request.node.name)
+    folder.mkdir()
+    return _write_tree(folder)
+
+
+@pytest.fixture
+def client(served: Client) -> Client:
+    return served
+
+
+@pytest.fixture
+def own_tree(tmp_path: Path) -> Path:
+    """For a test with a server of its own."""
+    return _write_tree(tmp_path.resolve())
 
 
 def _check_json(root: Path, relative: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> list[tuple[object, ...]]:
@@ -95,16 +121,34 @@ def _shown(diagnostics: list[dict[str, object]]) -> list[tuple[object, ...]]:
     return sorted(out)
 
 
-def test_initialize_advertises_sync_and_code_action_kinds(tree: Path) -> None:
-    client = Client(tree)
+WIDE = "x = '\N{GRINNING FACE}\N{GRINNING FACE}'; import pickle\n"  # `pickle` at code point 15
+
+
+def test_initialize_advertises_sync_and_code_action_kinds_and_speaks_utf8_when_offered(own_tree: Path) -> None:
+    client = Client(own_tree)
     try:
-        capabilities = client.initialize(tree)["result"]["capabilities"]
+        capabilities = client.initialize(own_tree, encodings=["utf-8", "utf-16"])["result"]["capabilities"]
         assert capabilities["textDocumentSync"]["openClose"] is True
         assert capabilities["textDocumentSync"]["save"]
         assert set(capabilities["codeActionProvider"]["codeActionKinds"]) == {"quickfix", "source.fixAll.import-policy"}
+        assert capabilities["positionEncoding"] == "utf-8"
+        wide = own_tree / "pkg/wide.py"
+        client.open(wide, WIDE)
+        (shown,) = client.diagnostics(wide, version=1)
+        start = WIDE.encode("utf-8").index(b"pickle")
+        assert shown["range"]["start"] == {"line": 0, "character": start} and start == 23
+        assert shown["range"]["end"] == {"line": 0, "character": start + len("pickle")}
         assert client.shutdown() == 0
     finally:
         client.kill()
+
+
+def test_a_client_that_offers_no_encoding_gets_utf16_columns(tree: Path, client: Client) -> None:
+    wide = tree / "pkg/wide.py"
+    client.open(wide, WIDE)
+    (shown,) = client.diagnostics(wide, version=1)
+    start = len(WIDE[: WIDE.index("pickle")].encode("utf-16-le")) // 2
+    assert shown["range"]["start"] == {"line": 0, "character": start} and start == 19
 
 
 def test_open_change_save_publish_what_check_gives(
@@ -140,7 +184,6 @@ def test_open_change_save_publish_what_check_gives(
         client.change(util, "import pickle\n" * (version - 2), version)
     final = client.diagnostics(util, since=mark, version=12)
     assert [(d["code"], d["range"]["start"]["line"]) for d in final] == [("no-pickle", line) for line in range(10)]
-    assert client.shutdown() == 0
 
 
 def test_an_edit_republishes_the_open_file_whose_chain_it_changed(
@@ -241,7 +284,6 @@ def test_a_configuration_change_is_picked_up_and_a_bad_one_shown_on_the_yaml(tre
     client.save(config)
     assert client.diagnostics(config, since=mark) == []
     assert client.diagnostics(b, since=mark) == []
-    assert client.shutdown() == 0
 
 
 def test_malformed_messages_get_errors_and_the_server_goes_on(tree: Path, client: Client) -> None:
@@ -253,12 +295,6 @@ def test_malformed_messages_get_errors_and_the_server_goes_on(tree: Path, client
     util = tree / "pkg/util.py"
     client.open(util)
     assert client.diagnostics(util, version=1)  # still serving
-    assert client.shutdown() == 0
-
-
-def test_exit_without_shutdown_is_exit_code_1(tree: Path, client: Client) -> None:
-    client.notify("exit", None)
-    assert client.process.wait(60) == 1
 
 
 def test_without_pygls_the_command_says_how_to_install_it(
@@ -296,4 +332,50 @@ def test_c_family_rules_and_a_file_changed_on_disk(
     mark = len(client.notifications)
     client.notify("textDocument/didClose", {"textDocument": {"uri": uri(a)}})
     assert client.diagnostics(a, since=mark) == []  # a closed file shows nothing
-    assert client.shutdown() == 0
+
+
+def test_a_frame_over_the_size_bound_is_refused_and_the_server_goes_on(tree: Path, client: Client) -> None:
+    body = json.dumps({"jsonrpc": "2.0", "id": 999, "method": "shutdown"}).encode()
+    client.send_raw(b"Content-Length: 99999999999\r\n\r\n" + body)  # a length no memory holds
+    refused = client.response(None, timeout=60)
+    assert refused["error"]["code"] == -32600 and "99999999999 bytes" in refused["error"]["message"]
+    util = tree / "pkg/util.py"
+    client.open(util)  # the next frame is read as one: still serving
+    assert client.diagnostics(util, version=1)
+    assert 999 not in client._responses  # the refused frame's request was never run
+
+
+def test_a_configuration_edited_on_disk_is_seen_without_a_file_watcher(tree: Path, client: Client) -> None:
+    """As under Neovim 0.7, whose client registers no watcher: no event says the file
+    changed; the next message does (its stat data moved)."""
+    b = tree / "pkg/b.py"
+    config = tree / "import-policy.yaml"
+    client.open(b, "import json\n")
+    assert client.diagnostics(b, version=1) == []
+    config.write_text(POLICY.replace("rules:\n", "rules:\n  - id: no-json\n    forbid: [json]\n"))
+    mark = len(client.notifications)
+    _actions(client, b)  # any message
+    assert [d["code"] for d in client.diagnostics(b, since=mark, timeout=30)] == ["no-json"]
+    config.write_text(POLICY.replace("rules:\n", "rules:\n  - id: no-json\n    forbid: [json]\n    colour: red\n"))
+    mark = len(client.notifications)
+    client.change(b, "import json\n\n", 2)
+    (fault,) = client.diagnostics(config, since=mark, timeout=30)  # a configuration that no longer loads
+    assert "colour" in str(fault["message"])
+
+
+def test_a_gitignore_change_event_checks_the_open_files_again(tree: Path, client: Client) -> None:
+    a = tree / "pkg/a.py"
+    (tree / "pkg/b.py").write_text("import tilelang\n")
+    client.open(a)
+    assert [d["code"] for d in client.diagnostics(a, version=1)] == ["heavy-import-reachable"]
+    ignore = tree / ".gitignore"
+    ignore.write_text("pkg/b.py\n")  # no module `pkg.b` any more: `from pkg import b` imports nothing
+    mark = len(client.notifications)
+    client.notify("workspace/didChangeWatchedFiles", {"changes": [{"uri": uri(ignore), "type": 2}]})
+    assert client.diagnostics(a, since=mark, timeout=30) == []
+
+
+def test_exit_without_shutdown_is_exit_code_1(client: Client) -> None:
+    """The module's last test: it ends the server the others share."""
+    client.notify("exit", None)
+    assert client.process.wait(60) == 1

@@ -2,8 +2,9 @@
 
 A baseline entry keyed by a path that is gone follows the file to its new path,
 when git says where it went (`git mv`, or a rename staged or committed after the
-baseline was written); git's own rename detection decides, so what counts as
-"the same file" is what `git log --follow` and `git status` say.
+baseline was written: since the commit that last wrote the baseline file, so a
+committed rename keeps its entries in CI too); git's own rename detection decides,
+so what counts as "the same file" is what `git log --follow` and `git status` say.
 """
 
 from __future__ import annotations
@@ -12,12 +13,28 @@ import subprocess
 from pathlib import Path
 
 
-def renamed(root: Path) -> dict[str, str]:
-    """Old path -> new path (both relative to `root`, with `/`) of the files git sees as
-    renamed between HEAD and the work tree; empty where git cannot say."""
+def written_in(root: Path, baseline: Path) -> str:
+    """The commit that last wrote `baseline` (`git log -1 -- BASELINE`); HEAD where none did
+    (a baseline not committed yet was written against the work tree of HEAD)."""
     try:
         done = subprocess.run(
-            ["git", "diff", "--name-status", "-z", "-M", "--relative", "HEAD", "--"],
+            ["git", "log", "-1", "--format=%H", "--", str(baseline.absolute())],
+            cwd=root, capture_output=True, timeout=60,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return "HEAD"
+    commit = done.stdout.decode("ascii", "replace").strip()
+    return commit if done.returncode == 0 and commit else "HEAD"
+
+
+def renamed(root: Path, baseline: Path | None = None) -> dict[str, str]:
+    """Old path -> new path (both relative to `root`, with `/`) of the files git sees as
+    renamed between the commit that last wrote `baseline` (HEAD without one) and the work
+    tree; empty where git cannot say."""
+    base = written_in(root, baseline) if baseline is not None else "HEAD"
+    try:
+        done = subprocess.run(
+            ["git", "diff", "--name-status", "-z", "-M", "--relative", base, "--"],
             cwd=root, capture_output=True, timeout=60,
         )
     except (OSError, subprocess.SubprocessError):

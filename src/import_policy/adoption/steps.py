@@ -89,7 +89,7 @@ def use_baseline(
     gone: set[str] = set()
     if root is not None:
         gone = {entry.path for entry in entries if not (root / entry.path).exists()}
-        moves = renamed(root) if gone else {}
+        moves = renamed(root, read_from) if gone else {}
         entries = [replace(entry, path=moves[entry.path]) if entry.path in moves else entry for entry in entries]
         gone -= set(moves)
     applied = baseline.apply(

@@ -85,6 +85,8 @@ def answer_warm(args: argparse.Namespace, cwd: Path) -> int | None:
 
     refuse_conflicts(args)
     needs_policy = args.fix or args.fix_only or args.diff or args.baseline is not None or args.write_baseline is not None
+    needs_policy = needs_policy or args.exclude is not None or args.extend_exclude is not None
+    needs_policy = needs_policy or args.show_files or args.show_settings or args.verbose
     if args.no_cache or args.stdin_filename is not None or needs_policy or args.format == "sarif":
         return None
     found = known(args.config, cwd)
@@ -190,9 +192,16 @@ def gather(loaded: Loaded, args: argparse.Namespace, split: Split | None = None)
     inputs = read_inputs(policy, args)
     if split is not None and inputs.stdin is None:
         inputs = replace(inputs, files=split(inputs.files))
+    if args.show_files or args.show_settings or args.verbose:
+        from import_policy.commands.settings import show
+
+        if show(args, loaded, selection, inputs.files, Path.cwd()):
+            return EXIT_OK  # said what was asked; nothing checked
     unused = wants_unused_suppression(selection, args)
     caches = cache_policy(policy, selection, inputs, args, unused)
-    if caches.run_key is not None and caches.policy_digest is not None:
+    # A run whose `exclude` the command line changed is not what the configuration's bytes say.
+    cli_exclude = args.exclude is not None or args.extend_exclude is not None
+    if caches.run_key is not None and caches.policy_digest is not None and not cli_exclude:
         from import_policy.policy.load import remember
 
         remember(loaded, Path.cwd(), caches.policy_digest, rule_ids(policy))
@@ -426,7 +435,12 @@ def cache_policy(policy: Policy, selection: Selection, inputs: Inputs, args: arg
     facts = None if args.no_cache else FactsCache(policy.root)  # keyed by content: a buffer is safe there
     # An unchanged whole tree is answered from the last run (runcache); fixing always checks afresh.
     fixing = args.fix or args.fix_only or args.diff
-    runs = RunCache(policy.root) if facts is not None and tracker is not None and not fixing else None
+    # The environment decides (`installed: environment`) and nothing is followed: no key of the
+    # run cache watches it, so no whole-tree answer is kept.
+    from import_policy.graph.through import asks_installed
+
+    unwatched = asks_installed(policy) and _follow_of(policy) is None
+    runs = RunCache(policy.root) if facts is not None and tracker is not None and not fixing and not unwatched else None
     digest = policy_digest(policy) if runs is not None else None
     stamp = followed_stamp(policy.root, _follow_of(policy)) if digest is not None else None
     run_key = (
@@ -437,29 +451,35 @@ def cache_policy(policy: Policy, selection: Selection, inputs: Inputs, args: arg
 
 
 def followed_stamp(root: Path, follow: tuple[str | None, tuple[str, ...], bool] | None) -> str | None:
-    """What the run cache keys a run by besides the tree: the stat data of every Python file
-    of the followed distributions (their RECORDs), as one digest; "" when nothing is followed.
-    None when one changed too recently for its stat data to tell an edit (git's racy-clean
-    rule): then no cache answers or records the run. An edit in a dependency is a miss."""
+    """What the run cache keys a run by besides the tree: what the graph reads of the followed
+    distributions, as one digest: the stat data of every followed module's file as the path
+    finder finds it and of every folder listed to find them (a file added or removed), and
+    which distributions are followed, as installed; "" when nothing is followed. None when a
+    file changed too recently for its stat data to tell an edit (git's racy-clean rule): then
+    no cache answers or records the run. An edit in a dependency is a miss."""
     if follow is None:
         return ""
     import hashlib
     import os
     import time
 
-    from import_policy.graph.distributions import follow as followed_of
-    from import_policy.graph.environment import project_environment
+    from import_policy.config.model import Follow, Origin
+    from import_policy.graph.through import dependencies_of
 
-    followed = followed_of(project_environment(root, follow[0]), follow[1], follow[2])
+    followed = dependencies_of(root, Follow(follow[1], follow[2], follow[0], Origin("", 0)))
+    if followed is None:
+        return ""
     recent = time.time_ns() - 2_000_000_000
-    stamp = hashlib.blake2b(digest_size=20)
-    for path in followed.files():
+    stamp = hashlib.blake2b(followed.identity.encode(), digest_size=20)
+    files, folders = followed.read()
+    # A folder's stat data tells an entry added or removed; a file's, an edit (racy when recent).
+    for path, racy in (*((file, True) for file in files), *((folder, False) for folder in folders)):
         try:
             data = os.stat(path)
         except OSError:
             stamp.update(f"{path}\0-\0".encode("utf-8", "surrogateescape"))
             continue
-        if data.st_mtime_ns >= recent:
+        if racy and data.st_mtime_ns >= recent:
             return None
         stamp.update(f"{path}\0{data.st_mtime_ns}:{data.st_ctime_ns}:{data.st_size}:{data.st_ino}\0".encode(
             "utf-8", "surrogateescape"))
@@ -512,12 +532,15 @@ def run_or_reuse(
         # Stale `allow_in` entries are told from this run too: no second one.
         track_allow_in=tracker is not None, exempted=tracker.exempted if tracker else None,
     )
+    from import_policy.graph.through import take_unparsed
+
+    take_unparsed()  # what an earlier run in this process told
     result = run(plan, files, inputs.read, jobs=jobs, overlay=inputs.overlay)
     if unused:
         result.diagnostics[:] = sorted(
             result.diagnostics + unused_suppressions(policy, selection, inputs, caches, jobs), key=Diagnostic.sort_key
         )
-    stale = [*notes, *stale_entries(policy, selection, inputs, caches, jobs)]
+    stale = [*notes, *take_unparsed(), *stale_entries(policy, selection, inputs, caches, jobs)]
     if runs is not None and run_key is not None and snapshot is not None and layout is not None:
         runs.put(
             run_key, files, snapshot, Outcome(list(result.diagnostics), result.files, result.unreadable, stale), layout,

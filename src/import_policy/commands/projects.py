@@ -94,7 +94,26 @@ def _load(args: argparse.Namespace, cwd: Path, start: Path, note: bool = True) -
     loaded = load(args.config, cwd, remember=not args.no_cache, start=start)
     if loaded.config is None and note and not args.quiet:
         print(f"import-policy: {no_config_note(start, cwd)}", file=sys.stderr)
-    return loaded
+    return with_excludes(loaded, args)
+
+
+def with_excludes(loaded: Loaded, args: argparse.Namespace) -> Loaded:
+    """`--exclude` replaces the configuration's `exclude` for the run, `--extend-exclude`
+    adds to it (ruff's flags); globs as in the configuration, relative to the project root."""
+    from import_policy.commands import UsageError
+    from import_policy.patterns import PathGlob, PatternError
+
+    if args.exclude is None and args.extend_exclude is None:
+        return loaded
+    globs = []
+    for flag, texts in (("--exclude", args.exclude), ("--extend-exclude", args.extend_exclude)):
+        for text in texts or ():
+            try:
+                globs.append(PathGlob.compile(text))
+            except PatternError as error:
+                raise UsageError(f"{flag}: bad glob {text!r}: {error}") from None
+    kept = () if args.exclude is not None else loaded.policy.exclude
+    return replace(loaded, policy=replace(loaded.policy, exclude=(*kept, *globs)))
 
 
 def _with_paths(args: argparse.Namespace, paths: list[Path]) -> argparse.Namespace:
@@ -189,5 +208,9 @@ def _relative(path: str, root: Path, cwd: Path) -> str:
 
 
 def _rebase(d: Diagnostic, root: Path, cwd: Path) -> Diagnostic:
-    path = _relative(d.path, root, cwd)
-    return d if path == d.path else replace(d, path=path)
+    """`d` with every path relative to `cwd`: its own and its places' (where a reachability
+    finding is recorded in a baseline, and the links it may be matched at)."""
+    if root == cwd:
+        return d
+    places = tuple((_relative(place[0], root, cwd), *place[1:]) for place in d.places)
+    return replace(d, path=_relative(d.path, root, cwd), places=places)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Sequence
 
 from import_policy.commands import EXIT_OK, UsageError
 from import_policy.policy.load import Loaded
@@ -13,16 +14,36 @@ from import_policy.commands.selectors import did_you_mean
 _HEADERS = ("id", "kind", "severity", "fixable", "source", "message")
 
 
-def rules(loaded: Loaded, fmt: str) -> int:
-    rows = rule_rows(loaded.policy)
+def _heading(loaded: Loaded) -> str:
+    policy = loaded.policy
+    return f"{policy.sources[-1].replace('preset:', 'preset ') if policy.sources else '(built-in)'}:"
+
+
+def rules(every: Sequence[Loaded], fmt: str) -> int:
+    """The rules in force of each configuration (one table each, headed by its file where
+    there are several); JSON: every configuration's rows, a rule declared in a shared base
+    once."""
     if fmt == "json":
-        # `fixable` is a boolean, as in check's JSON; how safe the fix is goes beside it.
-        document = [
-            {**row, "fixable": row["fixable"] != "no", "fix_applicability": fix_applicability(row["fixable"])}
-            for row in rows
-        ]
+        seen: set[tuple[str, str]] = set()
+        document = []
+        for loaded in every:
+            for row in rule_rows(loaded.policy):
+                if (row["id"], row["source"]) in seen:
+                    continue
+                seen.add((row["id"], row["source"]))
+                # `fixable` is a boolean, as in check's JSON; how safe the fix is goes beside it.
+                document.append({**row, "fixable": row["fixable"] != "no", "fix_applicability": fix_applicability(row["fixable"])})
         sys.stdout.write(json.dumps(document, indent=2) + "\n")
         return EXIT_OK
+    for index, loaded in enumerate(every):
+        if len(every) > 1:
+            sys.stdout.write(("\n" if index else "") + _heading(loaded) + "\n")
+        _table(loaded)
+    return EXIT_OK
+
+
+def _table(loaded: Loaded) -> None:
+    rows = rule_rows(loaded.policy)
     table = [_HEADERS] + [tuple(str(row[h]).replace("\n", " ") for h in _HEADERS) for row in rows]
     widths = [max(len(r[i]) for r in table) for i in range(len(_HEADERS) - 1)]
     for row in table:
@@ -33,13 +54,17 @@ def rules(loaded: Loaded, fmt: str) -> int:
 
         # The pass's settings as `extends` merged them, each name with where it came from.
         sys.stdout.write("\nrocm_safety (merged):\n" + "".join(f"{line}\n" for line in settings(loaded.policy)))
-    return EXIT_OK
 
 
-def explain(loaded: Loaded, rule: str) -> int:
-    text = describe_rule(loaded.policy, rule)
-    if text is None:
-        ids = [row["id"] for row in rule_rows(loaded.policy)]
+def explain(every: Sequence[Loaded], rule: str) -> int:
+    """RULE as each configuration that has it declares it (once where they agree)."""
+    texts: list[str] = []
+    for loaded in every:
+        text = describe_rule(loaded.policy, rule)
+        if text is not None and text not in texts:
+            texts.append(text)
+    if not texts:
+        ids = list(dict.fromkeys(row["id"] for loaded in every for row in rule_rows(loaded.policy)))
         raise UsageError(f"unknown rule {rule!r}{did_you_mean(rule, ids)}; rules in force: {', '.join(ids)}")
-    sys.stdout.write(text)
+    sys.stdout.write("\n".join(texts))
     return EXIT_OK

@@ -198,16 +198,22 @@ def _constant(source: bytes) -> Reader:
     return lambda _file: source
 
 
-def run_all(policy: Policy) -> tuple[str, bool]:
-    """(the report, whether every example passed)."""
+def run_all(*policies: Policy) -> tuple[str, bool]:
+    """(the report, whether every example passed); a rule several configurations share (a
+    monorepo's base, declared once) is run once."""
     total = rules_with = 0
     failures: list[Failure] = []
-    for rule in policy.rules:
-        count, failed = check_rule(policy, rule)
-        if count:
-            rules_with += 1
-            total += count
-            failures.extend(failed)
+    seen: set[tuple[str, int]] = set()
+    for policy in policies:
+        for rule in policy.rules:
+            if (rule.origin.source, rule.origin.line) in seen:
+                continue
+            seen.add((rule.origin.source, rule.origin.line))
+            count, failed = check_rule(policy, rule)
+            if count:
+                rules_with += 1
+                total += count
+                failures.extend(failed)
     lines = [str(f) for f in failures]
     if total == 0:
         lines.append("No rule has examples.")
@@ -218,15 +224,29 @@ def run_all(policy: Policy) -> tuple[str, bool]:
     return "\n".join(lines) + "\n", not failures
 
 
-def command(policy: Policy) -> int:
+def command(*policies: Policy) -> int:
     """`test-rules`: the report on stdout; exit 1 when an example failed."""
-    report, passed = run_all(policy)
+    report, passed = run_all(*policies)
     try:
         sys.stdout.write(report)
         sys.stdout.flush()
     except BrokenPipeError:
         discard_stdout()  # the reader went away; the exit code still says whether all passed
     return EXIT_OK if passed else EXIT_VIOLATIONS
+
+
+def command_over(config: Path | None, paths: list[Path], cwd: Path) -> int:
+    """`test-rules [PATH ...]`: the examples of every configuration `check` would use there,
+    a rule a shared base declares run once; with no configuration found it fails (exit 2):
+    a CI job that tests nothing must not pass."""
+    from import_policy.commands import EXIT_ERROR
+    from import_policy.commands.configs import configurations, none_found
+
+    every = configurations(config, paths, cwd, quiet=True)
+    if every[0].config is None:
+        print(f"import-policy: error: {none_found(paths, cwd)}; test-rules has no rule to test", file=sys.stderr)
+        return EXIT_ERROR
+    return command(*(loaded.policy for loaded in every))
 
 
 def _count(count: int, word: str) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from import_policy.quoting import quote_path
@@ -16,6 +17,7 @@ from import_policy.graph.sites import is_heavy
 from import_policy.cache.facts import FactsCache
 from import_policy.commands import EXIT_OK, UsageError
 from import_policy.config.model import Policy
+from import_policy.policy.load import Loaded
 from import_policy.pipeline.extract import read_file
 from import_policy.graph.chains import Chain
 from import_policy.report.why import RENDERERS
@@ -38,6 +40,12 @@ def why(
         known = [r.id for r in policy.rules if isinstance(r, ImportTimeRule)] + (list(ROCM_RULE_IDS) if rocm else [])
         raise WhyError(f"unknown rule {rule!r}; rules with chains: {', '.join(known) or '(none)'}")
     if rocm is None and declared is None:
+        timed = [r.id for r in policy.rules if isinstance(r, ImportTimeRule)]
+        if timed:  # the chains are the rules': say which, and how to ask
+            raise WhyError(
+                f"the policy has no rocm_safety section; its import-time rules ({', '.join(timed)}) have chains: "
+                f"ask with --rule ID (e.g. `import-policy why {target} --rule {timed[0]}`)"
+            )
         raise WhyError("the policy has no rocm_safety section, so no entry modules to start from")
     plan = rocm_pass.make_plan(policy, lambda rule: True, rules=(declared,) if declared is not None else ())
     assert plan is not None
@@ -74,6 +82,41 @@ def why(
         return relative if fmt == "json" else quote_path(relative)
 
     return RENDERERS[fmt](target, chains, shown), warnings
+
+
+def command_over(configs: Sequence[Loaded], target: str, fmt: str, every: bool = False, rule: str | None = None) -> int:
+    """`why MODULE [PATH ...]`: the chains in each project the paths reach (`configs`), as
+    `check` judges it; a project that cannot answer (no entry modules, no such rule) is
+    passed over where another answers."""
+    from import_policy.policy.tree import against_tree
+
+    if len(configs) == 1:
+        return command(against_tree(configs[0].policy).policy, target, fmt, every, rule)
+    answers: list[tuple[Policy, str, list[str]]] = []
+    refused: list[str] = []
+    for loaded in configs:
+        policy = against_tree(loaded.policy).policy
+        try:
+            text, warnings = why(policy, target, fmt, Path.cwd(), every, rule)
+        except WhyError as error:
+            refused.append(str(error))
+            continue
+        answers.append((policy, text, warnings))
+    if not answers:
+        raise UsageError(refused[0])
+    if fmt != "text" and len(answers) > 1:
+        raise UsageError(
+            f"{len(answers)} projects answer, and --format {fmt} holds one; name a path inside one project "
+            f"(`import-policy why {target} PATH`)"
+        )
+    for index, (policy, text, warnings) in enumerate(answers):
+        for warning in warnings:
+            print(f"import-policy: {warning}", file=sys.stderr)
+        if len(answers) > 1:
+            source = policy.sources[-1] if policy.sources else "(built-in)"
+            sys.stdout.write(("\n" if index else "") + f"{source.replace('preset:', 'preset ')}:\n")
+        sys.stdout.write(text)
+    return EXIT_OK
 
 
 def command(policy: Policy, target: str, fmt: str, every: bool = False, rule: str | None = None) -> int:

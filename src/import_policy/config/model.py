@@ -99,6 +99,9 @@ class RocmSafety:
     # The oldest Python the project supports (`target_version`, else `requires-python`'s lower
     # bound, else 3.10): a lazy import is lazy only where every supported Python runs it so.
     python: tuple[int, int] = (3, 10)
+    # `any`: an answer holds whatever is installed; `environment`: a `try:` import of a module
+    # the environment lacks raises there (its handler runs).
+    installed: str = "any"
 
     def applies_to(self, path: str) -> bool:
         return not self.files or any_match(self.files, path) is not None

@@ -29,7 +29,9 @@ ENVIRONMENT_KEYS = ("python",)
 PYTHON_VERSION = re.compile(r"3\.(\d+)")
 COMMON_RULE_KEYS = ("id", "kind", "message", "files", "allow_in", "severity", "examples")
 DEFAULT_KIND = "import"
-ROCM_KEYS = ("heavy_modules", "probes", "guards", "rocm", "values", "files", "entry_modules")
+# `installed:` whether an answer holds whatever is installed (`any`), or the environment decides.
+INSTALLED = ("any", "environment")
+ROCM_KEYS = ("heavy_modules", "probes", "guards", "rocm", "values", "files", "entry_modules", "installed")
 
 
 @dataclass(frozen=True)
@@ -351,6 +353,9 @@ class Validator:
             out[key] = (names, items[key][0])
         if "values" in items:
             out["values"] = (self.values(items["values"][1]), items["values"][0])
+        if "installed" in items:  # one value, kept as a one-entry list: a later file replaces it
+            chosen = self.choice(items["installed"][1], "installed", INSTALLED)
+            out["installed"] = ([(chosen, items["installed"][0])], items["installed"][0])
         if "files" in items:
             globs: Entries = []
             for text, line in self.strings(items["files"][1], "rocm_safety.files"):

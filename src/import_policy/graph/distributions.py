@@ -2,25 +2,27 @@
 modules of the followed ones as the graph looks them up.
 
 A distribution's folder is `NAME-VERSION.dist-info` in `site-packages`; its name is compared as
-packaging normalizes it (PEP 503: `Unsloth_Zoo` is `unsloth-zoo`). Its top-level modules are
-`top_level.txt`'s lines where it has one, else the first part of every Python file its
-`RECORD` lists. A followed module is looked up in `site-packages` as Python's path finder
-does (a package before a module of its name), under a top-level name a followed
-distribution installed; its path is absolute, which is how the graph tells a dependency's
-file from the project's (whose paths are relative to the project root).
+packaging normalizes it (PEP 503: `Unsloth_Zoo` is `unsloth-zoo`). Modules are found on the
+environment's path (graph/search_path.py) as Python finds them, and a found file belongs to
+the distribution that owns it: the one whose `RECORD` lists it or the folder it is in (a
+file added after the install belongs to its package's distribution), else the one whose
+`top_level.txt` names its top-level module, else the one whose name is the folder's. An
+editable install owns what its finder maps and what its `.pth` file adds. `follow` reads the
+modules of the followed distributions; a followed module's path is absolute, which is how the
+graph tells a dependency's file from the project's (whose paths are relative to the project root).
 """
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from import_policy.graph.environment import Environment
+from import_policy.graph.search_path import SearchPath, Spec
 
 _SEPARATORS = re.compile(r"[-_.]+")
 
@@ -35,12 +37,18 @@ class Distribution:
     version: str
     info: str  # the `.dist-info` folder
     site: str  # the `site-packages` it is installed in
-    tops: tuple[str, ...]  # top-level modules and packages it installs
+    tops: tuple[str, ...]  # top-level modules and packages it installs (as far as it tells)
     stamp: str  # its RECORD's stat data: what a reinstall or upgrade changes
+    record: tuple[str, ...] = field(default=(), compare=False, repr=False)  # RECORD's paths, `/`-separated
+
+    @property
+    def key(self) -> str:
+        return normalize(self.name)
 
     def files(self) -> list[str]:
         """The absolute paths of its Python files, as its RECORD lists them."""
-        return [os.path.join(self.site, *relative.split("/")) for relative in _python_files(self.info)]
+        return [os.path.join(self.site, *relative.split("/")) for relative in self.record
+                if relative.endswith(".py") and _inside(relative)]
 
 
 def installed(site: str) -> dict[str, str]:
@@ -52,38 +60,86 @@ def installed(site: str) -> dict[str, str]:
         return found
     for name in names:
         if name.endswith(".dist-info"):
-            found.setdefault(normalize(name[: -len(".dist-info")].split("-")[0]), os.path.join(site, name))
+            # `NAME-VERSION.dist-info`, NAME with `-` spelled `_` (a version holds no `-`)
+            found.setdefault(normalize(name[: -len(".dist-info")].rpartition("-")[0] or name[:-10]), os.path.join(site, name))
     return found
 
 
 def read(info: str, site: str) -> Distribution:
-    """The distribution a `.dist-info` folder describes; its RECORD is parsed only where no
-    `top_level.txt` names its modules (a big one takes milliseconds every run)."""
+    """The distribution a `.dist-info` folder describes."""
     folder = os.path.basename(info)[: -len(".dist-info")]
-    name, _, version = folder.partition("-")
+    name, _, version = folder.rpartition("-") if "-" in folder else (folder, "", "")
+    record = tuple(record_paths(_text(os.path.join(info, "RECORD"))))
     listed = [line.strip().replace("/", ".") for line in _text(os.path.join(info, "top_level.txt")).splitlines()]
     if not any(listed):
-        listed = [first[: -len(".py")] if first.endswith(".py") else first
-                  for first in (relative.split("/")[0] for relative in _python_files(info))]
+        listed = [_top_of(relative) for relative in record if _inside(relative) and ".dist-info/" not in relative]
+    if not any(listed) and not record:
+        listed = [name.replace("-", "_").replace(".", "_")]  # nothing tells: the folder of its name
     tops = [top for top in listed if top.isidentifier() and top != "__pycache__"]
     try:
         stat = os.stat(os.path.join(info, "RECORD"))
         stamp = f"{stat.st_mtime_ns}:{stat.st_size}:{stat.st_ino}"
     except OSError:
         stamp = ""
-    return Distribution(name, version, info, site, tuple(dict.fromkeys(tops)), stamp)
+    return Distribution(name, version, info, site, tuple(dict.fromkeys(tops)), stamp, record)
 
 
-def _python_files(info: str) -> list[str]:
-    """The Python files a RECORD lists inside site-packages, `/`-separated."""
-    out: list[str] = []
-    for row in csv.reader(io.StringIO(_text(os.path.join(info, "RECORD")))):
-        if not row or not row[0].endswith(".py"):
+def record_paths(text: str) -> Iterator[str]:
+    """The first field of each RECORD row (a CSV file), `/`-separated: read without csv's
+    field limit and without failing on any input (a broken row gives what it holds)."""
+    for line in text.splitlines():
+        if not line:
             continue
-        relative = row[0].replace("\\", "/")
-        if not relative.startswith(("../", "/")) and ".dist-info/" not in relative:
-            out.append(relative)  # not a script or data file outside site-packages
-    return out
+        if line.startswith('"'):
+            out: list[str] = []
+            at = 1
+            while at < len(line):
+                end = line.find('"', at)
+                if end < 0:
+                    out.append(line[at:])
+                    break
+                out.append(line[at:end])
+                if line.startswith('"', end + 1):  # a doubled quote is one quote
+                    out.append('"')
+                    at = end + 2
+                    continue
+                break
+            path = "".join(out)
+        else:
+            path = line.partition(",")[0]
+        if path:
+            yield path.replace("\\", "/")
+
+
+def _top_of(relative: str) -> str:
+    first = relative.split("/")[0]
+    if "/" not in relative:
+        for suffix in (".py", ".pyc"):
+            if first.endswith(suffix):
+                return first[: -len(suffix)]
+        return first.split(".")[0] if first.endswith((".so", ".pyd")) else ""
+    return first
+
+
+def _inside(relative: str) -> bool:
+    """A RECORD path inside site-packages (not a script or data file outside it)."""
+    return not relative.startswith(("../", "/")) and ":" not in relative.split("/")[0]
+
+
+def _metadata_name(info: str) -> str | None:
+    """The `Name:` its METADATA gives (as the project spells it; the folder's name is escaped)."""
+    try:
+        with open(os.path.join(info, "METADATA"), encoding="utf-8", errors="replace") as handle:
+            head = handle.read(4096)
+    except OSError:
+        return None
+    for line in head.splitlines():
+        if not line:
+            break
+        key, _, value = line.partition(":")
+        if key.strip().lower() == "name" and value.strip():
+            return value.strip()
+    return None
 
 
 def _text(path: str) -> str:
@@ -94,6 +150,59 @@ def _text(path: str) -> str:
         return ""
 
 
+class Owners:
+    """Which distributions own a path: those whose RECORD lists it or a folder above it
+    (the longest such prefix decides), else by `top_level.txt`, else by the folder's name."""
+
+    def __init__(self, distributions: Iterable[Distribution], search: SearchPath) -> None:
+        self._by_path: dict[str, list[str]] = {}
+        self._memo: dict[str, tuple[str, ...]] = {}
+        for distribution in distributions:
+            listed = False
+            for relative in distribution.record:
+                if not _inside(relative) or ".dist-info/" in relative or "__pycache__" in relative:
+                    continue
+                parts = relative.split("/")
+                for cut in range(1, len(parts) + 1):
+                    self._claim(os.path.join(distribution.site, *parts[:cut]), distribution.key)
+                listed = True
+                target = os.path.normpath(os.path.join(distribution.site, *parts))
+                for added, pth in search.pth.items():
+                    if pth == target:
+                        self._claim(added, distribution.key)
+                for mapped, finder in search.editable.values():
+                    if finder == target:
+                        self._claim(mapped, distribution.key)
+            if not listed:  # top_level.txt, else the folder of its name
+                for top in distribution.tops:
+                    self._claim(os.path.join(distribution.site, top), distribution.key)
+                    self._claim(os.path.join(distribution.site, top + ".py"), distribution.key)
+        self._sites = search.sites
+
+    def _claim(self, path: str, key: str) -> None:
+        keys = self._by_path.setdefault(os.path.normpath(path), [])
+        if key not in keys:
+            keys.append(key)
+
+    def of(self, path: str) -> tuple[str, ...]:
+        """The keys of the distributions that own `path` (none: no distribution tells)."""
+        found = self._memo.get(path)
+        if found is None:
+            found = ()
+            at = os.path.normpath(path)
+            while True:
+                keys = self._by_path.get(at)
+                if keys:
+                    found = tuple(keys)
+                    break
+                parent = os.path.dirname(at)
+                if parent == at or at in self._sites:
+                    break
+                at = parent
+            self._memo[path] = found
+        return found
+
+
 @dataclass(frozen=True)
 class Followed:
     """The followed distributions of one environment: their modules as the graph sees them."""
@@ -101,17 +210,25 @@ class Followed:
     environment: Environment | None
     distributions: tuple[Distribution, ...]
     missing: tuple[str, ...]  # followed names not installed (as written)
-    tops: Mapping[str, str] = field(default_factory=dict, compare=False)  # top-level name -> site
+    tops: Mapping[str, str] = field(default_factory=dict, compare=False)  # top-level name -> distribution key
+    search: SearchPath | None = field(default=None, compare=False, repr=False)
+    owners: Owners | None = field(default=None, compare=False, repr=False)
+    every: bool = False
+    names_by_key: Mapping[str, str] = field(default_factory=dict, compare=False)  # key -> name as its folder spells it
 
     @property
     def names(self) -> frozenset[str]:
         return frozenset(self.tops)
 
-    @property
+    @cached_property
     def identity(self) -> str:
         """What the followed modules' lookups depend on, beyond the files read: which
-        distributions, where, as installed (a reinstall rewrites RECORD)."""
-        described = repr(sorted((d.info, d.stamp, d.tops) for d in self.distributions))
+        distributions, where, as installed (a reinstall rewrites RECORD), the path, and the
+        stat data of every folder a lookup lists (a module added or removed moves it)."""
+        folders = self.search.folders if self.search is not None else ()
+        mapped = sorted(self.search.editable.items()) if self.search is not None else []
+        listed = [(folder, _folder_stat(folder)) for folder in sorted(set(self.read()[1]))]
+        described = repr((sorted((d.info, d.stamp, d.tops) for d in self.distributions), folders, mapped, listed))
         return hashlib.blake2b(described.encode(), digest_size=16).hexdigest()
 
     def files(self) -> Iterator[str]:
@@ -122,62 +239,94 @@ class Followed:
         """Whether a graph path is a dependency's file (the project's are relative)."""
         return os.path.isabs(path)
 
+    def followed(self, path: str) -> bool:
+        """Whether a found file belongs to a followed distribution."""
+        if self.owners is None:
+            return False
+        keys = self.owners.of(path)
+        return any(key in self.names_by_key for key in keys)
+
+    def spec(self, module: str) -> Spec | None:
+        if self.search is None or module.partition(".")[0] not in self.tops:
+            return None
+        return self.search.find(module)
+
     def find(self, module: str) -> str | None:
         """The followed module's file, as the path finder would pick it; None: not followed, or not there."""
-        site = self.tops.get(module.partition(".")[0])
-        if site is None:
+        spec = self.spec(module)
+        if spec is None or spec.file is None or not spec.file.endswith(".py"):
             return None
-        parts = module.split(".")
-        if not all(part.isidentifier() for part in parts):
-            return None
-        inner = os.path.join(site, *parts)
-        for candidate in (os.path.join(inner, "__init__.py"), inner + ".py"):
-            if os.path.isfile(candidate):
-                return candidate
-        return None
+        return spec.file if self.followed(spec.file) else None
 
     def module_of(self, path: str) -> tuple[str | None, bool]:
         """A dependency file's module name and whether it is a package's `__init__`."""
-        for site in {s for s in self.tops.values()}:
-            if path.startswith(site + os.sep):
-                inner = path[len(site) + 1:].rsplit(".", 1)[0].split(os.sep)
+        if self.search is None:
+            return None, False
+        for folder, prefix in self.search.roots_of(path):
+            if path.startswith(folder + os.sep):
+                inner = path[len(folder) + 1:].rsplit(".", 1)[0].split(os.sep)
                 package = inner[-1] == "__init__"
-                parts = inner[:-1] if package else inner
-                if parts and all(part.isidentifier() for part in parts):
+                parts = [*([prefix] if prefix else []), *(inner[:-1] if package else inner)]
+                if parts and all(part.isidentifier() for part in parts) and self.find(".".join(parts)) == path:
                     return ".".join(parts), package
         return None, False
 
     def shown(self, path: str) -> str:
-        """A dependency file as a message names it: relative to its `site-packages`."""
-        for site in {s for s in self.tops.values()}:
-            if path.startswith(site + os.sep):
-                return path[len(site) + 1:].replace(os.sep, "/")
+        """A dependency file as a message names it: relative to the path folder it is found in."""
+        module, package = self.module_of(path)
+        if module is not None:
+            return "/".join(module.split(".")) + ("/__init__.py" if package else ".py")
         return path
 
-    def distribution_of(self, module: str) -> str:
-        top = module.partition(".")[0]
-        for distribution in self.distributions:
-            if top in distribution.tops:
-                return distribution.name
-        return top
+    def distribution_of_file(self, path: str) -> str:
+        """The distribution that holds a dependency's file, as its folder spells it."""
+        keys = self.owners.of(path) if self.owners is not None else ()
+        followed = [key for key in keys if key in self.names_by_key] or list(keys)
+        if not followed:
+            return os.path.basename(path)
+        distribution = next((d for d in self.distributions if d.key == followed[0]), None)
+        return _metadata_name(distribution.info) or distribution.name if distribution is not None else followed[0]
 
     def every_module(self) -> Iterator[tuple[str, str]]:
         """Every followed module and its file (a package walk asks for all of them)."""
-        for top, site in sorted(self.tops.items()):
-            single = os.path.join(site, f"{top}.py")
-            folder = os.path.join(site, top)
-            if os.path.isdir(folder):
-                for here, folders, files in os.walk(folder):
-                    folders[:] = sorted(f for f in folders if f.isidentifier())
-                    relative = os.path.relpath(here, site).split(os.sep)
-                    for name in sorted(files):
-                        if name.endswith(".py") and name[:-3].isidentifier():
-                            parts = relative if name == "__init__.py" else [*relative, name[:-3]]
-                            module = ".".join(parts)
-                            if self.find(module) == os.path.join(here, name):
-                                yield module, os.path.join(here, name)
-            elif os.path.isfile(single):
-                yield top, single
+        for top in sorted(self.tops):
+            spec = self.spec(top)
+            if spec is not None:
+                yield from self._walk(spec)
+
+    def _walk(self, spec: Spec) -> Iterator[tuple[str, str]]:
+        if spec.file is not None and spec.file.endswith(".py") and self.followed(spec.file):
+            yield spec.name, spec.file
+        if self.search is not None and spec.locations:
+            for inner in self.search.submodules(spec):
+                yield from self._walk(inner)
+
+    def read(self) -> tuple[list[str], list[str]]:
+        """What the graph may read of the followed distributions: every followed module's file,
+        and the folders listed to find them (the path's, and each followed package's)."""
+        files: list[str] = []
+        folders: list[str] = list(self.search.folders) if self.search is not None else []
+        for top in sorted(self.tops):
+            spec = self.spec(top)
+            if spec is not None:
+                self._gather(spec, files, folders)
+        return files, folders
+
+    def _gather(self, spec: Spec, files: list[str], folders: list[str]) -> None:
+        if spec.file is not None and spec.file.endswith(".py") and self.followed(spec.file):
+            files.append(spec.file)
+        if self.search is not None and spec.locations:
+            folders.extend(spec.locations)
+            for inner in self.search.submodules(spec):
+                self._gather(inner, files, folders)
+
+
+def _folder_stat(folder: str) -> tuple[int, int, int] | None:
+    try:
+        stat = os.stat(folder)
+    except OSError:
+        return None
+    return stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino
 
 
 def follow(environment: Environment | None, names: Iterable[str], every: bool) -> Followed:
@@ -185,20 +334,51 @@ def follow(environment: Environment | None, names: Iterable[str], every: bool) -
     wanted = [(name, normalize(name)) for name in names]
     if environment is None:
         return Followed(None, (), tuple(name for name, _ in wanted))
-    found: dict[str, Distribution] = {}
-    tops: dict[str, str] = {}
+    search = SearchPath(environment.site_packages)
+    everything: dict[str, Distribution] = {}
     for site in environment.site_packages:
-        infos = installed(site)
-        chosen = infos if every else {key: infos[key] for _, key in wanted if key in infos}
-        for key, info in chosen.items():
-            if key in found:
-                continue  # an earlier site-packages shadows it
-            distribution = read(info, site)
-            found[key] = distribution
-            for top in distribution.tops:
-                tops.setdefault(top, site)
-    missing = tuple(name for name, key in wanted if key not in found)
-    return Followed(environment, tuple(found.values()), missing, tops)
+        for key, info in installed(site).items():
+            if key not in everything:  # an earlier site-packages shadows it
+                everything[key] = read(info, site)
+    chosen = everything if every else {key: everything[key] for _, key in wanted if key in everything}
+    tops: dict[str, str] = {}
+    for key, distribution in chosen.items():
+        for top in _tops(distribution, search):
+            tops.setdefault(top, key)
+    missing = tuple(name for name, key in wanted if key not in everything)
+    owners = Owners(everything.values(), search)
+    by_key = {key: distribution.name for key, distribution in chosen.items()}
+    return Followed(environment, tuple(chosen.values()), missing, tops, search, owners, every, by_key)
 
 
-__all__ = ["Distribution", "Followed", "follow", "installed", "normalize", "read"]
+def _tops(distribution: Distribution, search: SearchPath) -> list[str]:
+    """The top-level names a distribution installs, its editable finder's and `.pth` folders' included."""
+    out = list(distribution.tops)
+    for relative in distribution.record:
+        target = os.path.normpath(os.path.join(distribution.site, *relative.split("/")))
+        for top, (_, finder) in search.editable.items():
+            if finder == target:
+                out.append(top)
+        for added, pth in search.pth.items():
+            if pth == target:
+                listing = search.listing(added)
+                out.extend(f for f in listing.folders if f.isidentifier())
+                out.extend(f[:-3] for f in listing.files if f.endswith(".py") and f[:-3].isidentifier())
+    return [top for top in dict.fromkeys(out) if top.isidentifier() and not top.startswith("__editable__")]
+
+
+def unfound(followed: Followed) -> list[Distribution]:
+    """The followed distributions none of whose modules the path finds (or that tell none)."""
+    search = followed.search
+    if search is None:
+        return []
+    out = []
+    for distribution in followed.distributions:
+        tops = [top for top, key in followed.tops.items() if key == distribution.key]
+        tops += [top for top in _tops(distribution, search) if top not in tops]
+        if not any(search.find(top) is not None for top in tops):
+            out.append(distribution)
+    return out
+
+
+__all__ = ["Distribution", "Followed", "Owners", "follow", "installed", "normalize", "read", "record_paths", "unfound"]

@@ -3,16 +3,19 @@ find theirs, and where its `site-packages` folders are, from the folder layout a
 
 Nothing is run or imported: an interpreter's path names its environment's folder (`bin/python`
 or `Scripts/python.exe` under a venv, `python.exe` at a Windows prefix), `pyvenv.cfg` marks a
-venv, and its packages are under `lib/pythonX.Y/site-packages` (`lib64` too) or
-`Lib/site-packages`. The order: `environment.python`, else `$VIRTUAL_ENV`, else `.venv` under
-the project root, else none. A pre-commit hook runs in a venv of its own under pre-commit's
-cache, which holds the hook's dependencies, not the project's: that `$VIRTUAL_ENV` is passed over.
+venv, and its packages are under `lib/pythonX.Y/site-packages` (`lib64` too; `pythonX.Yt` for a
+free-threaded build) or `Lib/site-packages`. The order: `environment.python`, else `.venv` under
+the project root, else `$VIRTUAL_ENV`, else none. A pre-commit hook runs in a venv of its own
+(under pre-commit's cache, or `try-repo`'s temporary store), which holds the hook's dependencies,
+not the project's, and a tools venv that holds import-policy is not the project's either: such a
+`$VIRTUAL_ENV` is passed over.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,23 +30,39 @@ class Environment:
     how: str  # which setting named it: `environment.python`, `$VIRTUAL_ENV` or `.venv`
 
 
-def find(root: Path, python: str | None, environ: Mapping[str, str]) -> Environment | None:
-    """The project's environment; None when there is none (or the named one has no site-packages)."""
+def find(root: Path, python: str | None, environ: Mapping[str, str], own: str | None = None) -> Environment | None:
+    """The project's environment; None when there is none (or the named one has no site-packages).
+    `own`: the prefix of the environment import-policy runs in (never the project's)."""
     if python is not None:
         return _at(_prefix_of(python), "environment.python")
-    virtual = environ.get("VIRTUAL_ENV")
-    if virtual and not _pre_commit_own(virtual, environ):
-        found = _at(virtual, "$VIRTUAL_ENV")
+    local = root / ".venv"
+    if local.is_dir():
+        found = _at(str(local), ".venv")
         if found is not None:
             return found
-    local = root / ".venv"
-    return _at(str(local), ".venv") if local.is_dir() else None
+    virtual = environ.get("VIRTUAL_ENV")
+    if virtual and passed_over(virtual, environ, own) is None:
+        return _at(virtual, "$VIRTUAL_ENV")
+    return None
+
+
+def passed_over(virtual: str, environ: Mapping[str, str], own: str | None) -> str | None:
+    """Why `$VIRTUAL_ENV` is not the project's environment, if it is not."""
+    if _pre_commit_own(virtual, environ):
+        return "pre-commit's own hook environment"
+    if own is not None and os.path.realpath(own) == os.path.realpath(virtual):
+        return "the environment import-policy runs in"
+    return None
 
 
 def project_environment(root: Path, python: str | None) -> Environment | None:
     """`find` with this process's environment variables."""
+    return find(root, python, environment_variables(), sys.prefix)
+
+
+def environment_variables() -> dict[str, str]:
     names = ("VIRTUAL_ENV", "PRE_COMMIT_HOME", "XDG_CACHE_HOME")
-    return find(root, python, {name: os.environ[name] for name in names if name in os.environ})
+    return {name: os.environ[name] for name in names if name in os.environ}
 
 
 def _prefix_of(python: str) -> str:
@@ -58,12 +77,18 @@ def _prefix_of(python: str) -> str:
 
 
 def _pre_commit_own(virtual: str, environ: Mapping[str, str]) -> bool:
-    """Whether `$VIRTUAL_ENV` is a venv pre-commit made for a hook (under its cache folder)."""
+    """Whether `$VIRTUAL_ENV` is a venv pre-commit made for a hook: under its cache folder
+    (`PRE_COMMIT_HOME`, else `~/.cache/pre-commit`), or laid out as pre-commit lays any store,
+    a temporary one of `try-repo` included (`STORE/repoXXXX/py_env-VERSION`, the store holding
+    its `db.db`)."""
     homes = [environ.get("PRE_COMMIT_HOME", "")]
     cache = environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     homes.append(os.path.join(cache, "pre-commit"))
     real = os.path.realpath(virtual)
-    return any(home and (real + os.sep).startswith(os.path.realpath(home) + os.sep) for home in homes)
+    if any(home and (real + os.sep).startswith(os.path.realpath(home) + os.sep) for home in homes):
+        return True
+    store = os.path.dirname(os.path.dirname(real))
+    return os.path.basename(real).startswith("py_env-") and os.path.isfile(os.path.join(store, "db.db"))
 
 
 def _at(prefix: str, how: str) -> Environment | None:
@@ -109,4 +134,4 @@ def _venv_version(prefix: str) -> str | None:
     return None
 
 
-__all__ = ["Environment", "find", "project_environment", "site_packages"]
+__all__ = ["Environment", "environment_variables", "find", "passed_over", "project_environment", "site_packages"]

@@ -97,9 +97,12 @@ class Project:
 
     def __init__(
         self, rocm: RocmSafety, modules: Mapping[str, str], load: Callable[[str], FileFacts | None],
-        exports: Mapping[str, str] | None = None,
+        exports: Mapping[str, str] | None = None, installed: Callable[[str], bool] | None = None,
     ) -> None:
         self.rocm = rocm
+        # With `installed: environment`: whether a module is installed (a `try:` import of one
+        # that is not raises, and its handler runs).
+        self.installed = installed if rocm.installed == "environment" else None
         self.module_path = modules  # looked up, never walked unless a package walk asks
         self.exports = dict(exports or {})
         self.judge = Judge(Platform("rocm", rocm.guards, rocm.rocm, rocm.values), self)
@@ -420,6 +423,8 @@ class Project:
         name a lazy import bound (the first that runs on ROCm), or None: it does not."""
         if not self.judge.eager(fact.context, facts.path):
             return None
+        if self.installed is not None and not self._can_run(fact):
+            return None
         if not self.lazy(fact):
             return True
         at = (fact.span.line, fact.span.column)
@@ -427,6 +432,15 @@ class Project:
             if read.name == fact.bound and (read.span.line, read.span.column) > at and self.judge.eager(read.context, facts.path):
                 return read
         return None
+
+    def _can_run(self, fact: ImportFact) -> bool:
+        """With the environment deciding: a `try:` import of a module not installed raises (its
+        handler runs), and a handler's import runs only where one of the imports its `try:`
+        tries is not installed."""
+        assert self.installed is not None
+        if fact.caught and not self.installed(fact.module if fact.kind == "from" else fact.name):
+            return False
+        return not fact.fallback_for or not all(self.installed(name) for name in fact.fallback_for)
 
     def _find_sites(self, facts: FileFacts) -> Iterator[HeavySite]:
         seen_statements: set[int] = set()

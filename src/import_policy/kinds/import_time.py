@@ -44,6 +44,7 @@ class ImportTimeRule(RuleBase):
     entry: tuple[str, ...] = ()
     forbid: tuple[DottedPattern, ...] = ()
     platform: Platform = "any"
+    installed: str = "any"  # or "environment": see RocmSafety.installed
     entry_lines: tuple[int, ...] = field(default=(), compare=False)  # of each entry, for errors
     kind: str = field(default=KIND, kw_only=True)
 
@@ -59,10 +60,13 @@ def settings(rule: ImportTimeRule, rocm: RocmSafety | None, python: tuple[int, i
     whether a lazy import is lazy, as the pass decides it."""
     probes = rocm.probes if rocm is not None else ()
     if rule.platform == "rocm" and rocm is not None:
-        return replace(rocm, heavy_modules=rule.forbid, reasons=(), files=(), entry_modules=rule.entry, python=python)
+        return replace(
+            rocm, heavy_modules=rule.forbid, reasons=(), files=(), entry_modules=rule.entry, python=python,
+            installed=rule.installed,
+        )
     return RocmSafety(
         heavy_modules=rule.forbid, probes=probes, guards=(), files=(), entry_modules=rule.entry,
-        origin=Origin(rule.origin.source, rule.origin.line), python=python,
+        origin=Origin(rule.origin.source, rule.origin.line), python=python, installed=rule.installed,
     )
 
 
@@ -105,10 +109,10 @@ class ImportTimeKind:
 
     name = KIND
     language: Literal["python"] = "python"
-    keys = ("entry", "forbid", "platform")
+    keys = ("entry", "forbid", "platform", "installed")
 
     def parse(self, v: Validator, items: Items, common: RuleFields) -> ImportTimeRule:
-        from import_policy.config.validate import DOTTED
+        from import_policy.config.validate import DOTTED, INSTALLED
         from import_policy.config.yamltree import Seq
 
         line = common["origin"].line
@@ -128,9 +132,10 @@ class ImportTimeKind:
                 v.error(items["entry"][1].line, "entry must name at least one module")
         platform = v.choice(items["platform"][1], "platform", ("any", "rocm")) if "platform" in items else "any"
         forbid = v.dotted_patterns(items["forbid"][1] if "forbid" in items else Seq([], line), "forbid")
+        installed = v.choice(items["installed"][1], "installed", INSTALLED) if "installed" in items else "any"
         return ImportTimeRule(
             entry=tuple(entries), forbid=tuple(forbid), platform="rocm" if platform == "rocm" else "any",
-            entry_lines=tuple(lines), **common,
+            installed=installed or "any", entry_lines=tuple(lines), **common,
         )
 
     def fixable(self, rule: ImportTimeRule) -> str:

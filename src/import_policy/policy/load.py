@@ -318,10 +318,12 @@ class _Source:
 
 
 def _shown(path: Path, cwd: Path) -> str:
+    """A configuration file's path as every output shows paths: relative to the current
+    folder, normalized (`rules`, `explain`, SARIF's `properties.source`, errors)."""
     try:
         shown = path.resolve().relative_to(cwd.resolve()).as_posix()
     except ValueError:
-        shown = path.as_posix()
+        shown = Path(os.path.relpath(os.path.abspath(path), os.path.abspath(cwd))).as_posix()
     return quote_path(shown)
 
 
@@ -621,6 +623,7 @@ class _RocmMerge:
             removed=tuple((key, name, origin) for (key, name), origin in self.removed.items()),
             values=tuple((name, value) for name, (value, _) in self.maps.get("values", {}).items()),  # type: ignore[misc]
             python=python,
+            installed="environment" if "environment" in listed("installed") else "any",
         )
 
 

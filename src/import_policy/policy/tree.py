@@ -57,6 +57,8 @@ def against_tree(policy: Policy, remember: bool = False) -> Checked:
                 f"fix.gateway {fix.gateway!r} of rule {rule.id!r} is not a module of the project "
                 f"(no {_spelled(fix.gateway)} under roots {', '.join(policy.roots)})",
             ))
+    if not errors and (policy.follow is not None or _asks_installed(policy)):
+        errors.extend(_follow_errors(policy))
     if errors:
         raise ConfigErrors(errors)
     rules: list[RuleBase] = []
@@ -72,6 +74,33 @@ def against_tree(policy: Policy, remember: bool = False) -> Checked:
 
         warnings.extend(follow_warnings(policy))
     return Checked(replace(policy, rules=tuple(rules)), tuple(warnings))
+
+
+def _follow_errors(policy: Policy) -> Iterator[ConfigError]:
+    """A `follow` that reads nothing it names: no environment, none installed, or one installed
+    none of whose modules is found."""
+    from import_policy.config.validate import ConfigError
+    from import_policy.graph.environment import project_environment
+    from import_policy.graph.through import dependencies, errors
+
+    for source, line, message in errors(policy, dependencies(policy)):
+        yield ConfigError(source, line, message)
+    python = policy.follow.python if policy.follow is not None else None
+    if _asks_installed(policy) and project_environment(policy.root, python) is None:
+        origin = next((r.origin for r in policy.rules if getattr(r, "installed", "any") == "environment"), None)
+        if origin is None and policy.rocm_safety is not None:
+            origin = policy.rocm_safety.origin_of("installed", "environment")
+        where = origin or Origin(policy.sources[-1] if policy.sources else "", 0)
+        yield ConfigError(where.source, where.line, (
+            "installed: environment needs an environment to read: no environment.python, no .venv under the "
+            f"project root ({policy.root / '.venv'}), and no usable $VIRTUAL_ENV"
+        ))
+
+
+def _asks_installed(policy: Policy) -> bool:
+    from import_policy.graph.through import asks_installed
+
+    return asks_installed(policy)
 
 
 def _entries(policy: Policy, modules: ProjectModules) -> Iterator[ConfigError]:

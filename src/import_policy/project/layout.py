@@ -38,11 +38,19 @@ def top_level(root: Path, roots: Sequence[str]) -> dict[str, tuple[str, ...]]:
     return {name: tuple(providers) for name, providers in found.items()}
 
 
+# A folder without an `__init__.py` that holds one of these is a project of its own (its own
+# configuration, or its own distribution), not a namespace package of the project above it.
+PROJECT_FILES = ("import-policy.yaml", ".import-policy.yaml", "pyproject.toml", "setup.py")
+
+
 def _is_package(path: str) -> bool:
     """A folder with an `__init__.py`, or a namespace package (PEP 420): a folder without one
-    that holds a module or a package. A folder of other files (C sources, data) is neither."""
+    that holds a module or a package and is no project of its own (`PROJECT_FILES`). A folder
+    of other files (C sources, data) is neither."""
     if os.path.isfile(os.path.join(path, "__init__.py")):
         return True
+    if any(os.path.isfile(os.path.join(path, name)) for name in PROJECT_FILES):
+        return False
     try:
         with os.scandir(path) as entries:
             for entry in entries:

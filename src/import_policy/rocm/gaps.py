@@ -7,16 +7,21 @@ the changed ones) reads the same graph as a whole-tree run, and must not pass ov
 that run reports. Where the file was not checked, the message says why it is reported and
 by which chain the pass reached it. Nothing silences it, as nothing silences the whole-tree
 `syntax-error`: no line of the file was checked.
+
+A followed dependency's file that does not parse is no finding of the project: Python raises
+when it imports it, so the chains through it stop there, and one stderr warning names it.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
 from import_policy.diagnostics import Diagnostic
 from import_policy.facts.records.model import FileFacts, SyntaxErrorFact
 from import_policy.kinds.syntax import syntax_error
+from import_policy.graph import through
 from import_policy.graph.chains import Chain
 from import_policy.project.modules import module_name
 from import_policy.graph.store import ModuleGraph
@@ -32,6 +37,9 @@ def reports(asked: Iterable[Asked], passed: Mapping[str, FileFacts], roots: tupl
     out: dict[str, Diagnostic] = {}
     for graph, _ in graphs:
         for path, error in list(graph.unparsed.items()):
+            if os.path.isabs(path):  # a followed dependency's file: importing it raises, its chain stops
+                through.unparsed_dependency(path, error.line, error.message)
+                continue
             facts = passed.get(path)
             if path in out or facts is not None and facts.parsed:
                 continue

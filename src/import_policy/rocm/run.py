@@ -42,6 +42,7 @@ from import_policy.facts.shared.walkstate import DYNAMIC_IMPORTERS
 from import_policy.graph.chains import Chain
 from import_policy.graph import hook, through
 from import_policy.graph.distributions import Followed
+from import_policy.graph.through import Availability
 from import_policy.rocm import gaps, links
 from import_policy.kinds import import_time as import_time_kind
 from import_policy.kinds.import_time import ImportTimeRule, rules_of as import_time_rules
@@ -117,6 +118,8 @@ class RocmPlan:
     # Installed distributions the graph reads through (`follow:`); their top-level names are
     # among `project_names`, so their imports and calls are kept as the project's are.
     followed: Followed | None = field(default=None, compare=False)
+    # `installed: environment`: whether a module is installed in the project's environment.
+    installed: Availability | None = field(default=None, compare=False)
 
     @property
     def cache_mode(self) -> str:
@@ -225,6 +228,7 @@ def make_plan(
     entries = rocm.entry_modules or default_entries(top)
     plain = RocmPlan(
         policy, rocm, selected, exports, None, project_names, entries, import_time=import_time, followed=followed,
+        installed=through.availability(policy, followed, frozenset(name for name, _ in top)),
     )
     if not prefilter:
         return plain
@@ -336,7 +340,7 @@ def project(
         return facts
 
     found = modules if modules is not None else _modules(plan, known, cache is not None)
-    return Project(plan.rocm, found, load, plan.exports)
+    return Project(plan.rocm, found, load, plan.exports, plan.installed)
 
 
 def graph_settings(plan: RocmPlan) -> str | None:
@@ -347,6 +351,7 @@ def graph_settings(plan: RocmPlan) -> str | None:
         plan.policy.exclude,
         plan.tokens, sorted(plan.import_heads) if plan.import_heads is not None else None, plan.cache_mode,
         plan.followed.identity if plan.followed is not None else None,
+        plan.installed.identity if plan.installed is not None else None,
     ))
     if " at 0x" in described:
         return None

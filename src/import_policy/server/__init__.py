@@ -5,6 +5,7 @@ configuration, with the ROCm pass's graphs kept in memory between edits) -> lint
 `check` gives for one file as its buffer stands) -> convert (LSP diagnostics and code
 actions) -> app (pygls: the protocol, the notifications, what to publish again).
 
-Only `app` imports pygls and lsprotocol; `commands/server.py` imports `app` only when the
-command runs, so a `check` never loads them.
+pygls and lsprotocol are imported only here (the protocol and its notifications in `app`,
+URIs through `pygls.uris`, columns through the position codec pygls negotiated);
+`commands/server.py` imports `app` only when the command runs, so a `check` never loads them.
 """

@@ -13,10 +13,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import sys
 import traceback
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, BinaryIO, TypeVar, cast
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
@@ -27,8 +28,9 @@ from import_policy import __version__
 from import_policy.policy.load import CONFIG_NAMES
 from import_policy.diagnostics import Diagnostic
 from import_policy.discovery.files import relative_to_root
-from import_policy.server.convert import edit_between, lines_of, utf16_column
+from import_policy.server.convert import Units, client_column, edit_between, lines_of
 from import_policy.server.documents import Buffer, Documents, path_of, uri_of
+from import_policy.server.frames import OVERSIZED, BoundedReader
 from import_policy.server.lint import lint, source_file
 from import_policy.server.projects import Fault, Project, Projects
 
@@ -49,9 +51,15 @@ class _Ignored:
 
 class Protocol(LanguageServerProtocol):
     """pygls's protocol, but a request whose params do not fit its method is answered with
-    the JSON-RPC error (InvalidParams) instead of only logged, so the client never waits."""
+    the JSON-RPC error (InvalidParams) instead of only logged, so the client never waits;
+    a frame over the size bound is answered with InvalidRequest (id null), the server goes on."""
 
     def structure_message(self, data: dict[str, Any]) -> Any:
+        if OVERSIZED in data:  # a frame over the bound, never read (`frames`)
+            message = f"a message of {data[OVERSIZED]} bytes is over the limit of {data['limit']} bytes: refused"
+            # Its id was never read: null, as JSON-RPC says (lsprotocol's record would leave it out).
+            self._send_data({"jsonrpc": "2.0", "id": None, "error": {"code": types.ErrorCodes.InvalidRequest, "message": message}})
+            return _Ignored()
         try:
             return super().structure_message(data)
         except JsonRpcException as error:
@@ -86,6 +94,12 @@ class PolicyServer(LanguageServer):
             self._projects = Projects(self.documents, Path(os.path.realpath(root)) if root else Path.cwd())
         return self._projects
 
+    @property
+    def units(self) -> Units:
+        """How the client counts a line's characters: the position encoding pygls negotiated
+        at `initialize` (UTF-8 when the client offers it, else UTF-16, the protocol's default)."""
+        return self.workspace.position_codec.client_num_units
+
     def log(self, message: str, kind: types.MessageType = types.MessageType.Log) -> None:
         self.window_log_message(types.LogMessageParams(type=kind, message=message))
 
@@ -107,7 +121,7 @@ class PolicyServer(LanguageServer):
         self.published[buffer.uri] = findings
         self.versions[buffer.uri] = buffer.text
         lines = lines_of(buffer.text)
-        shown = [to_lsp(d, lines, project) for d in findings]
+        shown = [to_lsp(d, lines, project, self.units) for d in findings]
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=buffer.uri, version=buffer.version, diagnostics=shown)
         )
@@ -119,7 +133,7 @@ class PolicyServer(LanguageServer):
             row = max(line - 1, 0)
             width = len(lines_of(text)[row]) if text is not None and row < len(lines_of(text)) else 0
             by_file.setdefault(path, []).append(types.Diagnostic(
-                range=types.Range(types.Position(row, 0), types.Position(row, utf16_column(_line(text, row), width + 1))),
+                range=types.Range(types.Position(row, 0), types.Position(row, client_column(_line(text, row), width + 1, self.units))),
                 message=message, severity=types.DiagnosticSeverity.Error, source=SOURCE, code="configuration",
             ))
         for path, shown in by_file.items():
@@ -190,6 +204,12 @@ class PolicyServer(LanguageServer):
             if not relative.startswith("../"):
                 project.graphs.forget(relative)
 
+    def watch_configs(self) -> None:
+        """On each message: a configuration file edited on disk (by stat data, for an editor
+        that registers no file watcher) drops what it built, and every open file is checked again."""
+        if self._projects is not None and self._projects.moved_on_disk():
+            self.recheck_all()
+
     def config_event(self, path: Path, created_or_deleted: bool) -> bool:
         """A file a configuration may be built from changed: drop what it built. Whether the
         open buffers must be checked again."""
@@ -215,10 +235,10 @@ def _line(text: str | None, row: int) -> str:
     return lines[row] if row < len(lines) else ""
 
 
-def to_lsp(d: Diagnostic, lines: list[str], project: Project | None) -> types.Diagnostic:
+def to_lsp(d: Diagnostic, lines: list[str], project: Project | None, units: Units) -> types.Diagnostic:
     start_row, end_row = max(d.line - 1, 0), max(d.end_line - 1, 0)
-    start = types.Position(start_row, utf16_column(_at(lines, start_row), d.column))
-    end = types.Position(end_row, utf16_column(_at(lines, end_row), d.end_column))
+    start = types.Position(start_row, client_column(_at(lines, start_row), d.column, units))
+    end = types.Position(end_row, client_column(_at(lines, end_row), d.end_column, units))
     href = project.explain_uri(d.rule) if project is not None else None
     return types.Diagnostic(
         range=types.Range(start, end), message=d.message, source=SOURCE, code=d.rule,
@@ -339,13 +359,22 @@ def build() -> PolicyServer:
     server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION,
         types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL], resolve_provider=False),
-    )(lambda ls, params: _guarded(ls, actions, ls, params) or [])
+    )(_answered(server, actions))
     return server
 
 
 def _safe(server: PolicyServer, handler: Callable[[PolicyServer, Any], None]) -> Callable[[PolicyServer, Any], None]:
     def run(ls: PolicyServer, params: Any) -> None:
+        _guarded(ls, ls.watch_configs)
         _guarded(ls, handler, ls, params)
+
+    return run
+
+
+def _answered(server: PolicyServer, handler: Callable[[PolicyServer, Any], list[T]]) -> Callable[[PolicyServer, Any], list[T]]:
+    def run(ls: PolicyServer, params: Any) -> list[T]:
+        _guarded(ls, ls.watch_configs)
+        return _guarded(ls, handler, ls, params) or []
 
     return run
 
@@ -371,39 +400,39 @@ def code_actions(ls: PolicyServer, params: types.CodeActionParams) -> list[types
     lines = lines_of(buffer.text)
     if wanted(types.CodeActionKind.QuickFix):
         for d in fixable:
-            if not _overlaps(d, params.range, lines):
+            if not _overlaps(d, params.range, lines, ls.units):
                 continue
-            edit = _fixed(buffer, [d], unsafe=not d.fix.safe)  # type: ignore[union-attr]
+            edit = _fixed(buffer, [d], not d.fix.safe, ls.units)  # type: ignore[union-attr]
             if edit is None:
                 continue
             safe = bool(d.fix.safe)  # type: ignore[union-attr]
             out.append(types.CodeAction(
                 title=f"Fix {d.rule}" + ("" if safe else " (unsafe: may change behaviour)"),
                 kind=types.CodeActionKind.QuickFix, is_preferred=safe, edit=edit,
-                diagnostics=[to_lsp(d, lines, None)],
+                diagnostics=[to_lsp(d, lines, None, ls.units)],
             ))
     safe_ones = [d for d in fixable if d.fix.safe]  # type: ignore[union-attr]
     if safe_ones and only and wanted(FIX_ALL):
-        edit = _fixed(buffer, safe_ones, unsafe=False)
+        edit = _fixed(buffer, safe_ones, False, ls.units)
         if edit is not None:
             out.append(types.CodeAction(title="import-policy: fix all safe fixes", kind=FIX_ALL, edit=edit))
     return out
 
 
-def _overlaps(d: Diagnostic, wanted: types.Range, lines: list[str]) -> bool:
-    start = (d.line - 1, utf16_column(_at(lines, d.line - 1), d.column))
-    end = (d.end_line - 1, utf16_column(_at(lines, d.end_line - 1), d.end_column))
+def _overlaps(d: Diagnostic, wanted: types.Range, lines: list[str], units: Units) -> bool:
+    start = (d.line - 1, client_column(_at(lines, d.line - 1), d.column, units))
+    end = (d.end_line - 1, client_column(_at(lines, d.end_line - 1), d.end_column, units))
     return start <= (wanted.end.line, wanted.end.character) and (wanted.start.line, wanted.start.character) <= end
 
 
-def _fixed(buffer: Buffer, findings: Iterable[Diagnostic], unsafe: bool) -> types.WorkspaceEdit | None:
+def _fixed(buffer: Buffer, findings: Iterable[Diagnostic], unsafe: bool, units: Units) -> types.WorkspaceEdit | None:
     from import_policy.fix.apply import fix_bytes  # the fixer needs libcst
 
     fixed = fix_bytes(buffer.data, list(findings), unsafe)
     if not fixed.changed:
         return None
     encoding = buffer.encoding
-    edit = edit_between(buffer.text, fixed.new.decode(encoding, "surrogatepass" if encoding == "utf-8" else "strict"))
+    edit = edit_between(buffer.text, fixed.new.decode(encoding, "surrogatepass" if encoding == "utf-8" else "strict"), units)
     if edit is None:
         return None
     change = types.TextEdit(
@@ -416,7 +445,7 @@ def serve() -> int:
     """Serve until `exit` (0 after `shutdown`, else 1) or until the client goes away (1)."""
     logging.basicConfig(level=logging.WARNING)  # pygls's own log goes to stderr, never into the protocol
     server = build()
-    server.start_io()
+    server.start_io(cast(BinaryIO, BoundedReader(sys.stdin.buffer)))
     return server.exit_code if server.exit_code is not None else 1
 
 

@@ -1,26 +1,20 @@
 """Between the engine's records and the protocol's: positions (1-based lines and columns
-in code points, and LSP's 0-based lines and UTF-16 code units), and a fix as the one text
-edit that turns the buffer into the fixed source."""
+in code points, and LSP's 0-based lines and characters in the code units the client and
+server agreed on at `initialize`: UTF-8, UTF-16 or UTF-32, counted by pygls's negotiated
+position codec, whose `client_num_units` is the `Units` taken here), and a fix as the one
+text edit that turns the buffer into the fixed source."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
-
-def utf16_column(line: str, column: int) -> int:
-    """LSP's character offset of the 1-based code-point `column` in `line`."""
-    before = line[: max(column - 1, 0)]
-    return len(before) + sum(1 for ch in before if ord(ch) > 0xFFFF)
+Units = Callable[[str], int]  # how many of the client's code units spell a text
 
 
-def code_point_column(line: str, character: int) -> int:
-    """The 1-based code-point column of LSP's UTF-16 `character` in `line`."""
-    units = 0
-    for index, ch in enumerate(line):
-        if units >= character:
-            return index + 1
-        units += 2 if ord(ch) > 0xFFFF else 1
-    return len(line) + 1
+def client_column(line: str, column: int, units: Units) -> int:
+    """The protocol's character offset of the 1-based code-point `column` in `line`."""
+    return units(line[: max(column - 1, 0)])
 
 
 def lines_of(text: str) -> list[str]:
@@ -30,14 +24,15 @@ def lines_of(text: str) -> list[str]:
 
 @dataclass(frozen=True)
 class Edit:
-    """Replace from (line, character) to (line, character), 0-based UTF-16, with `text`."""
+    """Replace from (line, character) to (line, character), 0-based in the client's code
+    units, with `text`."""
 
     start: tuple[int, int]
     end: tuple[int, int]
     text: str
 
 
-def edit_between(old: str, new: str) -> Edit | None:
+def edit_between(old: str, new: str, units: Units) -> Edit | None:
     """The smallest single edit from `old` to `new` (their common head and tail kept); None
     when they are equal."""
     if old == new:
@@ -54,12 +49,12 @@ def edit_between(old: str, new: str) -> Edit | None:
     end = len(old) - tail
     if tail and 0 < end < len(old) and old[end - 1] == "\r" and old[end] == "\n":
         tail -= 1
-    return Edit(_position(old, head), _position(old, len(old) - tail), new[head:len(new) - tail])
+    return Edit(_position(old, head, units), _position(old, len(old) - tail, units), new[head:len(new) - tail])
 
 
-def _position(text: str, offset: int) -> tuple[int, int]:
+def _position(text: str, offset: int, units: Units) -> tuple[int, int]:
     before = text[:offset]
     line = before.count("\n") + before.count("\r") - before.count("\r\n")
     # What follows the last line break (a lone \r, \n or \r\n all end a line).
     start = max(before.rfind("\n"), before.rfind("\r")) + 1
-    return line, utf16_column(before[start:], len(before) - start + 1)
+    return line, units(before[start:])

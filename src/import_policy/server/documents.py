@@ -9,25 +9,28 @@ import tokenize
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import quote, unquote, urlsplit
+
+from pygls import uris
 
 from import_policy.discovery.files import SourceFile, language_of
 
 
 def path_of(uri: str) -> Path | None:
     """The file a `file:` URI names; None for any other scheme (an untitled buffer)."""
-    parts = urlsplit(uri)
-    if parts.scheme != "file":
+    named = uris.to_fs_path(uri)
+    if named is None:
         return None
     # The folder's real path, as the policy's root is (a workspace opened through a link
     # still matches), but the file's own name: a link to a module is a module at the link's
     # path, which `check` reports there, not at the file it leads to.
-    path = os.path.abspath(unquote(parts.path))
+    path = os.path.abspath(named)
     return Path(os.path.realpath(os.path.dirname(path))) / os.path.basename(path)
 
 
 def uri_of(path: Path) -> str:
-    return "file://" + quote(path.as_posix(), safe="/:")
+    named: str | None = uris.from_fs_path(str(path))
+    assert named is not None  # a path always has its URI
+    return named
 
 
 @dataclass

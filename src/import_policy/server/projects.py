@@ -9,10 +9,12 @@ import argparse
 import hashlib
 import os
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from import_policy.policy.load import ConfigErrors, Loaded, digest, find_config, load, source_bytes
+from import_policy.cache.stat import Stat, stat_of, trusted
+from import_policy.policy.load import ABSENT, ConfigErrors, Loaded, digest, find_config, load, source_bytes
 from import_policy.config.model import Policy
 from import_policy.pipeline.plan import Plan, Selection
 from import_policy.server.graphs import BufferCache, Graphs, KeptRecords, prefilter_settings
@@ -38,11 +40,7 @@ class Project:
 
     def stale(self) -> bool:
         """Whether a file the configuration was built from changed on disk since."""
-        for key, hashed in self.loaded.read:
-            data = source_bytes(key)
-            if data is None or digest(data) != hashed:
-                return True
-        return False
+        return any(digest_now(key) != hashed for key, hashed in self.loaded.read)
 
     def explain_uri(self, rule_id: str) -> str | None:
         """Where `import-policy explain RULE`'s text for this configuration is, as a file URI
@@ -76,6 +74,10 @@ class Fault:
 
     errors: tuple[tuple[Path, int, str], ...]
 
+    def sources(self) -> dict[str, str | None]:
+        """The files whose errors it shows (no digest: any change to them may fix it)."""
+        return {str(path): None for path, _, _ in self.errors}
+
 
 class Projects:
     """Configurations by file, loaded on first need and dropped when they change."""
@@ -85,6 +87,9 @@ class Projects:
         self.workspace = workspace
         self._by_config: dict[str, Project | Fault] = {}
         self._config_of: dict[Path, tuple[str, Path]] = {}  # folder -> (key, where to load from)
+        # Configuration file -> its stat data and when it was taken, known to stand for the
+        # bytes the loaded configuration was built from (or a fault found in).
+        self._seen: dict[str, tuple[Stat | None, int]] = {}
 
     def loaded(self) -> list[Project]:
         return [p for p in self._by_config.values() if isinstance(p, Project)]
@@ -111,6 +116,9 @@ class Projects:
         if project is None:
             project = self._build(base)
             self._by_config[key] = project
+            if isinstance(project, Fault):  # its files as they stand: a later move may fix it
+                for source in project.sources():
+                    self._seen.setdefault(source, (stat_of(source), 0))
         return project
 
     def _build(self, base: Path) -> Project | Fault:
@@ -136,6 +144,34 @@ class Projects:
         """Forget every configuration: each is found and loaded again on next need."""
         self._by_config.clear()
         self._config_of.clear()
+        self._seen.clear()
+
+    def moved_on_disk(self) -> bool:
+        """For an editor that does not watch files: whether a file a configuration was built
+        from changed on disk, looked at by its stat data (git's racy-clean rule: data that
+        cannot tell is settled by the file's bytes); the changed configurations are dropped."""
+        now_ns = time.time_ns()
+        suspect = False
+        for path, hashed in self._sources().items():
+            now = stat_of(path)
+            seen = self._seen.get(path)
+            if seen is not None and (now is seen[0] is None or seen[0] is not None and trusted(now, seen[0], seen[1])):
+                continue  # still absent, or stat data that stands for the bytes last looked at
+            if hashed is None:  # a fault's file: known from its first look on, any move refreshes
+                suspect = suspect or (seen is not None and seen[0] != now)
+            else:
+                suspect = suspect or digest_now(path) != hashed
+            self._seen[path] = (now, now_ns)
+        return suspect and self.changed_on_disk()
+
+    def _sources(self) -> dict[str, str | None]:
+        found: dict[str, str | None] = {}
+        for project in self._by_config.values():
+            if isinstance(project, Fault):
+                found.update(project.sources())
+            else:
+                found.update((key, hashed) for key, hashed in project.loaded.read if not key.startswith("preset:"))
+        return found
 
     def changed_on_disk(self) -> bool:
         """Drop the configurations whose files changed (and every fault, which may be fixed
@@ -147,7 +183,16 @@ class Projects:
                 dropped = True
         if dropped:
             self._config_of.clear()
+            self._seen.clear()
         return dropped
+
+
+def digest_now(key: str) -> str | None:
+    """A source's digest as `Loaded.read` holds it (ABSENT for a file not there), now."""
+    data = source_bytes(key)
+    if data is None:
+        return ABSENT if not key.startswith("preset:") and not os.path.lexists(key) else None
+    return digest(data)
 
 
 def _fault(errors: ConfigErrors, base: Path) -> Fault:

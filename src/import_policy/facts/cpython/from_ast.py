@@ -573,6 +573,9 @@ class _Collector(WalkState):
     def settle_probes(self) -> None:
         """Once the whole file is walked: an import straight in a catching `try:` whose imports
         all bind names the file never reads is a probe."""
+        for _, indices, _ in self._tries:
+            for index in indices:
+                self.imports[index] = replace(self.imports[index], caught=True)
         for body, indices, defined in self._tries:
             if indices and self.only_probes(body, defined):
                 for index in indices:

@@ -311,6 +311,7 @@ class _Collector(WalkState, cst.CSTVisitor):
         self.tree: ast.Module | None = None
         # Statements directly in a `try:` body whose handler catches a failed import.
         self._probing: set[int] = set()
+        self._caught: set[int] = set()  # statements and calls straight in a `try:` that catches a failed import
         # Each open `try:`: the index in `imports` where its body starts, then, from its first
         # handler on, the names that body imported.
         self._try_imports: list[int | tuple[str, ...]] = []
@@ -491,6 +492,10 @@ class _Collector(WalkState, cst.CSTVisitor):
         if not any(_catches_import(handler.type) for handler in node.handlers):
             return
         smalls = _probing(node.body)
+        self._caught.update(id(small) for small in smalls)
+        self._caught.update(
+            id(small.value) for small in smalls if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)
+        )
         if self.only_probes(smalls, _handler_definitions(node)):
             self._probing.update(id(small) for small in smalls)
             self._probing_calls.update(
@@ -718,6 +723,7 @@ class _Collector(WalkState, cst.CSTVisitor):
                 kind="import", name=name, module=name, member=None, bound=bound,
                 span=span, module_span=span, statement=self._statement_index,
                 statement_line=self._statement_lines[-1], context=context, probe=self.probe(node, bound),
+                caught=id(node) in self._caught,
             )
             # `import a.b` binds `a` itself; `import a.b as c` binds `c` to `a.b`.
             self.record(fact, name if asname else name.split(".")[0], keyword)
@@ -752,7 +758,7 @@ class _Collector(WalkState, cst.CSTVisitor):
             return ImportFact(
                 kind="from", name=name, module=module or "", member=member, bound=bound, span=span,
                 module_span=module_span, statement=self._statement_index, statement_line=line,
-                context=context, level=level, probe=probe,
+                context=context, level=level, probe=probe, caught=id(node) in self._caught,
             )
 
         if isinstance(node.names, cst.ImportStar):
@@ -826,6 +832,7 @@ class _Collector(WalkState, cst.CSTVisitor):
                     kind="dynamic", name=imported, module=imported, member=None, bound=None,
                     span=arg_span, module_span=arg_span, statement=self._statement_index,
                     statement_line=line, context=context, probe=id(node) in self._probing_calls,
+                    caught=id(node) in self._caught,
                 )
             )
 

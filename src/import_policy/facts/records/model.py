@@ -150,6 +150,9 @@ class ImportFact:
     # `try:` bodies around it import (each name and its module), so a gateway fix can tell
     # the fallback for a failed gateway import, which it must leave alone.
     fallback_for: tuple[str, ...] = ()
+    # Straight in a `try:` body whose handler catches a failed import (an optional import,
+    # probe or not): where the module is not installed, the import raises and the handler runs.
+    caught: bool = False
 
 
 @dataclass(frozen=True)

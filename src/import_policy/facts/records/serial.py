@@ -65,7 +65,7 @@ def _context(context: Context) -> Json:
 
 def _import(f: ImportFact, ctx: Callable[[Context], int]) -> Json:
     return [f.kind, f.name, f.module, f.member, f.bound, _span(f.span), _span(f.module_span), f.statement,
-            f.statement_line, ctx(f.context), f.level, f.lazy, f.probe, list(f.fallback_for)]
+            f.statement_line, ctx(f.context), f.level, f.lazy, f.probe, list(f.fallback_for), f.caught]
 
 
 def to_json(facts: FileFacts) -> Json:
@@ -195,8 +195,8 @@ def _context_of(value: Json) -> Context:
 
 
 def _import_of(value: Json, ctx: Callable[[Json], Context]) -> ImportFact:
-    kind, name, module, member, bound, span, module_span, statement, line, context, level, lazy, probe, fallback_for = (
-        _list(value, 14)
+    kind, name, module, member, bound, span, module_span, statement, line, context, level, lazy, probe, fallback_for, caught = (
+        _list(value, 15)
     )
     if kind not in ("import", "from", "dynamic"):
         raise ValueError(f"not an import kind: {kind!r}")
@@ -205,7 +205,7 @@ def _import_of(value: Json, ctx: Callable[[Json], Context]) -> ImportFact:
     return ImportFact(
         kind, _str(name), _str(module), _opt_str(member), _opt_str(bound), _span_of(span), _span_of(module_span),
         _int(statement), _int(line), ctx(context), _int(level), lazy, _bool(probe),
-        tuple(_str(n) for n in _list(fallback_for)),
+        tuple(_str(n) for n in _list(fallback_for)), _bool(caught),
     )
 
 

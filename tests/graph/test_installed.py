@@ -1,0 +1,95 @@
+"""`installed: environment` (contract section 4, "Whatever is installed, unless asked"): a
+`try:` import of a module the environment lacks raises there and its handler runs. Each
+layout is generated here and Python imports it in a subprocess over the same folders."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import Project
+from envlayout import Env, forbid_each, python_loads, reported
+
+WATCHED = ["bnb", "h_fallback", "h_present", "h_project_fallback", "h_stdlib"]
+ALPHA = """\
+try:
+    import bnb
+except ImportError:
+    bnb = None
+    import h_fallback
+try:
+    import present
+except ImportError:
+    import h_never
+try:
+    import json
+except ImportError:
+    import h_stdlib
+"""
+
+
+@pytest.fixture
+def optional(project: Project, monkeypatch: pytest.MonkeyPatch) -> tuple[Project, Env]:
+    """`alpha` tries `bnb` (not installed), `present` (installed) and `json` (the standard
+    library's); the project tries `missing_too` (not installed) itself."""
+    monkeypatch.delenv("VIRTUAL_ENV", raising=False)
+    env = Env(project.root)
+    env.install("alpha", {"alpha/__init__.py": ALPHA})
+    env.install("present", {"present/__init__.py": "import h_present\n"})
+    project.write("mypkg/__init__.py", (
+        "import alpha\ntry:\n    import missing_too\nexcept ModuleNotFoundError:\n    import h_project_fallback\n"
+    ))
+    for name in ("h_fallback", "h_present", "h_project_fallback", "h_never", "h_stdlib"):
+        project.write(f"stand/{name}.py", "")
+    return project, env
+
+
+def test_the_environment_decides_when_asked(optional: tuple[Project, Env]) -> None:
+    project, env = optional
+    loaded = python_loads(env, "mypkg", [project.root], [project.root / "stand"])
+    truth = {name for name in WATCHED if name in loaded}
+    assert truth == {"h_fallback", "h_present", "h_project_fallback"}
+    project.config(forbid_each(WATCHED, "mypkg", "    installed: environment\n"))
+    assert reported(project.lines("--no-cache"), WATCHED) == truth
+    assert reported(project.lines(), WATCHED) == truth
+
+
+def test_by_default_an_answer_holds_whatever_is_installed(optional: tuple[Project, Env]) -> None:
+    """The lint environment is rarely the deployment one: a `try:` import counts as loading."""
+    project, _ = optional
+    project.config(forbid_each(WATCHED, "mypkg"))
+    assert reported(project.lines("--no-cache"), WATCHED) == {
+        "bnb", "h_fallback", "h_present", "h_project_fallback", "h_stdlib",
+    }
+
+
+def test_rocm_safety_takes_it_too(optional: tuple[Project, Env]) -> None:
+    project, _ = optional
+    project.config(
+        "version: 1\nenvironment:\n  python: .venv/bin/python\nfollow: all\n"
+        "rocm_safety:\n  heavy_modules: [bnb, h_present]\n  entry_modules: [mypkg]\n  installed: environment\n"
+    )
+    lines = project.lines("--no-cache")
+    assert [line for line in lines if "`bnb`" in line] == []
+    assert len([line for line in lines if "`h_present`" in line]) == 1
+
+
+def test_without_an_environment_it_is_an_error(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("VIRTUAL_ENV", raising=False)
+    project.write("mypkg/__init__.py", "")
+    project.config(
+        "version: 1\nrules:\n  - id: no-x\n    kind: import-time\n    entry: [mypkg]\n    forbid: [x]\n"
+        "    installed: environment\n"
+    )
+    code, out, err = project.run("check", "--no-cache")
+    assert (code, out) == (2, "")
+    assert "import-policy.yaml:3: installed: environment needs an environment to read" in err
+
+
+def test_a_bad_value_is_an_error_at_its_line(project: Project) -> None:
+    project.write("mypkg/__init__.py", "")
+    project.config(
+        "version: 1\nrules:\n  - id: no-x\n    kind: import-time\n    entry: [mypkg]\n    forbid: [x]\n"
+        "    installed: maybe\n"
+    )
+    code, _, err = project.run("check", "--no-cache")
+    assert code == 2 and "import-policy.yaml:7: installed must be one of: any, environment; got 'maybe'" in err
