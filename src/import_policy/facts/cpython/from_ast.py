@@ -48,6 +48,7 @@ from import_policy.facts.shared.identifiers import NAME, normal, spelled_at
 from import_policy.facts.records.kept import CallFilter, kept_calls
 from import_policy.facts.cpython.reads import read_names
 from import_policy.facts.shared.deep import on_deep_stack, retried
+from import_policy.facts.shared.tables import Table, looped, module_tables, subscripted
 from import_policy.facts.source.decoded import python_text
 from import_policy.facts.source.syntax import newest_read
 from import_policy.facts.shared.usegate import UseGate, bound_imports, could_matter
@@ -165,6 +166,7 @@ def _collect(
     if lazy is not None:
         collector.lazy_at = lazy.at
     try:
+        collector.tables.module = module_tables([bound for statement in parsed.body for bound in _table_bindings(statement)])
         collector.body(parsed.body)
     except Unsupported:
         return None
@@ -474,7 +476,38 @@ class _Collector(WalkState):
             return entry_name(target.value.id, key.value) if isinstance(key, ast.Constant) else None
         return None
 
+    def table_names(self, node: ast.Call) -> tuple[str, ...]:
+        """The strings the first positional argument takes from a literal table."""
+        if not node.args:
+            return ()
+        argument = node.args[0]
+        if isinstance(argument, ast.Name):
+            return self.tables.names_of(argument.id)
+        if isinstance(argument, ast.Subscript) and isinstance(argument.value, ast.Name):
+            table = self.tables.module.get(argument.value.id)
+            key = _ast_key(argument.slice)
+            if table is not None and key is not None:
+                value = subscripted(table, key)
+                return (value,) if value is not None else ()
+        return ()
+
     def loop(self, node: ast.For | ast.AsyncFor) -> None:
+        self.tables.enter_loop([name.id for name in _target_names(node.target)], self._looped(node))
+        try:
+            self._loop(node)
+        finally:
+            self.tables.leave_loop()
+
+    def _looped(self, node: ast.For | ast.AsyncFor) -> tuple[tuple[str, ...], ...]:
+        walked, method = node.iter, None
+        if isinstance(node.iter, ast.Call) and not node.iter.args and isinstance(node.iter.func, ast.Attribute):
+            walked, method = node.iter.func.value, node.iter.func.attr
+        table = _ast_table(walked) if not isinstance(walked, ast.Name) else self.tables.module.get(walked.id)
+        if table is None or not isinstance(node.target, (ast.Name, ast.Tuple)):
+            return ()
+        return looped(table, method, len(node.target.elts) if isinstance(node.target, ast.Tuple) else 1)
+
+    def _loop(self, node: ast.For | ast.AsyncFor) -> None:
         for name in _target_names(node.target):
             self.bind(name.id, Opaque(), name.lineno)
         context = self.context()
@@ -833,7 +866,9 @@ class _Collector(WalkState):
         line = self._statement_line
         if self._in_fstring and not self._placed(node.func, self.span(node)):
             raise Unsupported("a call misplaced inside an f-string")
-        self.calls.append((node, callee, dotted.rpartition(".")[2], first, line, context))
+        # A name from a literal table is a literal name: the call once for each it can take.
+        for taken in (first,) if first is not None else self.table_names(node) or (None,):
+            self.calls.append((node, callee, dotted.rpartition(".")[2], taken, line, context))
         dynamic = callee in DYNAMIC_IMPORTERS or dotted in DYNAMIC_IMPORTERS
         argument = _imported_argument(node) if dynamic else None
         imported = _string(argument) if argument is not None else None
@@ -978,6 +1013,44 @@ def _exits_early(statement: ast.stmt) -> bool:
         isinstance(statement, ast.If) and not statement.orelse
         and isinstance(statement.body[-1], (ast.Return, ast.Raise))
     )
+
+
+def _table_bindings(statement: ast.stmt) -> list[tuple[str, Table | None]]:
+    """A module-level statement's bindings of names to literal displays (or to anything else:
+    None), for `module_tables`."""
+    if isinstance(statement, ast.Assign):
+        table = _ast_table(statement.value) if len(statement.targets) == 1 else None
+        return [(name.id, table) for target in statement.targets for name in _target_names(target)]
+    if isinstance(statement, (ast.AnnAssign, ast.AugAssign)) and isinstance(statement.target, ast.Name):
+        value = statement.value if isinstance(statement, ast.AnnAssign) else None
+        return [(statement.target.id, _ast_table(value) if value is not None else None)]
+    return []
+
+
+def _ast_table(node: ast.expr) -> Table | None:
+    """A tuple, list, set or dict display, its string entries."""
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        if any(isinstance(element, ast.Starred) for element in node.elts):
+            return Table(tuple((None, None) for _ in node.elts), is_dict=False)  # no index is sure
+        return Table(tuple((text, text) for text in map(_string, node.elts)), is_dict=False)
+    if isinstance(node, ast.Dict):
+        entries: list[tuple[str | int | None, str | None]] = []
+        for key, value in zip(node.keys, node.values):
+            if key is None:
+                return None  # `**other`: entries the display does not spell
+            entries.append((_ast_key(key), _string(value)))
+        return Table(tuple(entries), is_dict=True)
+    return None
+
+
+def _ast_key(node: ast.expr) -> str | int | None:
+    """A literal key or index: a string, or an integer (`-1` included; never a bool)."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _ast_key(node.operand)
+        return -inner if isinstance(inner, int) else None
+    if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
+        return node.value
+    return _string(node)
 
 
 def _target_names(target: ast.expr) -> list[ast.Name]:
