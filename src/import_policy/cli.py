@@ -111,7 +111,9 @@ def _parser() -> argparse.ArgumentParser:
     why.add_argument("paths", nargs="*", type=Path, metavar="PATH", help="as for rules (default: .)")
     why.add_argument("--format", choices=("text", "json", "mermaid", "dot"), default="text")
     why.add_argument("--all", action="store_true", dest="all_chains", help="every route to MODULE, not only the shortest per entry module")
-    why.add_argument("--rule", metavar="ID", help="the chains a `kind: import-time` rule follows (its entry modules and platform)")
+    why.add_argument("--rule", metavar="ID", help="the chains a `kind: import-time` rule follows (its entry modules and platform), or a contract's reading with --to")
+    why.add_argument("--to", metavar="TARGET", help="the import chains from MODULE (and every module under it) to TARGET (and every module under it), as the contracts read them")
+    why.add_argument("--platform", metavar="NAME", help="judge the branches on this platform profile (rocm, cuda, cpu, xpu, one declared under platforms:, or any)")
 
     commands.add_parser("server", help="the Language Server Protocol over stdio, for editors")
     commands.add_parser("clean", help=f"remove every {CACHE_FOLDER}/ folder under the current folder")
@@ -231,5 +233,7 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "why":
         from import_policy.commands import why
 
-        return why.command_over(found, args.module, args.format, every=args.all_chains, rule=args.rule)
+        return why.command_over(
+            found, args.module, args.format, every=args.all_chains, rule=args.rule, to=args.to, platform=args.platform,
+        )
     raise AssertionError(f"unknown command {args.command!r}")  # argparse allows only the commands above

@@ -22,7 +22,7 @@ def errors(project: Project, config: str, *argv: str) -> list[str]:
         (
             "version: 1\nrulez: []\n",
             "import-policy: import-policy.yaml:2: unknown key 'rulez' in the configuration (did you mean 'rules'?); "
-            "expected one of: enable, environment, exclude, extends, follow, ignore, rocm_safety, root, roots, rules, target_version, version",
+            "expected one of: enable, environment, exclude, extend_exclude, extends, follow, ignore, platforms, rocm_safety, root, roots, rules, target_version, version",
         ),
         (
             "version: 1\ntarget_version: 3.15\nextends: [rocm-safety]\n",
@@ -113,7 +113,7 @@ def errors(project: Project, config: str, *argv: str) -> list[str]:
         ),
         (
             "rules:\n  - id: a\n    kind: module\n    forbid: [x]\n",
-            "import-policy: import-policy.yaml:3: kind must be one of: import, include, token, relative-imports, import-time; got 'module'",
+            "import-policy: import-policy.yaml:3: kind must be one of: import, include, token, relative-imports, import-time, layers, independence, protected, acyclic; got 'module'",
         ),
         # the wording after "invalid YAML:" is PyYAML's, and differs with and without libyaml
         # an unclosed bracket: where it opened, not one line past the end of the file

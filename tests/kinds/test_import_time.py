@@ -154,7 +154,7 @@ def test_rules_and_explain_show_the_kind(project: Project) -> None:
 @pytest.mark.parametrize("extra, message", [
     ("    entry: []\n", "entry must name at least one module"),
     ("    entry: ['not a module']\n", "entry must be a dotted module name"),
-    ("    platform: cuda\n", "platform must be one of: any, rocm"),
+    ("    platform: cuda2\n", "import-policy.yaml:6: rule 'light': unknown platform 'cuda2'; platforms: any, rocm, cuda, cpu, xpu"),
 ])
 def test_bad_configuration(project: Project, extra: str, message: str) -> None:
     config = "version: 1\nrules:\n  - id: light\n    kind: import-time\n    forbid: [cv2]\n" + extra

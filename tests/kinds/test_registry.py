@@ -27,7 +27,7 @@ def documented_kinds() -> list[str]:
 
 
 def test_documented_kinds_are_the_kinds_there_are() -> None:
-    assert documented_kinds() == ["import", "include", "token", "relative-imports", "import-time"]
+    assert documented_kinds() == ["import", "include", "token", "relative-imports", "import-time", "layers", "independence", "protected", "acyclic"]
     assert list(KINDS) == documented_kinds()
 
 
@@ -36,7 +36,7 @@ def test_an_unknown_kind_is_refused_with_the_documented_choices(project: Project
     code, _, err = project.run("check")
     assert code == 2
     assert err.splitlines()[0] == (
-        "import-policy: import-policy.yaml:4: kind must be one of: import, include, token, relative-imports, import-time; got 'nope'"
+        "import-policy: import-policy.yaml:4: kind must be one of: import, include, token, relative-imports, import-time, layers, independence, protected, acyclic; got 'nope'"
     )
 
 

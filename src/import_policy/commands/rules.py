@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from import_policy.commands import EXIT_OK, UsageError
 from import_policy.policy.load import Loaded
-from import_policy.kinds.describe import describe_rule, fix_applicability, rule_rows
+from import_policy.kinds.describe import describe_rule, fix_applicability, platforms_in_force, rule_rows
 from import_policy.commands.selectors import did_you_mean
 
 _HEADERS = ("id", "kind", "severity", "fixable", "source", "message")
@@ -54,6 +54,10 @@ def _table(loaded: Loaded) -> None:
 
         # The pass's settings as `extends` merged them, each name with where it came from.
         sys.stdout.write("\nrocm_safety (merged):\n" + "".join(f"{line}\n" for line in settings(loaded.policy)))
+    platforms = platforms_in_force(loaded.policy)
+    if platforms:
+        # The platform profiles the graph rules judge on (and those declared), as resolved.
+        sys.stdout.write("\nplatforms (in force):\n" + "".join(f"{line}\n" for line in platforms))
 
 
 def explain(every: Sequence[Loaded], rule: str) -> int:

@@ -28,6 +28,8 @@ from import_policy.pipeline.plan import Plan, Selection
 from import_policy.pipeline.extract import Reader
 from import_policy.pipeline.engine import run
 from import_policy.kinds.import_time import ImportTimeRule
+from import_policy.kinds.contracts.common import ContractRule
+from import_policy.kinds.contracts.kinds import named_modules
 
 _FILLERS = ("example", "sample", "other_module")
 _CLASS = re.compile(r"\[(!|\^)?([^\]]*)\]")
@@ -97,7 +99,7 @@ def check_rule(policy: Policy, rule: Rule) -> tuple[int, list[Failure]]:
     if path is None:
         why_not = "cannot run: no path of its language is covered by files and not by allow_in"
         return len(cases), [Failure(rule, w, i + 1, line_of(w, i), s, why_not) for w, i, s in cases]
-    if isinstance(rule, ImportTimeRule):
+    if isinstance(rule, (ImportTimeRule, ContractRule)):
         failures = [
             Failure(rule, which, index + 1, line_of(which, index), snippet, why)
             for which, index, snippet in cases
@@ -135,7 +137,9 @@ def check_rule(policy: Policy, rule: Rule) -> tuple[int, list[Failure]]:
 _FILE_MARK = "# file: "
 
 
-def example_files(rule: ImportTimeRule, snippet: str, roots: tuple[str, ...] = (".",)) -> dict[str, str] | str:
+def example_files(
+    rule: ImportTimeRule | ContractRule, snippet: str, roots: tuple[str, ...] = (".",),
+) -> dict[str, str] | str:
     """The files of an `import-time` example (else why it is malformed). A snippet that
     starts with `# file: PATH` holds one file per such line; any other snippet is the file
     of the rule's first entry module (`vllm` -> `vllm/__init__.py`, under the first of `roots`). Folders get an empty
@@ -153,12 +157,22 @@ def example_files(rule: ImportTimeRule, snippet: str, roots: tuple[str, ...] = (
                 current = files.setdefault(path, [])
             else:
                 current.append(line)
+    elif isinstance(rule, ContractRule):
+        return f"is no project: a contract's example starts with `{_FILE_MARK}PATH` and holds one file per such line"
     else:
         parts = rule.entry[0].split(".")
         root = roots[0].strip("/") if roots and roots[0] not in (".", "") else ""
         path = "/".join([*([root] if root else []), *parts]) + ("/__init__.py" if len(parts) == 1 else ".py")
         files[path] = lines
     out = {path: "\n".join(body).rstrip("\n") + "\n" for path, body in files.items()}
+    if isinstance(rule, ContractRule):
+        # Every module the contract names exists in the example's project (empty where its
+        # files give none): a missing one is a configuration error of the real project's.
+        root = roots[0].strip("/") if roots and roots[0] not in (".", "") else ""
+        for module in named_modules(rule):
+            stem = "/".join([*([root] if root else []), *module.split(".")])
+            if f"{stem}.py" not in out:
+                out.setdefault(f"{stem}/__init__.py", "")
     roots_ = {root.strip("/") for root in roots if root not in (".", "")}
     for path in list(out):
         folders = path.split("/")[:-1]
@@ -168,9 +182,13 @@ def example_files(rule: ImportTimeRule, snippet: str, roots: tuple[str, ...] = (
     return out
 
 
-def project_example(policy: Policy, rule: ImportTimeRule, which: str, snippet: str) -> str | None:
-    """Why an `import-time` example fails (None: it passes), checked as a small project of its
-    own in a scratch folder, with only the rule in force: its findings come from the graph."""
+def project_example(policy: Policy, rule: ImportTimeRule | ContractRule, which: str, snippet: str) -> str | None:
+    """Why an `import-time` or contract example fails (None: it passes), checked as a small
+    project of its own in a scratch folder, with only the rule in force: its findings come from
+    the graph. A contract's `ignore_imports` are the real project's: one the example does not
+    spell is no finding of the example."""
+    if isinstance(rule, ContractRule):
+        rule = replace(rule, unmatched_ignore_imports="none")
     files = example_files(rule, snippet, policy.roots)
     if isinstance(files, str):
         return files
@@ -187,6 +205,8 @@ def project_example(policy: Policy, rule: ImportTimeRule, which: str, snippet: s
         checked = [SourceFile(root / path, path, "python") for path in sorted(files)]
         found = [d for d in run(plan, checked).diagnostics if d.rule == rule.id]
     if which == "flag" and not found:
+        if isinstance(rule, ContractRule):
+            return "gives no finding: no chain of its files breaks the contract"
         return f"gives no finding importing {', '.join(rule.entry)}"
     if which == "allow" and found:
         d = found[0]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from import_policy.quoting import quote_path
@@ -16,8 +17,10 @@ from import_policy.rocm.predicates import RULE_IDS as ROCM_RULE_IDS
 from import_policy.graph.sites import is_heavy
 from import_policy.cache.facts import FactsCache
 from import_policy.commands import EXIT_OK, UsageError
-from import_policy.config.model import Policy
+from import_policy.config.model import Policy, RocmSafety
+from import_policy.config.platforms import ANY, profile_named
 from import_policy.policy.load import Loaded
+from import_policy.policy.platforms import choices
 from import_policy.pipeline.extract import read_file
 from import_policy.graph.chains import Chain
 from import_policy.report.why import RENDERERS
@@ -29,9 +32,11 @@ class WhyError(Exception):
 
 def why(
     policy: Policy, target: str, fmt: str, cwd: Path, every: bool = False, rule: str | None = None,
+    platform: str | None = None,
 ) -> tuple[str, list[str]]:
     """The rendered chains, and warnings for stderr. `rule`: an `import-time` rule's chains
-    (its entries, judged on its platform); a ROCm pass rule's id is the pass's own."""
+    (its entries, judged on its platform); a ROCm pass rule's id is the pass's own.
+    `platform`: the branches judged on that profile (or `any`) instead."""
     rocm = policy.rocm_safety
     declared = policy.rule(rule) if rule is not None else None
     if declared is not None and not isinstance(declared, ImportTimeRule):
@@ -47,9 +52,14 @@ def why(
                 f"ask with --rule ID (e.g. `import-policy why {target} --rule {timed[0]}`)"
             )
         raise WhyError("the policy has no rocm_safety section, so no entry modules to start from")
-    plan = rocm_pass.make_plan(policy, lambda rule: True, rules=(declared,) if declared is not None else ())
+    # Another platform's tests are other names than those the prefilter looks for: read every file.
+    plan = rocm_pass.make_plan(
+        policy, lambda rule: True, prefilter=platform is None, rules=(declared,) if declared is not None else (),
+    )
     assert plan is not None
     asked = rocm_pass.rule_plan(plan, declared) if declared is not None else plan
+    if platform is not None:
+        asked = replace(asked, rocm=_on(asked.rocm, policy, platform))
     graph = rocm_pass.project(asked, {}, read_file, FactsCache(policy.root))
     entries = declared.entry if declared is not None else plan.entries
     if not entries:
@@ -84,20 +94,80 @@ def why(
     return RENDERERS[fmt](target, chains, shown), warnings
 
 
-def command_over(configs: Sequence[Loaded], target: str, fmt: str, every: bool = False, rule: str | None = None) -> int:
+def _on(settings: RocmSafety, policy: Policy, name: str) -> RocmSafety:
+    """The question's settings judged on the profile `name` (`any`: no name known)."""
+    profile = None if name == ANY else profile_named(policy, name)
+    if profile is None and name != ANY:
+        known = choices(p.name for p in policy.platforms)
+        raise WhyError(f"unknown platform {name!r}; platforms: {', '.join(known)}")
+    if profile is None:
+        return replace(settings, guards=(), rocm=(), values=())
+    return replace(settings, guards=profile.guards, rocm=profile.true, values=profile.values)
+
+
+
+def between(
+    policy: Policy, source: str, target: str, fmt: str, cwd: Path, every: bool = False, rule: str | None = None,
+) -> tuple[str, list[str]]:
+    """`why A --to B`: the chains from A (or a module under it) to B (or a module under it) as a
+    contract reads the graph: `--rule ID`'s scope, type_checking and platform, else
+    `scope: module` on every platform. The shortest; with `--all`, every chain the contracts
+    find (each found chain's links left out of the next search)."""
+    from import_policy.config.model import Examples, Origin
+    from import_policy.graph.paths import shortest_chains, within
+    from import_policy.kinds.contracts.common import ContractRule
+    from import_policy.pipeline.contracts import contract_plan
+
+    declared = policy.rule(rule) if rule is not None else None
+    if rule is not None and not isinstance(declared, (ContractRule, ImportTimeRule)):
+        known = [r.id for r in policy.rules if isinstance(r, ContractRule)]
+        raise WhyError(f"rule {rule!r} is no contract; contracts: {', '.join(known) or '(none)'}")
+    asking = declared if isinstance(declared, ContractRule) else ContractRule(
+        id="why", message="", files=(), allow_in=(), severity="error", examples=Examples(), origin=Origin("why", 0),
+    )
+    base = rocm_pass.make_plan(policy, lambda _: False, rules=(asking,))
+    assert base is not None
+    graph = rocm_pass.project(contract_plan(base, asking), {}, read_file, FactsCache(policy.root))
+    modules = set(graph.module_path)
+    for name in (source, target):
+        if name not in modules:
+            raise WhyError(f"{name} is not a module of this project")
+    found = shortest_chains(graph.edges, within(modules, source), within(modules, target))
+    chains: list[tuple[str, Chain | None]] = []
+    for links in found:
+        chains.append((links[0].source, Chain(links[0].source, links)))
+        if not every:
+            break
+    if not chains:
+        chains.append((source, None))
+
+    def shown(path: str) -> str:
+        relative = Path(os.path.relpath(policy.root / path, cwd)).as_posix()
+        return relative if fmt == "json" else quote_path(relative)
+
+    return RENDERERS[fmt](target, chains, shown), []
+
+
+def command_over(
+    configs: Sequence[Loaded], target: str, fmt: str, every: bool = False, rule: str | None = None,
+    to: str | None = None, platform: str | None = None,
+) -> int:
     """`why MODULE [PATH ...]`: the chains in each project the paths reach (`configs`), as
     `check` judges it; a project that cannot answer (no entry modules, no such rule) is
     passed over where another answers."""
     from import_policy.policy.tree import against_tree
 
     if len(configs) == 1:
-        return command(against_tree(configs[0].policy).policy, target, fmt, every, rule)
+        return command(against_tree(configs[0].policy).policy, target, fmt, every, rule, to, platform)
     answers: list[tuple[Policy, str, list[str]]] = []
     refused: list[str] = []
     for loaded in configs:
         policy = against_tree(loaded.policy).policy
         try:
-            text, warnings = why(policy, target, fmt, Path.cwd(), every, rule)
+            if to is not None:
+                text, warnings = between(policy, target, to, fmt, Path.cwd(), every, rule)
+            else:
+                text, warnings = why(policy, target, fmt, Path.cwd(), every, rule, platform)
         except WhyError as error:
             refused.append(str(error))
             continue
@@ -119,10 +189,18 @@ def command_over(configs: Sequence[Loaded], target: str, fmt: str, every: bool =
     return EXIT_OK
 
 
-def command(policy: Policy, target: str, fmt: str, every: bool = False, rule: str | None = None) -> int:
+def command(
+    policy: Policy, target: str, fmt: str, every: bool = False, rule: str | None = None, to: str | None = None,
+    platform: str | None = None,
+) -> int:
     """`why MODULE`: the chains on stdout, warnings on stderr; no chain is an answer, not a failure."""
+    if to is not None and platform is not None:
+        raise UsageError("--platform judges the chains from the entry modules; with --to, the contract's --rule says the platform")
     try:
-        text, warnings = why(policy, target, fmt, Path.cwd(), every, rule)
+        if to is not None:
+            text, warnings = between(policy, target, to, fmt, Path.cwd(), every, rule)
+        else:
+            text, warnings = why(policy, target, fmt, Path.cwd(), every, rule, platform)
     except WhyError as error:
         raise UsageError(str(error)) from None
     for warning in warnings:

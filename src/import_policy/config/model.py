@@ -124,6 +124,19 @@ class RocmSafety:
 
 
 @dataclass(frozen=True)
+class Profile:
+    """A platform profile as the configuration gives it (contract section 2): names false on
+    the platform (`guards`), names true there (`true`) and what names hold (`values`), judged
+    as the ROCm pass judges its own section. The graph's `Platform` is built from one."""
+
+    name: str
+    guards: tuple[str, ...] = ()
+    true: tuple[str, ...] = ()
+    values: tuple[tuple[str, Value], ...] = ()
+    origin: Origin = field(default=Origin("built-in", 0), compare=False)
+
+
+@dataclass(frozen=True)
 class Policy:
     root: Path
     rules: tuple[Rule, ...]
@@ -138,6 +151,9 @@ class Policy:
     # `kind: import-time` rules judge lazy imports by, with or without a `rocm_safety` section.
     python: tuple[int, int] = (3, 10)
     follow: Follow | None = None  # `environment:` and `follow:`, when either is given
+    # The platform profiles the configuration declares (`platforms:`), each resolved through its
+    # `extends`; and the built-in `rocm` where no `rocm_safety` section gives it and a rule needs it.
+    platforms: tuple[Profile, ...] = ()
 
     def rule(self, rule_id: str) -> Rule | None:
         for rule in self.rules:

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from typing import Callable, Protocol, TypedDict, TypeVar
 
 from import_policy.config.model import Examples, Origin, Rule, RuleBase
-from import_policy.config.yamltree import Map, Node, Scalar, Seq
+from import_policy.config.profiles import platforms as parse_platforms
+from import_policy.config.yamltree import Map, Node, Scalar, Seq, describe_node
 from import_policy.diagnostics import Severity
 from import_policy.patterns import DottedPattern, PathGlob, PatternError
 
@@ -21,8 +22,8 @@ IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 # A dict entry read with a literal key (`env["has_te"]`, `env['has_te']`), in `values`.
 VALUE_ENTRY = re.compile(r"""(?P<name>%s)\[(?P<q>["'])(?P<key>[^."'\\\[\]]*)(?P=q)\]""" % DOTTED.pattern)
-TOP_KEYS = ("version", "root", "extends", "exclude", "roots", "rules", "rocm_safety", "ignore", "enable", "target_version",
-            "environment", "follow")
+TOP_KEYS = ("version", "root", "extends", "exclude", "extend_exclude", "roots", "rules", "rocm_safety", "platforms",
+            "ignore", "enable", "target_version", "environment", "follow")
 # A distribution's name (PEP 508): letters, digits, and `.`, `-`, `_` inside.
 DISTRIBUTION = re.compile(r"[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?")
 ENVIRONMENT_KEYS = ("python",)
@@ -31,7 +32,8 @@ COMMON_RULE_KEYS = ("id", "kind", "message", "files", "allow_in", "severity", "e
 DEFAULT_KIND = "import"
 # `installed:` whether an answer holds whatever is installed (`any`), or the environment decides.
 INSTALLED = ("any", "environment")
-ROCM_KEYS = ("heavy_modules", "probes", "guards", "rocm", "values", "files", "entry_modules", "installed")
+ROCM_KEYS = ("heavy_modules", "probes", "guards", "rocm", "values", "files", "entry_modules", "installed",
+             "extend_guards", "extend_rocm", "extend_entry_modules")
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,8 @@ class Document:
     rules_line: int = 0
     rocm_safety: dict[str, tuple[object, int]] = field(default_factory=dict)
     rocm_line: int = 0
+    # `platforms:` name -> (its settings as `profiles.platforms` checks them, the name's line)
+    platforms: dict[str, tuple[dict[str, tuple[object, int]], int]] = field(default_factory=dict)
     ignore: list[tuple[str, int]] = field(default_factory=list)
     enable: list[tuple[str, int]] = field(default_factory=list)
     target_version: tuple[int, int] | None = None
@@ -186,8 +190,9 @@ class Validator:
                 doc.root = (text, node.line)
         if "extends" in items:
             doc.extends = self.strings(items["extends"][1], "extends")
-        if "exclude" in items:
-            doc.exclude = self.globs(items["exclude"][1], "exclude")
+        for key in ("exclude", "extend_exclude"):  # `exclude` unions across files already: the two add alike
+            if key in items:
+                doc.exclude.extend(self.globs(items[key][1], key))
         if "roots" in items:
             roots = []
             for text, line in self.strings(items["roots"][1], "roots"):
@@ -202,6 +207,8 @@ class Validator:
         if "rocm_safety" in items:
             doc.rocm_line, node = items["rocm_safety"]
             doc.rocm_safety = self.rocm_safety(node)
+        if "platforms" in items:
+            doc.platforms = parse_platforms(self, items["platforms"][1])
         if "target_version" in items:
             target = items["target_version"][1]
             version = target.value if isinstance(target, Scalar) and isinstance(target.value, str) else None
@@ -340,17 +347,9 @@ class Validator:
         items = node.items
         if "heavy_modules" in items:
             out["heavy_modules"] = (self._heavy_modules(items["heavy_modules"][1]), items["heavy_modules"][0])
-        for key in ("guards", "rocm"):
-            if key not in items:
-                continue
-            names: Entries = []
-            for text, line in self.strings(items[key][1], key):
-                if DOTTED.fullmatch(text):  # a last name (`is_cuda`), or a full dotted name (`torch.version.hip`)
-                    names.append((text, line))
-                else:
-                    example = "is_cuda or torch.version.cuda" if key == "guards" else "is_hip or torch.version.hip"
-                    self.error(line, f"{key} entry {text!r} must be a name such as {example}")
-            out[key] = (names, items[key][0])
+        for key in ("guards", "rocm", "extend_guards", "extend_rocm"):
+            if key in items:
+                out[key] = (self.test_names(items[key][1], key), items[key][0])
         if "values" in items:
             out["values"] = (self.values(items["values"][1]), items["values"][0])
         if "installed" in items:  # one value, kept as a one-entry list: a later file replaces it
@@ -364,17 +363,32 @@ class Validator:
                 except PatternError as error:
                     self.error(line, f"bad rocm_safety.files entry: {error}")
             out["files"] = (globs, items["files"][0])
-        if "entry_modules" in items:
+        for key in ("entry_modules", "extend_entry_modules"):
+            if key not in items:
+                continue
             entries: Entries = []
-            for text, line in self.strings(items["entry_modules"][1], "entry_modules"):
+            for text, line in self.strings(items[key][1], key):
                 if DOTTED.fullmatch(text):
                     entries.append((text, line))
                 else:
                     self.error(line, f"entry module {text!r} must be a dotted module name")
-            out["entry_modules"] = (entries, items["entry_modules"][0])
+            out[key] = (entries, items[key][0])
         if "probes" in items:
             out["probes"] = (self._probes(items["probes"][1]), items["probes"][0])
         return out
+
+    def test_names(self, node: Node, key: str) -> Entries:
+        """A list of platform test names: a last name (`is_cuda`), or a full dotted name
+        (`torch.version.hip`)."""
+        names: Entries = []
+        for text, line in self.strings(node, key):
+            if DOTTED.fullmatch(text):
+                names.append((text, line))
+            else:
+                false = "guards" in key
+                example = "is_cuda or torch.version.cuda" if false else "is_hip or torch.version.hip"
+                self.error(line, f"{key} entry {text!r} must be a name such as {example}")
+        return names
 
     def _heavy_modules(self, node: Node) -> NameMap:
         """name -> reason (None: none given; False: removed from what `extends` gave)."""
@@ -432,12 +446,13 @@ class Validator:
         return probes
 
 
-    def values(self, node: Node) -> NameMap:
-        """`values:` name -> what it holds in a ROCm process: a string, number, true or null
-        (`false`, as in every map of rocm_safety, removes the name `extends` gave; a name no
-        extended file gives holds false). A name may be a dict entry read with a literal key."""
+    def values(self, node: Node, where: str = "on ROCm") -> NameMap:
+        """`values:` name -> what it holds in a ROCm process (`where` the profile's platform): a
+        string, number, true or null (`false`, as in every map of rocm_safety, removes the name
+        `extends` gave; a name no extended file gives holds false). A name may be a dict entry
+        read with a literal key."""
         if not isinstance(node, Map):
-            self.error(node.line, f"values must map names to what they hold on ROCm (DEVICE_TYPE: hip), got {describe_node(node)}")
+            self.error(node.line, f"values must map names to what they hold {where} (DEVICE_TYPE: hip), got {describe_node(node)}")
             return {}
         out: NameMap = {}
         for key, (line, value) in node.items.items():
@@ -476,20 +491,3 @@ def checks_nothing(source: str, documents: Sequence[Document]) -> ConfigError | 
 def _is_relative_folder(text: str) -> bool:
     parts = text.rstrip("/").split("/")
     return not text.startswith("/") and "\\" not in text and all(p not in ("", "..") for p in parts)
-
-
-SHOWN_VALUE = 40  # a longer string value is described, not echoed
-
-
-def describe_node(node: Node, echo: bool = True) -> str:
-    """What a node is, for an error. A string is echoed only when short and `echo`: an error
-    about a file that is not a policy (a token, a .netrc) must never print what it holds."""
-    if isinstance(node, Map):
-        return "a map"
-    if isinstance(node, Seq):
-        return "a list"
-    if node.value is None:
-        return "nothing"
-    if isinstance(node.value, str) and (not echo or len(node.value) > SHOWN_VALUE or "\n" in node.value):
-        return f"a string of {len(node.value)} characters"
-    return f"{type(node.value).__name__} {node.value!r}"

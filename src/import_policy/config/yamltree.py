@@ -161,3 +161,20 @@ def plain(node: Node) -> object:
     if isinstance(node, Seq):
         return [plain(item) for item in node.items]
     return {key: plain(value) for key, (_, value) in node.items.items()}
+
+
+SHOWN_VALUE = 40  # a longer string value is described, not echoed
+
+
+def describe_node(node: Node, echo: bool = True) -> str:
+    """What a node is, for an error. A string is echoed only when short and `echo`: an error
+    about a file that is not a policy (a token, a .netrc) must never print what it holds."""
+    if isinstance(node, Map):
+        return "a map"
+    if isinstance(node, Seq):
+        return "a list"
+    if node.value is None:
+        return "nothing"
+    if isinstance(node.value, str) and (not echo or len(node.value) > SHOWN_VALUE or "\n" in node.value):
+        return f"a string of {len(node.value)} characters"
+    return f"{type(node.value).__name__} {node.value!r}"

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-from import_policy.config.model import Policy, Rule
+from import_policy.config.model import Policy, Profile, Rule
+from import_policy.config.platforms import profile_named
 from import_policy.kinds.builtin import BuiltinRule
 from import_policy.kinds.registry import BUILTIN, kind_of
 from import_policy.patterns import PathGlob
@@ -54,14 +56,14 @@ def rule_rows(policy: Policy) -> list[dict[str, Any]]:
 def describe_rule(policy: Policy, rule_id: str) -> str | None:
     rule = policy.rule(rule_id)
     if rule is not None:
-        return _describe(rule)
+        return _describe(rule, policy)
     for builtin in builtins_in_force(policy) + opt_in_builtins():
         if builtin.id == rule_id:
             return _describe_builtin(builtin, policy)
     return None
 
 
-def _describe(rule: Rule) -> str:
+def _describe(rule: Rule, policy: Policy) -> str:
     kind = kind_of(rule)
     lines = [
         f"{rule.id}",
@@ -73,10 +75,42 @@ def _describe(rule: Rule) -> str:
         f"  files:         {_globs(rule.files) if rule.files else '(everywhere)'}",
         f"  allow_in:      {_globs(rule.allow_in)}",
         *kind.explain_options(rule),
+        *_platform(rule, policy),
     ]
     lines.extend(_examples("flag", rule.examples.flag))
     lines.extend(_examples("allow", rule.examples.allow))
     return "\n".join(lines) + "\n"
+
+
+def _platform(rule: Rule, policy: Policy) -> list[str]:
+    """What the profile a graph rule's `platform:` names holds, one line a key."""
+    name = getattr(rule, "platform", None)
+    profile = profile_named(policy, name) if isinstance(name, str) else None
+    return [f"    {line}" for line in describe_profile(profile)] if profile is not None else []
+
+
+def describe_profile(profile: Profile) -> list[str]:
+    """A platform profile as `rules` and `explain` show it."""
+    origin = "built in" if profile.origin.source == "built-in" else _source(str(profile.origin))
+    values = ", ".join(f"{name}: {json.dumps(value)}" for name, value in profile.values)  # as YAML spells them
+    return [
+        f"guards: {', '.join(profile.guards) or '(none)'}",
+        f"true:   {', '.join(profile.true) or '(none)'}",
+        f"values: {values or '(none)'}",
+        f"from:   {origin}",
+    ]
+
+
+def platforms_in_force(policy: Policy) -> list[str]:
+    """The profiles the configuration declares and those its rules name, for `rules`."""
+    names = [p.name for p in policy.platforms]
+    names += [n for rule in policy.rules if isinstance(n := getattr(rule, "platform", None), str)]
+    lines = []
+    for name in dict.fromkeys(names):
+        profile = profile_named(policy, name)
+        if profile is not None:
+            lines += [f"  {name}:", *(f"    {line}" for line in describe_profile(profile))]
+    return lines
 
 
 def _globs(globs: tuple[PathGlob, ...]) -> str:

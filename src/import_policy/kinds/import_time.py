@@ -7,7 +7,8 @@ functions that import, probes, decorators) and shortest chains are the pass's ow
 pass's per-file records (each file parsed once, then read from the facts cache). With
 `platform: any` no guard keeps a branch off: only what never runs while a module is
 imported (`if TYPE_CHECKING:`, `if __name__ == "__main__":`, function bodies) does.
-With `platform: rocm` the branches are judged as the pass judges them.
+With `platform: NAME` the branches are judged on that profile (`rocm`, `cuda`, `cpu`, `xpu`, or
+one declared under `platforms:`) as the pass judges ROCm's.
 
 A rule has no per-file check: its findings come from the whole project, in
 `rocm.run.check`, and are reported where `files` applies, obeying the hook rule (`hook`).
@@ -19,7 +20,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal, Protocol
 
-from import_policy.config.model import Origin, Policy, RocmSafety, RuleBase
+from import_policy.config.model import Origin, Policy, Profile, RocmSafety, RuleBase
+from import_policy.config.platforms import profile_named
 from import_policy.diagnostics import Diagnostic
 from import_policy.facts.records.model import FileFacts
 from import_policy.facts.shared.usegate import UseGate
@@ -35,7 +37,6 @@ from import_policy.graph.hook import Finding
 if TYPE_CHECKING:
     from import_policy.config.validate import Items, RuleFields, Validator
 
-Platform = Literal["any", "rocm"]
 KIND = "import-time"
 
 
@@ -43,7 +44,8 @@ KIND = "import-time"
 class ImportTimeRule(RuleBase):
     entry: tuple[str, ...] = ()
     forbid: tuple[DottedPattern, ...] = ()
-    platform: Platform = "any"
+    platform: str = "any"  # `any`, or a profile's name (checked against the policy's when it is merged)
+    platform_line: int = field(default=0, compare=False)
     installed: str = "any"  # or "environment": see RocmSafety.installed
     entry_lines: tuple[int, ...] = field(default=(), compare=False)  # of each entry, for errors
     kind: str = field(default=KIND, kw_only=True)
@@ -52,22 +54,31 @@ class ImportTimeRule(RuleBase):
         return judge(name, self.forbid, ()).forbidden
 
 
-def settings(rule: ImportTimeRule, rocm: RocmSafety | None, python: tuple[int, int]) -> RocmSafety:
+def settings(rule: ImportTimeRule, policy: Policy) -> RocmSafety:
     """The pass's settings that ask this rule's question: its forbid patterns as the heavy
     modules; the probes the policy declares (a probe imports what it probes, on any
-    platform); the policy's platform judgement only with `platform: rocm`; and on every
-    platform the oldest Python the project supports (`python`, the policy's), which decides
-    whether a lazy import is lazy, as the pass decides it."""
+    platform); the names its platform's profile holds false, true and set (none with
+    `platform: any`); and on every platform the oldest Python the project supports (the
+    policy's), which decides whether a lazy import is lazy, as the pass decides it."""
+    rocm, python = policy.rocm_safety, policy.python
     probes = rocm.probes if rocm is not None else ()
-    if rule.platform == "rocm" and rocm is not None:
+    if rule.platform == "rocm" and rocm is not None:  # the pass's own section, as the pass reads it
         return replace(
             rocm, heavy_modules=rule.forbid, reasons=(), files=(), entry_modules=rule.entry, python=python,
             installed=rule.installed,
         )
+    profile = platform_of(rule, policy)
     return RocmSafety(
-        heavy_modules=rule.forbid, probes=probes, guards=(), files=(), entry_modules=rule.entry,
-        origin=Origin(rule.origin.source, rule.origin.line), python=python, installed=rule.installed,
+        heavy_modules=rule.forbid, probes=probes, guards=profile.guards if profile is not None else (), files=(),
+        entry_modules=rule.entry, origin=Origin(rule.origin.source, rule.origin.line), python=python,
+        installed=rule.installed,
+        rocm=profile.true if profile is not None else (), values=profile.values if profile is not None else (),
     )
+
+
+def platform_of(rule: ImportTimeRule, policy: Policy) -> Profile | None:
+    """The profile the rule's branches are judged on; None for `any`."""
+    return None if rule.platform == "any" else profile_named(policy, rule.platform)
 
 
 class Reaches(Protocol):
@@ -130,11 +141,14 @@ class ImportTimeKind:
                     v.error(at, f"entry must be a dotted module name like 'pkg.mod', got {text!r}")
             if not entries and len(v.errors) == before:
                 v.error(items["entry"][1].line, "entry must name at least one module")
-        platform = v.choice(items["platform"][1], "platform", ("any", "rocm")) if "platform" in items else "any"
+        platform, platform_line = "any", 0
+        if "platform" in items:  # a profile's name: the merged policy says which exist
+            platform_line = items["platform"][1].line
+            platform = v.string(items["platform"][1], "platform (any, or a platform profile's name)") or "any"
         forbid = v.dotted_patterns(items["forbid"][1] if "forbid" in items else Seq([], line), "forbid")
         installed = v.choice(items["installed"][1], "installed", INSTALLED) if "installed" in items else "any"
         return ImportTimeRule(
-            entry=tuple(entries), forbid=tuple(forbid), platform="rocm" if platform == "rocm" else "any",
+            entry=tuple(entries), forbid=tuple(forbid), platform=platform, platform_line=platform_line,
             installed=installed or "any", entry_lines=tuple(lines), **common,
         )
 
@@ -151,7 +165,7 @@ class ImportTimeKind:
         ]
 
     def explain_options(self, rule: ImportTimeRule) -> list[str]:
-        judged = "every branch runs but TYPE_CHECKING" if rule.platform == "any" else "judged as the ROCm pass judges"
+        judged = "every branch runs but TYPE_CHECKING" if rule.platform == "any" else "judged on that profile as the ROCm pass judges ROCm"
         return [
             f"  platform:      {rule.platform} ({judged})",
             "  checked:       through the whole project's eager import graph (`why MODULE --rule "

@@ -274,7 +274,8 @@ def use_gate(rules: Sequence[ImportRule]) -> UseGate:
 
 
 def _fix(v: Validator, node: Node) -> Fix | None:
-    from import_policy.config.validate import DOTTED, IDENTIFIER, describe_node
+    from import_policy.config.validate import DOTTED, IDENTIFIER
+    from import_policy.config.yamltree import describe_node
     from import_policy.config.yamltree import Map
 
     if not isinstance(node, Map):

@@ -17,6 +17,7 @@ from import_policy.kinds.relative_imports import RelativeImportsKind
 from import_policy.kinds.syntax import SYNTAX_ERROR_RULE
 from import_policy.kinds.unused_suppression import UNUSED_SUPPRESSION_RULE
 from import_policy.kinds.import_time import ImportTimeKind
+from import_policy.kinds.contracts.kinds import CONTRACT_KINDS
 from import_policy.rocm.rules import ROCM_RULES
 
 AnyKind = Union[PythonKind, CKind]
@@ -27,6 +28,7 @@ KINDS: dict[str, AnyKind] = {
     "token": TokenKind(),
     "relative-imports": RelativeImportsKind(),
     "import-time": ImportTimeKind(),
+    **CONTRACT_KINDS,
 }
 
 # Rules no YAML declares; their ids are reserved.

@@ -22,7 +22,7 @@ from import_policy.facts.records.model import FileFacts
 from import_policy.kinds import cfamily
 from import_policy.kinds.registry import c_kind, python_kind
 from import_policy.kinds.syntax import syntax_error
-from import_policy.pipeline import parallel, slow
+from import_policy.pipeline import contracts, parallel, slow
 from import_policy.pipeline.extract import Reader, python_facts, read_file
 from import_policy.pipeline.plan import Plan
 from import_policy.rocm import gateway_closure, run as rocm_pass
@@ -141,6 +141,11 @@ def _run(plan: Plan, files: Sequence[SourceFile], read: Reader, jobs: int, overl
                 plan.exempted if plan.track_allow_in else None, overlay, reading, plan.graphs,
             )
         )
+        if plan.rocm.contracts:
+            diagnostics.extend(contracts.check(
+                plan.rocm, plan.rocm.contracts, python, read, plan.cache, named, rocm_pass.graph_stores(plan.cache),
+                overlay, reading, plan.graphs,
+            ))
     if any(d.fixable for d in diagnostics):
         # A gateway fix in a module the gateway runs while it loads would make it import itself.
         diagnostics = gateway_closure.refuse_in_closures(plan.policy, diagnostics, python, read, plan.cache, overlay)

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from import_policy.cache.policy import Built, Known, PolicyIndex, entry_key
-from import_policy.config.model import Follow, Origin, Policy, RocmSafety, Rule
+from import_policy.config.model import Follow, Origin, Policy, Profile, RocmSafety, Rule
+from import_policy.policy.platforms import EXTEND, PlatformMerge, check_rules
 from import_policy.discovery import probe
 from import_policy.quoting import quote_path
 
@@ -509,6 +510,7 @@ def _merge(root: Path, ordered: list[tuple[_Source, Document]], read: list[tuple
     exclude = []
     roots: list[str] | None = None
     rocm = _RocmMerge()
+    platforms = PlatformMerge()
     switches: dict[str, list[tuple[str, ConfigError]]] = {"ignore": [], "enable": []}
     target: tuple[int, int] | None = None
     follow: Follow | None = None
@@ -526,6 +528,7 @@ def _merge(root: Path, ordered: list[tuple[_Source, Document]], read: list[tuple
             roots = document.roots
         if document.rocm_line:
             rocm.add(source.shown, document.rocm_line, document.rocm_safety)
+        platforms.add(source.shown, document.platforms)
     if roots is None:
         roots = ["."] + (["src"] if probe.is_dir(root / "src") else [])
     # Read only where a lazy import's judge needs it: its pyproject.toml then joins the sources.
@@ -534,6 +537,7 @@ def _merge(root: Path, ordered: list[tuple[_Source, Document]], read: list[tuple
     rocm_safety = rocm.settings(python)
     _check_switches(switches, {rule.id for rule in rules.values()} | set(BUILTIN_IDS))
     _check_in_force(rocm, rocm_safety, rules, switches, ordered[-1][0].path is not None if ordered else False)
+    profiles = _platforms(platforms, rocm, rocm_safety, rules.values())
     return Policy(
         root=root,
         rules=tuple(rules.values()),
@@ -546,7 +550,25 @@ def _merge(root: Path, ordered: list[tuple[_Source, Document]], read: list[tuple
         target_version=target,
         python=python,
         follow=follow,
+        platforms=profiles,
     )
+
+
+def _platforms(
+    platforms: PlatformMerge, rocm: _RocmMerge, rocm_safety: RocmSafety | None, rules: Iterable[Rule],
+) -> tuple[Profile, ...]:
+    """The declared profiles, resolved; every rule's `platform:` checked against them."""
+    profiles, errors = platforms.resolve(rocm_safety)
+    errors += check_rules(rules, platforms.declared)
+    if rocm.unanchored is not None:
+        errors.append(_error(
+            rocm.unanchored.source, rocm.unanchored.line,
+            "extend_entry_modules adds to rocm_safety.entry_modules, which no file sets (by default the entry "
+            "modules are the project's top-level packages, found in the tree): set entry_modules instead",
+        ))
+    if errors:
+        raise ConfigErrors(errors)
+    return profiles
 
 
 def _follow(before: Follow | None, source: _Source, document: Document) -> Follow | None:
@@ -577,13 +599,23 @@ class _RocmMerge:
         self.maps: dict[str, dict[str, tuple[object, Origin]]] = {}
         self.removed: dict[tuple[str, str], Origin] = {}
         self.lists: dict[str, list[tuple[object, Origin]]] = {}
+        # An `extend_entry_modules` that no `entry_modules` came before: the pass's default
+        # (the top-level packages) is the tree's, not a list it could add to.
+        self.unanchored: Origin | None = None
         self.heavy_line = 0  # the line of the last `heavy_modules` key, in the origin's file
 
     def add(self, source: str, line: int, settings: dict[str, tuple[object, int]]) -> None:
         self.origin = Origin(source, line)
         self.heavy_line = settings["heavy_modules"][1] if "heavy_modules" in settings else 0
-        for key, (value, _) in settings.items():
-            if isinstance(value, dict):
+        # A list's `extend_` key adds to the list as merged so far, the file's own list included.
+        for key, (value, _) in sorted(settings.items(), key=lambda item: item[0].startswith(EXTEND)):
+            if key.startswith(EXTEND):
+                if key == "extend_entry_modules" and "entry_modules" not in self.lists:
+                    self.unanchored = Origin(source, settings[key][1])
+                listed = self.lists.setdefault(key[len(EXTEND):], [])
+                known = {entry for entry, _ in listed}
+                listed.extend((entry, Origin(source, at)) for entry, at in value if entry not in known)  # type: ignore[attr-defined]
+            elif isinstance(value, dict):
                 merged = self.maps.setdefault(key, {})
                 for name, (held, at) in value.items():
                     given = name in merged
@@ -596,6 +628,8 @@ class _RocmMerge:
                         merged[name] = (held, Origin(source, at))
             else:
                 self.lists[key] = [(entry, Origin(source, at)) for entry, at in value]  # type: ignore[attr-defined]
+                if key == "entry_modules":
+                    self.unanchored = None
 
     def settings(self, python: tuple[int, int]) -> RocmSafety | None:
         from import_policy.patterns import DottedPattern

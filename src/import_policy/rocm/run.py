@@ -46,7 +46,9 @@ from import_policy.graph.through import Availability
 from import_policy.rocm import gaps, links
 from import_policy.kinds import import_time as import_time_kind
 from import_policy.kinds.import_time import ImportTimeRule, rules_of as import_time_rules
+from import_policy.kinds.contracts.common import ContractRule, rules_of as contract_rules
 from import_policy.graph.reach import HeavySite, Project
+from import_policy.graph.scoped import Scope, ScopedProject
 from import_policy.graph.codec import EdgesCodec, GraphCodec, Stat, StoredEdges
 from import_policy.graph.store import (
     RACY_NS, Inputs, ModuleGraph, digest, folder_stat, index_of, listing_digest, listing_of, stat_of,
@@ -120,6 +122,12 @@ class RocmPlan:
     followed: Followed | None = field(default=None, compare=False)
     # `installed: environment`: whether a module is installed in the project's environment.
     installed: Availability | None = field(default=None, compare=False)
+    # An architecture contract's reading of an import (`graph.scoped`): (scope, type_checking);
+    # None: the pass's own graph.
+    reading: tuple[Scope, bool] | None = None
+    # Architecture contracts in force (`kind: layers`, ...): their own graphs, asked in the
+    # project phase (`pipeline.contracts`).
+    contracts: tuple[ContractRule, ...] = ()
 
     @property
     def cache_mode(self) -> str:
@@ -212,9 +220,10 @@ def make_plan(
     rule is among `rules` (the Python rules in force). `prefilter=False` reads every file
     (the soundness checks compare that with a run)."""
     import_time = import_time_rules(rules)
+    contracts = contract_rules(rules)
     rocm = policy.rocm_safety
     selected = frozenset(rule for rule in RULE_IDS if wants(rule)) if rocm is not None else frozenset()
-    if not selected and not import_time:
+    if not selected and not import_time and not contracts:
         return None
     if rocm is None:
         rocm = RocmSafety(
@@ -228,7 +237,7 @@ def make_plan(
     entries = rocm.entry_modules or default_entries(top)
     plain = RocmPlan(
         policy, rocm, selected, exports, None, project_names, entries, import_time=import_time, followed=followed,
-        installed=through.availability(policy, followed, frozenset(name for name, _ in top)),
+        installed=through.availability(policy, followed, frozenset(name for name, _ in top)), contracts=contracts,
     )
     if not prefilter:
         return plain
@@ -238,9 +247,13 @@ def make_plan(
         if head is None:
             return plain
         heads.add(head)
+    # The names each graph rule's platform tests read, besides the pass's own.
+    profiles = [rocm, *(import_time_kind.settings(rule, policy) for rule in import_time)]
+    guards = [name for each in profiles for name in (*each.guards, *each.rocm)]
+    values = [name for each in profiles for name, _ in each.values]
     import_heads = frozenset(
         heads | {gateway.split(".")[0] for gateway in exports} | project_names
-        | {name.split(".")[0] for name in (*rocm.guards, *rocm.rocm, *(n for n, _ in rocm.values)) if "." in name}
+        | {name.split(".")[0] for name in (*guards, *values) if "." in name}
     )
     heavy_heads = tuple(sorted(h.encode() for h in heads if h))
     heads.update(probe.rpartition(".")[2] for probe, _ in rocm.probes)
@@ -248,9 +261,9 @@ def make_plan(
     heads.update(project_names)
     # Platform tests and package walks: a file defining `def supported(): return is_cuda()`
     # or walking a package matters even when it imports nothing of the project.
-    heads.update(name.lstrip("_") for name in (*rocm.guards, *rocm.rocm) if name != "TYPE_CHECKING")
+    heads.update(name.lstrip("_") for name in guards if name != "TYPE_CHECKING")
     # `DEVICE_TYPE == "cuda"` in a platform test; `env["has_te"]` spells `env`
-    heads.update(name.partition("[")[0].rpartition(".")[2] for name, _ in rocm.values)
+    heads.update(name.partition("[")[0].rpartition(".")[2] for name in values)
     heads.update(("find_spec", "iter_modules", "walk_packages"))
     # A class's method may run a subclass's override through `self` (a base in a file that
     # imports nothing of the project still runs a subclass's heavy import).
@@ -264,7 +277,7 @@ def rule_plan(plan: RocmPlan, rule: ImportTimeRule) -> RocmPlan:
     records, the rule's settings (`import_time.settings`) and entries. Its graph is kept apart
     (the settings are part of the store's key)."""
     return replace(
-        plan, rocm=import_time_kind.settings(rule, plan.policy.rocm_safety, plan.policy.python), entries=rule.entry,
+        plan, rocm=import_time_kind.settings(rule, plan.policy), entries=rule.entry,
         rules=frozenset(), import_time=(),
     )
 
@@ -340,6 +353,8 @@ def project(
         return facts
 
     found = modules if modules is not None else _modules(plan, known, cache is not None)
+    if plan.reading is not None:
+        return ScopedProject(plan.rocm, found, load, plan.exports, plan.installed, *plan.reading)
     return Project(plan.rocm, found, load, plan.exports, plan.installed)
 
 
@@ -351,7 +366,7 @@ def graph_settings(plan: RocmPlan) -> str | None:
         plan.policy.exclude,
         plan.tokens, sorted(plan.import_heads) if plan.import_heads is not None else None, plan.cache_mode,
         plan.followed.identity if plan.followed is not None else None,
-        plan.installed.identity if plan.installed is not None else None,
+        plan.installed.identity if plan.installed is not None else None, plan.reading,
     ))
     if " at 0x" in described:
         return None

@@ -1,0 +1,1 @@
+"""The architecture contracts (contract section 4a): layers, independence, protected, acyclic."""
