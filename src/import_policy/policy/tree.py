@@ -248,7 +248,7 @@ def module_bindings(source: bytes, path: str) -> frozenset[str] | str:
     the facts read it: its text as CPython decodes it, syntax newer than this interpreter's
     through libcst."""
     from import_policy.facts.records.model import SyntaxErrorFact
-    from import_policy.facts.source.decoded import python_text
+    from import_policy.facts.shared.decoded import python_text
     from import_policy.facts.source.syntax import newest_read
 
     parsed, lazy = newest_read(source, path)

@@ -49,7 +49,7 @@ from import_policy.facts.records.kept import CallFilter, kept_calls
 from import_policy.facts.cpython.reads import read_names
 from import_policy.facts.shared.deep import on_deep_stack, retried
 from import_policy.facts.shared.tables import Table, looped, module_tables, subscripted
-from import_policy.facts.source.decoded import python_text
+from import_policy.facts.shared.decoded import python_text
 from import_policy.facts.source.syntax import newest_read
 from import_policy.facts.shared.usegate import UseGate, bound_imports, could_matter
 from import_policy.facts.shared.walkstate import (

@@ -55,7 +55,7 @@ from import_policy.facts.cst.reads import cst_read_names
 from import_policy.facts.cst.parse import parse_module
 from import_policy.facts.shared.deep import on_deep_stack, overflowed, retried
 from import_policy.facts.shared.tables import Table, looped, module_tables, subscripted
-from import_policy.facts.source.decoded import python_text
+from import_policy.facts.shared.decoded import python_text
 from import_policy.facts.source.syntax import newest_read
 from import_policy.facts.shared.usegate import UseGate, bound_imports, could_matter
 from import_policy.facts.shared.walkstate import (

@@ -1,4 +1,4 @@
-"""libcst's parse of a file's bytes, reading them as CPython does (facts.source.decoded): libcst
+"""libcst's parse of a file's bytes, reading them as CPython does (facts.shared.decoded): libcst
 decodes the whole file first, and refuses one CPython compiles with undecodable bytes in a
 comment."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from import_policy.facts.source.decoded import python_text
+from import_policy.facts.shared.decoded import python_text
 
 if TYPE_CHECKING:
     import libcst

@@ -11,7 +11,7 @@ import re
 import tokenize
 
 from import_policy.facts.records.model import Suppressions
-from import_policy.facts.source.decoded import python_text
+from import_policy.facts.shared.decoded import python_text
 
 MARKER = b"import-policy:"
 _DIRECTIVE = re.compile(r"import-policy:\s*ignore(?P<file>-file)?(?:\[(?P<rules>[^\]]*)\])?")

@@ -7,7 +7,7 @@ import io
 import tokenize
 from dataclasses import dataclass
 
-from import_policy.facts.source.decoded import python_encoding, python_text
+from import_policy.facts.shared.decoded import python_encoding, python_text
 
 # Neither starts nor ends a statement: the passes look past them.
 _SKIPPED = frozenset({tokenize.NL, tokenize.COMMENT})
