@@ -86,6 +86,11 @@ def why(
         if not found:
             chains.append((entry, None))
 
+    # A lazy loader whose import the pass could not tell cuts the chains through it: named.
+    for entry in entries:
+        for module in graph.reach(entry):
+            warnings.extend(cut for cut in graph.cuts.get(module, ()) if cut not in warnings)
+
     def shown(path: str) -> str:
         # Quoted as git quotes it (JSON escapes on its own): a file name cannot forge a line.
         relative = Path(os.path.relpath(policy.root / path, cwd)).as_posix()

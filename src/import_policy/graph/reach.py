@@ -23,6 +23,7 @@ from import_policy.patterns import module_heads
 from import_policy.graph.chains import Chain, ImportGraph, Link
 from import_policy.project.modules import modules_of
 from import_policy.graph.judge import AFTER, Judge
+from import_policy.graph.lazy_loaders import Loaders
 from import_policy.graph.platform import Platform
 from import_policy.graph.sites import find_spec_of, is_heavy, probe_of, through_gateway
 
@@ -119,6 +120,12 @@ class Project:
         self._children: dict[str, tuple[str, ...]] = {}
         self.graph = ImportGraph(modules, self.edges)
         self._in_progress: set[object] = set()
+        self.loaders = Loaders(
+            self.module_path.get, self.facts, self.binds, lambda: self.module_path, self._load,
+        )
+        # Where a lazy loader's import could not be told, by the module whose import asked it:
+        # what `why` names where a chain may be cut.
+        self.cuts: dict[str, list[str]] = {}
 
     @classmethod
     def from_facts(cls, rocm: RocmSafety, files: Iterable[FileFacts], exports: Mapping[str, str] | None = None) -> Project:
@@ -538,6 +545,11 @@ class Project:
                 at = fact.span.line if init_path == facts.path else AFTER
                 if init_path is None or fact.member is None or not self.binds(init_path, fact.member, at):
                     add(fact.name, line, "import", detail)
+            if fact.kind == "from" and fact.member not in (None, "*"):
+                self._lazy_edges(facts, fact.module, fact.member or "", fact.span.line, line, detail, add)
+        for qualified, read_line in self._attribute_reads(facts):
+            owner, _, member = qualified.rpartition(".")
+            self._lazy_edges(facts, owner, member, read_line, read_line, f"reads `{qualified}`", add)
         file = self._file(facts.path)
         for scan in file.scans.get(None, ()) if file is not None else ():
             if scan.package is not None and self.judge.eager(scan.context, facts.path):
@@ -553,7 +565,62 @@ class Project:
                 for name in self.body_imports(target):
                     for prefix in module_heads(name):
                         add(prefix, call.span.line, "call", f"{call.tail}() imports {name}")
+                    owner, _, member = name.rpartition(".")
+                    if owner and name not in self.module_path:  # `from pkg import name` in the body
+                        self._lazy_edges(
+                            facts, owner, member, call.span.line, call.span.line, f"{call.tail}() imports {name}", add,
+                        )
         return links
+
+    def _lazy_edges(
+        self, facts: FileFacts, module: str, member: str, at: int, line: int, detail: str,
+        add: Callable[[str, int, str, str], None],
+    ) -> None:
+        """The modules `module`'s lazy loader imports when `member` is asked of it at `line`."""
+        loaded = self.loaders.asked(module, member, facts.path, at, at if self.module_path.get(module) == facts.path else AFTER)
+        if loaded is None:
+            return
+        for target in loaded.modules:
+            for prefix in module_heads(target):
+                add(prefix, line, "import", f"{detail}, which the lazy loader at {loaded.where} answers by importing {target}")
+        if loaded.cut:
+            self.cuts.setdefault(facts.module or "", []).append(
+                f"{facts.path}:{line}: {detail}: the lazy loader at {loaded.where} imports what the pass cannot "
+                f"tell ({loaded.cut}); the chain is cut there"
+            )
+
+    def _attribute_reads(self, facts: FileFacts) -> Iterator[tuple[str, int]]:
+        """`pkg.name` read at import time (a call, a decorator, a base class) where `pkg` is a
+        module with a lazy loader and `name` no submodule: `pkg.name`, and its line."""
+        seen: set[str] = set()
+        named: list[tuple[str, int]] = [
+            (call.callee, call.span.line) for call in facts.calls if self.judge.eager(call.context, facts.path)
+        ]
+        named.extend(
+            (name, decorator.span.line) for decorator in facts.decorators
+            if self.judge.eager(decorator.context, facts.path) for name in decorator.qualified_names
+        )
+        named.extend(
+            (base, cls.line) for cls in facts.classes if self.judge.eager(cls.context, facts.path) for base in cls.bases
+        )
+        heads: dict[str, bool] = {}
+        for qualified, line in named:
+            parts = qualified.split(".")
+            if len(parts) < 2:
+                continue
+            if parts[0] not in heads:  # one lookup per top-level name: most calls are of no module's
+                heads[parts[0]] = parts[0] in self.module_path
+            if not heads[parts[0]]:
+                continue
+            for cut in range(len(parts) - 1, 0, -1):
+                owner = ".".join(parts[:cut])
+                if owner not in self.module_path:
+                    continue
+                name = f"{owner}.{parts[cut]}"
+                if name not in seen and name not in self.module_path and self.loaders.loader(owner) is not None:
+                    seen.add(name)
+                    yield name, line
+                break
 
     def binds(self, path: str, name: str, at: int = AFTER) -> bool:
         """Whether the module surely binds `name` (other than to its own submodule of that

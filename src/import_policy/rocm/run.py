@@ -42,6 +42,7 @@ from import_policy.facts.shared.walkstate import DYNAMIC_IMPORTERS
 from import_policy.graph.chains import Chain
 from import_policy.graph import hook, through
 from import_policy.graph.distributions import Followed
+from import_policy.graph.once_per_link import in_dependencies
 from import_policy.graph.through import Availability
 from import_policy.rocm import gaps, links
 from import_policy.kinds import import_time as import_time_kind
@@ -205,7 +206,7 @@ class RocmPlan:
         that is Python's reading); a dynamic import whose name the text does not spell may be
         of anything, so that file is parsed."""
         if path.endswith(".pyi"):
-            return False  # stubs never run
+            return True  # stubs never run, but `attach_stub` reads its table from one
         if self.tokens is None or path.endswith("__init__.py"):
             return True  # what a package binds decides whether `from pkg import name` is the submodule
         if any(token in source for token in self.tokens) or RELATIVE_IMPORT.search(source) is not None:
@@ -265,6 +266,8 @@ def make_plan(
     # `DEVICE_TYPE == "cuda"` in a platform test; `env["has_te"]` spells `env`
     heads.update(name.partition("[")[0].rpartition(".")[2] for name in values)
     heads.update(("find_spec", "iter_modules", "walk_packages"))
+    # A lazy loader: `from module import name` may import what its table names.
+    heads.update(("__getattr__", "_LazyModule"))
     # A class's method may run a subclass's override through `self` (a base in a file that
     # imports nothing of the project still runs a subclass's heavy import).
     heads.add("class")
@@ -582,7 +585,7 @@ def check(
                 lines[path] = _lines(plan, path, read)
             return lines[path]
 
-        reached = through.at_links(reached, plan.followed, lines_of)
+        reached = in_dependencies(through.at_links(reached, plan.followed, lines_of), plan.followed, rocm.heavy_modules)
 
         def where(reports_in: Callable[[str], bool], graph: ModuleGraph) -> hook.Where:
             checked = links.Standing({path for path in parsed if reports_in(path)}, resolved)
@@ -598,7 +601,10 @@ def check(
                 graphs.graph(rule_asked, read, records) if graphs is not None
                 else module_graph(rule_asked, passed, read, records, stores, overlay, since)
             )
-            findings = through.at_links(import_time_kind.findings(declared, answer), plan.followed, lines_of)
+            findings = in_dependencies(
+                through.at_links(import_time_kind.findings(declared, answer), plan.followed, lines_of),
+                plan.followed, declared.forbid,
+            )
             found.extend(hook.reports(findings, where(_reports_in(declared.applies_to), answer)))
             if exempted is not None and declared.allow_in:
                 exempted([

@@ -45,6 +45,7 @@ from import_policy.facts.records.model import (
 )
 from import_policy.facts.cpython import uses_ast
 from import_policy.facts.shared.identifiers import NAME, normal, spelled_at
+from import_policy.facts.cpython.loaders import loader_and_exports
 from import_policy.facts.records.kept import CallFilter, kept_calls
 from import_policy.facts.cpython.reads import read_names
 from import_policy.facts.shared.deep import on_deep_stack, retried
@@ -191,6 +192,9 @@ def _collect(
         reads=tuple(sorted(collector.reads, key=position)),
         suppressions=suppressions,
     )
+    loader, exports = loader_and_exports(parsed, source, text, module, is_package)
+    if loader is not None or exports:
+        facts = replace(facts, loader=loader, exports=exports)
     kept = keeps(facts) if keeps is not None else None
     # A call is placed only when kept: most of a file's calls matter to no reader.
     calls = [

@@ -50,6 +50,7 @@ from import_policy.facts.records.model import (
     UseFact,
     Value,
 )
+from import_policy.facts.cpython.loaders import loader_and_exports
 from import_policy.facts.cpython.reads import read_names
 from import_policy.facts.cst.reads import cst_read_names
 from import_policy.facts.cst.parse import parse_module
@@ -149,6 +150,9 @@ def _extract(
             path, module, is_package, suppressions=suppressions,
             syntax_error=SyntaxErrorFact("the file is nested too deeply to analyse", 1, 1),
         )
+    # `ast` reads the loader and the exports, as CPython's extractor does (libcst has no
+    # evaluator of its own for the literal tables).
+    loader, exports = loader_and_exports(collector.tree, source, None, module, is_package)
     return FileFacts(
         path=path,
         module=module,
@@ -165,6 +169,8 @@ def _extract(
         scans=tuple(collector.scans),
         reads=reads,
         suppressions=suppressions,
+        loader=loader,
+        exports=exports,
     )
 
 

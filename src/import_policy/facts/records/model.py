@@ -268,6 +268,33 @@ class ScanFact:
 
 
 @dataclass(frozen=True)
+class LoaderFact:
+    """A lazy loader a module installs: what `from module import name` (or a read of
+    `module.name`) imports when the module does not bind `name` (PEP 562 `__getattr__`).
+
+    `kind`: "getattr" (a module-level `def __getattr__`), "attach" (`lazy_loader.attach` or a
+    copy of it), "stub" (`lazy_loader.attach_stub`: its table is the `.pyi` beside the file),
+    "lazymodule" (`sys.modules[__name__] = _LazyModule(...)`, transformers' pattern).
+    `table`: name -> the absolute module its lookup imports ("" where the pass could not tell:
+    a cut); the name "*" stands for any other name, its module spelled with "{}" where the
+    name goes (`import_module(f".{name}", __name__)`).
+    `files`: folders (relative to the module's own, "" for it) whose files give more of the
+    table as transformers' `define_import_structure` computes it, each with its prefix.
+    `cut`: an import of the loader the pass could not resolve for names outside the table, as
+    written (with its line); "" when there is none.
+    `replaces`: the module object is replaced, so the module's own bindings are no attributes.
+    `bound`: names the loader binds without importing (`extra_objects`)."""
+
+    kind: Literal["getattr", "attach", "stub", "lazymodule"]
+    line: int
+    table: tuple[tuple[str, str], ...] = ()
+    files: tuple[tuple[str, str], ...] = ()
+    cut: str = ""
+    replaces: bool = False
+    bound: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class SyntaxErrorFact:
     message: str
     line: int
@@ -311,6 +338,11 @@ class FileFacts:
     reads: tuple[ReadFact, ...] = ()
     suppressions: Suppressions = field(default_factory=Suppressions)
     syntax_error: SyntaxErrorFact | None = None
+    # The module's lazy loader, when it installs one at import time.
+    loader: LoaderFact | None = None
+    # The names the file exports as transformers' `define_import_structure` reads them (its
+    # `__all__` as text, and the classes and functions under `@requires`).
+    exports: tuple[str, ...] = ()
     # False for a file no rule needed, which was never parsed: it has no facts at all.
     parsed: bool = True
     # The digest (cache.facts.content_digest) of the bytes these facts were extracted from,

@@ -23,6 +23,7 @@ from import_policy.facts.records.model import (
     FunctionFact,
     ImportFact,
     IsMain,
+    LoaderFact,
     Leaf,
     Not,
     Opaque,
@@ -104,6 +105,12 @@ def to_json(facts: FileFacts) -> Json:
             else [facts.syntax_error.message, facts.syntax_error.line, facts.syntax_error.column]
         ),
     }
+    loader = facts.loader
+    out["loader"] = None if loader is None else [
+        loader.kind, loader.line, [list(entry) for entry in loader.table], [list(f) for f in loader.files],
+        loader.cut, loader.replaces, list(loader.bound),
+    ]
+    out["exports"] = list(facts.exports)
     out["contexts"] = [_context(context) for context in contexts]
     return out
 
@@ -209,6 +216,23 @@ def _import_of(value: Json, ctx: Callable[[Json], Context]) -> ImportFact:
     )
 
 
+def _pair(value: Json) -> tuple[str, str]:
+    first, second = _list(value, 2)
+    return _str(first), _str(second)
+
+
+def _loader_of(value: Json) -> LoaderFact | None:
+    if value is None:
+        return None
+    kind, line, table, files, cut, replaces, bound = _list(value, 7)
+    if kind not in ("getattr", "attach", "stub", "lazymodule"):
+        raise ValueError(f"not a loader kind: {kind!r}")
+    return LoaderFact(
+        kind, _int(line), tuple(_pair(entry) for entry in _list(table)), tuple(_pair(f) for f in _list(files)),
+        _str(cut), _bool(replaces), tuple(_str(name) for name in _list(bound)),
+    )
+
+
 def from_json(value: Json) -> FileFacts:
     if not isinstance(value, dict):
         raise ValueError("expected an object")
@@ -275,4 +299,6 @@ def from_json(value: Json) -> FileFacts:
             None if error is None
             else SyntaxErrorFact(_str(_list(error, 3)[0]), _int(error[1]), _int(error[2]))
         ),
+        loader=_loader_of(value["loader"]),
+        exports=tuple(_str(name) for name in _list(value["exports"])),
     )
