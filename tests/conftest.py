@@ -1,7 +1,9 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import textwrap
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,6 +19,28 @@ settings.register_profile("untimed", deadline=None, suppress_health_check=[Healt
 settings.load_profile("untimed")
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
+# A moment well before any cache entry a test writes: a tree dated then is trusted by its stat
+# data (one written in the second a cache is saved is racily clean, never reused, and a cache
+# that missed a change would pass).
+PAST = time.time_ns() - 3600 * 10**9
+
+
+def age(root: Path, when: int = PAST, skip: tuple[str, ...] = (".git",)) -> None:
+    """Date every file, folder and link (not what it leads to) under `root`, and `root`, at
+    `when`, as a checkout is; what lies under a folder named in `skip` is left as it is."""
+    for folder, names, files in os.walk(root):
+        if skip and not set(skip).isdisjoint(Path(folder).relative_to(root).parts):
+            continue
+        for name in (*names, *files):
+            os.utime(os.path.join(folder, name), ns=(when, when), follow_symlinks=False)
+    os.utime(root, ns=(when, when))
+
+
+def git(root: Path, *argv: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    """git in `root`, with an identity of its own (a commit needs one; the machine may have none)."""
+    return subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *argv], cwd=root, capture_output=True, text=True, check=check,
+    )
 
 
 def snapshot(name: str, actual: str) -> None:

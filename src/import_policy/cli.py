@@ -20,6 +20,7 @@ from import_policy import __version__
 from import_policy.cache.seal import FOLDER as CACHE_FOLDER
 from import_policy.quoting import escape_controls
 from import_policy.commands import EXIT_ERROR, EXIT_OK, EXIT_VIOLATIONS, UsageError, discard_stdout
+from import_policy.commands.options import CheckOptions
 from import_policy.policy.load import ConfigErrors
 from import_policy.discovery import probe
 from import_policy.discovery.tracked import new_run
@@ -191,6 +192,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_ERROR
 
 
+def check_options(args: argparse.Namespace) -> CheckOptions:
+    """`check`'s flags as the typed value its steps read."""
+    return CheckOptions(
+        paths=list(args.paths), config=args.config, select=args.select, extend_select=args.extend_select,
+        ignore=args.ignore, exit_zero=args.exit_zero, statistics=args.statistics, fix=args.fix, fix_only=args.fix_only,
+        show_fixes=args.show_fixes, unsafe_fixes=args.unsafe_fixes, diff=args.diff, format=args.format,
+        quiet=args.quiet, stdin_filename=args.stdin_filename, no_cache=args.no_cache, exclude=args.exclude,
+        extend_exclude=args.extend_exclude, show_files=args.show_files, show_settings=args.show_settings,
+        verbose=args.verbose, jobs=args.jobs, baseline=args.baseline, write_baseline=args.write_baseline,
+    )
+
+
 def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "server":  # each file's own configuration, found as the editor opens it
         from import_policy.commands import server
@@ -208,12 +221,13 @@ def _dispatch(args: argparse.Namespace) -> int:
         elif "-" in [str(path) for path in args.paths] and len(args.paths) > 1:
             raise UsageError("'-' (stdin) cannot be checked together with other paths")
 
-        warm = answer_warm(args, Path.cwd())  # an unchanged tree and configuration: no policy to build
+        options = check_options(args)
+        warm = answer_warm(options, Path.cwd())  # an unchanged tree and configuration: no policy to build
         if warm is not None:
             return warm
         from import_policy.commands.projects import check_projects
 
-        return check_projects(args, Path.cwd())  # each file under its nearest configuration
+        return check_projects(options, Path.cwd())  # each file under its nearest configuration
     from import_policy.commands.configs import configurations
 
     if args.command == "test-rules":

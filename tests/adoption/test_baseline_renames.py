@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 
 import pytest
 
-from conftest import Project
+from conftest import Project, git
 
 CONFIG = "rules:\n  - id: no-pickle\n    message: no pickle\n    forbid: [pickle]\n"
 A = "import os\nimport pickle\n\n\ndef f():\n    return pickle.dumps(os.name)\n"
@@ -18,27 +17,21 @@ A = "import os\nimport pickle\n\n\ndef f():\n    return pickle.dumps(os.name)\n"
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
 
-def _git(project: Project, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=project.root, check=True, capture_output=True,
-    )
-
-
 @pytest.fixture
 def repo(project: Project) -> Project:
     project.config(CONFIG)
     project.write("pkg/a.py", A)
     project.write("pkg/b.py", "import pickle\n")
-    _git(project, "init", "-q")
+    git(project.root, "init", "-q")
     assert project.run("check", "--write-baseline", "baseline.json")[0] == 0
-    _git(project, "add", "-A")
-    _git(project, "commit", "-qm", "legacy")
+    git(project.root, "add", "-A")
+    git(project.root, "commit", "-qm", "legacy")
     return project
 
 
 @needs_git
 def test_a_file_git_sees_as_renamed_keeps_its_entries(repo: Project) -> None:
-    _git(repo, "mv", "pkg/a.py", "pkg/c.py")
+    git(repo.root, "mv", "pkg/a.py", "pkg/c.py")
     assert repo.run("check", "--baseline", "baseline.json") == (0, "All checks passed!\n", "")
     # Renamed and edited a little, as git still matches it by content.
     (repo.root / "pkg" / "c.py").write_text(A + "\n\ndef g():\n    return 1\n")
@@ -51,15 +44,15 @@ def test_a_file_git_sees_as_renamed_keeps_its_entries(repo: Project) -> None:
 def test_a_committed_rename_keeps_its_entries(repo: Project) -> None:
     """In CI every rename is committed: the base is the commit that last wrote the baseline
     (`git log -1 -- BASELINE`), not HEAD."""
-    _git(repo, "mv", "pkg/a.py", "pkg/c.py")
-    _git(repo, "commit", "-qm", "rename")
+    git(repo.root, "mv", "pkg/a.py", "pkg/c.py")
+    git(repo.root, "commit", "-qm", "rename")
     (repo.root / "pkg" / "b.py").write_text("import pickle\nimport os\n")
-    _git(repo, "commit", "-qam", "later work")
+    git(repo.root, "commit", "-qam", "later work")
     assert repo.run("check", "--baseline", "baseline.json") == (0, "All checks passed!\n", "")
     assert repo.run("check", "--baseline", "baseline.json", "pkg/c.py") == (0, "All checks passed!\n", "")
     # A baseline written (and committed) after the rename is keyed by the new path already.
     assert repo.run("check", "--write-baseline", "baseline.json")[0] == 0
-    _git(repo, "commit", "-qam", "baseline again")
+    git(repo.root, "commit", "-qam", "baseline again")
     assert repo.run("check", "--baseline", "baseline.json") == (0, "All checks passed!\n", "")
 
 

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from conftest import Project
-from import_policy.cache.stat import stat_of, trusted
+from import_policy.cache.stat import Stat, stat_of, trusted
 from import_policy.discovery.files import discover
 
 CONFIG = """\
@@ -71,13 +71,19 @@ def test_racily_clean_entries_are_unknown(tmp_path: Path) -> None:
     path.write_text("x = 1\n", encoding="utf-8")
     now = stat_of(path)
     assert now is not None
-    later = now[0]  # the mtime
+    later = now.mtime_ns
     assert not trusted(now, now, written_ns=later)  # written in the file's own second
     assert not trusted(now, now, written_ns=later - later % 1_000_000_000 + 999_999_999)
     assert trusted(now, now, written_ns=later + 1_000_000_000 - later % 1_000_000_000)  # the next second
-    changed = (now[0], now[1] + 1, now[2], now[3])
+    # A file system with whole-second timestamps: the mtime is the second's first nanosecond,
+    # and an entry written in that second still cannot trust it.
+    whole = now._replace(mtime_ns=later - later % 1_000_000_000)
+    assert not trusted(whole, whole, written_ns=whole.mtime_ns)
+    assert not trusted(whole, whole, written_ns=whole.mtime_ns + 999_999_999)
+    assert trusted(whole, whole, written_ns=whole.mtime_ns + 1_000_000_000)
+    changed = now._replace(ctime_ns=now.ctime_ns + 1)
     assert not trusted(changed, now, written_ns=later + 10_000_000_000)  # ctime moved
     for field in range(4):
-        other = tuple(v + 1 if i == field else v for i, v in enumerate(now))
-        assert not trusted(other, now, written_ns=later + 10_000_000_000)  # type: ignore[arg-type]
+        other = Stat(*(v + 1 if i == field else v for i, v in enumerate(now)))
+        assert not trusted(other, now, written_ns=later + 10_000_000_000)
     assert not trusted(None, now, written_ns=later + 10_000_000_000)

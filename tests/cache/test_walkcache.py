@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
 import pytest
 
+from conftest import PAST, age
 from import_policy.cache.facts import FOLDER
 from import_policy.discovery.files import discover
 from import_policy.patterns import PathGlob
 
-PAST = time.time_ns() - 3600 * 10**9
 
 
 def _listing(root: Path, remember: bool, exclude: tuple[PathGlob, ...] = ()) -> list[tuple[str, str]]:
@@ -42,16 +41,6 @@ def _in_place(path: Path, text: str) -> None:
     assert path.parent.stat() == before
 
 
-def _age(root: Path) -> None:
-    """Every file and folder dated in the past, as in a checkout: what a walk cache saved now
-    holds is trusted (a tree written in the second the cache is saved is racily clean, and
-    never reused, so a cache that missed a change would pass)."""
-    for folder, names, files in os.walk(root):
-        for name in (*names, *files):
-            os.utime(Path(folder) / name, ns=(PAST, PAST))
-    os.utime(root, ns=(PAST, PAST))
-
-
 class _Scans:
     """How many folders a walk listed (the rest came from the cache)."""
 
@@ -72,7 +61,7 @@ def tree(tmp_path: Path) -> Path:
         _write(tmp_path, relative)
     _write(tmp_path, ".gitignore", "gen/\n")
     (tmp_path / FOLDER).mkdir()  # as after a first run: its making changes the root's listing
-    _age(tmp_path)
+    age(tmp_path)
     return tmp_path
 
 

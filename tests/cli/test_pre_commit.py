@@ -10,13 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from conftest import git
 REPO = Path(__file__).resolve().parents[2]
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")]
-
-
-def _git(cwd: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
 
 
 def _pre_commit(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -34,29 +31,29 @@ def source_repo(tmp_path: Path) -> Path:
         REPO, copy,
         ignore=shutil.ignore_patterns(".git", ".venv*", "*.egg-info", "__pycache__", ".pytest_cache", ".mypy_cache", "build"),
     )
-    _git(copy, "init", "-q")
-    _git(copy, "add", "-A")
-    _git(copy, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "snapshot")
+    git(copy, "init", "-q")
+    git(copy, "add", "-A")
+    git(copy, "commit", "-qm", "snapshot")
     return copy
 
 
 def test_try_repo_fails_then_passes(tmp_path: Path, source_repo: Path) -> None:
     user = tmp_path / "user"
     user.mkdir()
-    _git(user, "init", "-q")
+    git(user, "init", "-q")
     (user / "import-policy.yaml").write_text(
         "version: 1\nrules:\n  - id: no-pickle\n    message: use json\n    forbid: [pickle]\n"
     )
     (user / "app.py").write_text("import os, pickle\n")
     (user / "ok.py").write_text("import json\n")
-    _git(user, "add", "-A")
+    git(user, "add", "-A")
 
     failing = _pre_commit(user, "try-repo", str(source_repo), "import-policy", "--files", "app.py", "ok.py")
     assert failing.returncode == 1, failing.stdout + failing.stderr
     assert "app.py:1:12: no-pickle use json" in failing.stdout
 
     (user / "app.py").write_text("import os, json\n")
-    _git(user, "add", "-A")
+    git(user, "add", "-A")
     passing = _pre_commit(user, "try-repo", str(source_repo), "import-policy", "--files", "app.py", "ok.py")
     assert passing.returncode == 0, passing.stdout + passing.stderr
     assert "Passed" in passing.stdout
@@ -66,15 +63,15 @@ def test_try_repo_blocks_a_commit_that_makes_an_entry_reach_a_hazard(tmp_path: P
     """The changed file is not the one holding the heavy import: it is where the chain passes."""
     user = tmp_path / "user"
     (user / "mypkg").mkdir(parents=True)
-    _git(user, "init", "-q")
+    git(user, "init", "-q")
     (user / "import-policy.yaml").write_text("version: 1\nrocm_safety:\n  heavy_modules: [xformers]\n")
     (user / "mypkg" / "__init__.py").write_text('"""mypkg."""\nimport os\n')
     (user / "mypkg" / "heavy_side.py").write_text("import xformers\n")
-    _git(user, "add", "-A")
-    _git(user, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "before")
+    git(user, "add", "-A")
+    git(user, "commit", "-qm", "before")
 
     (user / "mypkg" / "__init__.py").write_text('"""mypkg."""\nimport os\nfrom mypkg import heavy_side\n')
-    _git(user, "add", "-A")
+    git(user, "add", "-A")
     failing = _pre_commit(user, "try-repo", str(source_repo), "import-policy", "--files", "mypkg/__init__.py")
     assert failing.returncode == 1, failing.stdout + failing.stderr
     assert (
@@ -86,7 +83,7 @@ def test_try_repo_blocks_a_commit_that_makes_an_entry_reach_a_hazard(tmp_path: P
     # at that module, though the commit names only another file.
     (user / "mypkg" / "heavy_side.py").write_text("import xformers\nx = (\n")
     (user / "mypkg" / "other.py").write_text("import json\n")
-    _git(user, "add", "-A")
+    git(user, "add", "-A")
     gap = _pre_commit(user, "try-repo", str(source_repo), "import-policy", "--files", "mypkg/other.py")
     assert gap.returncode == 1, gap.stdout + gap.stderr
     assert "mypkg/heavy_side.py:2:5: syntax-error the file does not parse" in gap.stdout
@@ -98,12 +95,12 @@ def test_try_repo_from_the_root_checks_a_project_kept_in_a_subfolder(tmp_path: P
     hook from the repository root with `python/...` paths and no `args:`."""
     user = tmp_path / "user"
     (user / "python" / "kern").mkdir(parents=True)
-    _git(user, "init", "-q")
+    git(user, "init", "-q")
     (user / "python" / "import-policy.yaml").write_text(
         "version: 1\nrules:\n  - id: no-pickle\n    message: no pickle\n    forbid: [pickle]\n"
     )
     (user / "python" / "kern" / "__init__.py").write_text("import pickle\n")
-    _git(user, "add", "-A")
+    git(user, "add", "-A")
     failing = _pre_commit(user, "try-repo", str(source_repo), "import-policy", "--files", "python/kern/__init__.py")
     assert failing.returncode == 1, failing.stdout + failing.stderr
     assert "python/kern/__init__.py:1:8: no-pickle no pickle" in failing.stdout
@@ -114,7 +111,7 @@ def test_try_repo_from_the_root_of_a_monorepo(tmp_path: Path, source_repo: Path)
     user = tmp_path / "user"
     for name in ("alpha", "beta"):
         (user / "packages" / name / name).mkdir(parents=True)
-    _git(user, "init", "-q")
+    git(user, "init", "-q")
     (user / "import-policy-base.yaml").write_text(
         "version: 1\nrules:\n  - id: no-pickle\n    message: no pickle\n    forbid: [pickle]\n"
     )
@@ -124,9 +121,30 @@ def test_try_repo_from_the_root_of_a_monorepo(tmp_path: Path, source_repo: Path)
     )
     (user / "packages" / "alpha" / "alpha" / "__init__.py").write_text("import pickle\nimport marshal\n")
     (user / "packages" / "beta" / "beta" / "__init__.py").write_text("import pickle\nimport marshal\n")
-    _git(user, "add", "-A")
+    git(user, "add", "-A")
     failing = _pre_commit(user, "try-repo", str(source_repo), "import-policy", "--all-files")
     assert failing.returncode == 1, failing.stdout + failing.stderr
     assert "packages/alpha/alpha/__init__.py:1:8: no-pickle no pickle" in failing.stdout
     assert "packages/beta/beta/__init__.py:2:8: no-marshal no marshal" in failing.stdout
     assert "alpha/__init__.py:2:8" not in failing.stdout and "beta/__init__.py:1:8" not in failing.stdout
+
+
+def test_try_repo_runs_on_a_commit_that_changes_only_the_configuration(tmp_path: Path, source_repo: Path) -> None:
+    """The hooks match configuration files too: a broken policy fails the commit that breaks
+    it, not the next one (someone else's)."""
+    user = tmp_path / "user"
+    user.mkdir()
+    git(user, "init", "-q")
+    (user / "import-policy.yaml").write_text("version: 1\nextends: [base.yaml]\n")
+    (user / "base.yaml").write_text("version: 1\nrules:\n  - id: no-pickle\n    forbd: [pickle]\n")
+    (user / "app.py").write_text("import os\n")
+    git(user, "add", "-A")
+    for named in (["base.yaml"], ["import-policy.yaml"]):
+        failing = _pre_commit(user, "try-repo", str(source_repo), "import-policy", "--files", *named)
+        assert failing.returncode == 1, failing.stdout + failing.stderr
+        assert "base.yaml:4: unknown key 'forbd'" in failing.stdout, failing.stdout
+    (user / "base.yaml").write_text("version: 1\nrules:\n  - id: no-pickle\n    forbid: [pickle]\n")
+    git(user, "add", "-A")
+    passing = _pre_commit(user, "try-repo", str(source_repo), "import-policy", "--files", "base.yaml")
+    assert passing.returncode == 0, passing.stdout + passing.stderr
+    assert "Passed" in passing.stdout

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import Project
+from conftest import Project, age
 from import_policy.cli import main
 
 ROCM = "version: 1\nrocm_safety:\n  heavy_modules: [xformers]\n"
@@ -137,15 +137,6 @@ def test_fix_on_the_buffer_checks_again_with_the_buffer_in_its_place_only(
     assert "pkg/a.py" not in err
 
 
-def _age(root: Path) -> None:
-    """Every file older than any cache entry's write second: the graph's log trusts its stat data."""
-    import os
-
-    for folder, names, files in os.walk(root):
-        for name in [*names, *files]:
-            os.utime(os.path.join(folder, name), (1_600_000_000, 1_600_000_000))
-
-
 @pytest.mark.parametrize("config", [
     ROCM,
     "version: 1\nrules:\n  - id: light\n    kind: import-time\n    entry: [pkg]\n    forbid: [xformers]\n",
@@ -158,7 +149,7 @@ def test_a_buffer_s_graph_is_never_kept_for_later_disk_runs(
     project.config(config)
     project.write("pkg/__init__.py", "import pkg.a\n")
     project.write("pkg/a.py", "x = 1\n")
-    _age(project.root)
+    age(project.root)  # older than any cache entry: the graph's log trusts its stat data
     assert project.run("check")[:2] == (0, "All checks passed!\n")  # the graph of the disk, kept
     _stdin(monkeypatch, b"import xformers\n")
     code, out, _ = project.run("check", "--stdin-filename", "pkg/a.py")

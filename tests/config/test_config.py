@@ -22,7 +22,7 @@ def errors(project: Project, config: str, *argv: str) -> list[str]:
         (
             "version: 1\nrulez: []\n",
             "import-policy: import-policy.yaml:2: unknown key 'rulez' in the configuration (did you mean 'rules'?); "
-            "expected one of: enable, environment, exclude, extend_exclude, extends, follow, ignore, platforms, rocm_safety, root, roots, rules, target_version, version",
+            "expected one of: enable, environment, exclude, extend_exclude, extends, follow, ignore, packages, platforms, rocm_safety, root, roots, rules, target_version, version",
         ),
         (
             "version: 1\ntarget_version: 3.15\nextends: [rocm-safety]\n",

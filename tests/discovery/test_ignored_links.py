@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Project
+from conftest import Project, age
 from import_policy.discovery.files import Locator, discover
 
 CONFIG = "version: 1\nrules:\n  - id: no-re\n    forbid: [re]\n"
@@ -25,13 +25,6 @@ def _checked(project: Project, *argv: str) -> tuple[set[str], str]:
     return {line.split(":")[0] for line in out.splitlines()[:-1]}, err
 
 
-def _age(root: Path) -> None:
-    for folder, names, files in os.walk(root):
-        for name in [*names, *files]:
-            os.utime(os.path.join(folder, name), (1_600_000_000, 1_600_000_000), follow_symlinks=False)
-    os.utime(root, (1_600_000_000, 1_600_000_000))
-
-
 def _tree(project: Project) -> None:
     project.config(CONFIG)
     # git cannot re-include a file whose folder is ignored: `!out/m.py` re-includes nothing.
@@ -40,7 +33,7 @@ def _tree(project: Project) -> None:
     project.write("gen/m.py", "import re\n")
     project.write("good.py", "import re\n")
     (project.root / "out").symlink_to("real")
-    _age(project.root)
+    age(project.root)
 
 
 def test_a_link_to_an_ignored_folder_is_skipped_like_the_folder(project: Project) -> None:
@@ -81,7 +74,7 @@ def test_a_walk_cache_saved_while_git_answered_is_not_reused_once_it_refuses(
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
     subprocess.run([*git, "init", "-q"], cwd=project.root, check=True)
     subprocess.run([*git, "add", "-f", "import-policy.yaml", ".gitignore", "good.py", "generated/tracked.py"], cwd=project.root, check=True)
-    _age(project.root)  # older than any cache entry's write second: listings are reused
+    age(project.root)  # older than any cache entry's write second: listings are reused
     answered = {"generated/tracked.py", "good.py"}
     assert _checked(project) == (answered, "")
     assert _checked(project) == (answered, "")  # warm: the walk cache and the run cache

@@ -135,3 +135,28 @@ def test_links_that_double_the_paths_at_each_level_stay_bounded(tmp_path: Path) 
     assert len(files) <= 21 * MAX_PATHS_TO_A_FOLDER
     assert "d0/x/x/x/x/m.py" in {file.relative for file in files}  # 16 paths to d4: all walked
     assert len(skipped) == 21 - 5 and {why for _, why in skipped} == {MANY_PATHS}  # once per folder
+
+
+@pytest.mark.parametrize("linked", ["file", "folder"])
+def test_a_hook_run_naming_only_a_link_s_target_reports_at_the_link_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], linked: str,
+) -> None:
+    """pre-commit names the file changed, the link's target: every rule reports at the link's
+    path too (a module of its own, where Python imports it), as a whole-tree run does."""
+    import subprocess
+
+    root = _project(tmp_path, monkeypatch)
+    (root / "impl").mkdir()
+    (root / "impl" / "heavy.py").write_text("import pickle\n", encoding="utf-8")
+    if linked == "file":
+        (root / "pkg" / "fast.py").symlink_to("../impl/heavy.py")
+        link = "pkg/fast.py"
+    else:
+        (root / "alias").symlink_to("impl")
+        link = "alias/heavy.py"
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    subprocess.run(["git", "add", "-A"], cwd=root, check=True)
+    expected = sorted(["impl/heavy.py:1:8: no-pickle `pickle` is forbidden", f"{link}:1:8: no-pickle `pickle` is forbidden"])
+    for argv in (["--no-cache"], ["--no-cache", "impl/heavy.py"], ["impl/heavy.py"], [], ["impl/heavy.py"]):
+        code, out, _ = _run(capsys, "check", *argv)
+        assert (code, out.splitlines()[:-1]) == (1, expected), argv

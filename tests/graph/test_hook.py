@@ -301,3 +301,22 @@ def test_a_link_in_a_file_the_pass_does_not_cover_is_not_reported(project: Proje
     # where the pass reports nothing, no link either (a covered file named beside it)
     assert project.lines("mypkg/__init__.py", "mypkg/other.py") == []
     assert project.lines("mypkg/__init__.py", "mypkg/heavy_side.py") == [SITE]
+
+
+def test_a_link_at_a_call_inside_a_multi_line_statement_is_suppressed_on_its_first_line(project: Project) -> None:
+    """The link is the call (line 3); the suppression stands on the statement's first line."""
+    init = (
+        "from mypkg.other import load\n"
+        "VALUE = (  # import-policy: ignore[heavy-import-reachable]\n"
+        "    load()\n"
+        ")\n"
+    )
+    commit_adds_the_import(project, init)
+    project.write("mypkg/other.py", "def load():\n    import mypkg.heavy_side\n")
+    assert project.lines("mypkg/__init__.py") == []
+    unsuppressed = init.replace("  # import-policy: ignore[heavy-import-reachable]", "")
+    project.write("mypkg/__init__.py", unsuppressed)
+    assert project.lines("mypkg/__init__.py") == [
+        "mypkg/__init__.py:3:5: heavy-import-reachable this call makes `mypkg` reach `xformers` "
+        "(mypkg/heavy_side.py:1): mypkg -> mypkg.heavy_side -> xformers"
+    ]

@@ -14,7 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from conftest import PAST, age
 from import_policy.cache.facts import FactsCache
+from import_policy.cache.stat import Stat
 from import_policy.cache.seal import FOLDER
 from import_policy.policy.load import load
 from import_policy.discovery.files import SourceFile
@@ -36,14 +38,6 @@ FILES = {
     "pkg/d.py": "X = 1\n",
     "pkg/c.py": "import torch\n",  # reached by nothing
 }
-PAST = time.time_ns() - 3600 * 10**9
-
-
-def age(root: Path, when: int = PAST) -> None:
-    for folder, names, files in os.walk(root):
-        for name in [*files, *names]:
-            os.utime(Path(folder) / name, ns=(when, when))
-    os.utime(root, ns=(when, when))
 
 
 @pytest.fixture
@@ -214,6 +208,21 @@ def test_forget_derives_again_what_came_after_the_file(tree: Path) -> None:
     assert graph.derived > 0
 
 
+@pytest.mark.parametrize("warm", [False, True], ids=["built", "stored"])
+def test_forget_drops_what_was_derived_one_observation_after_the_file(tree: Path, warm: bool) -> None:
+    """pkg/d.py is the last file read: its links, and the entry's reach, were derived right
+    after it (the log one observation longer). Both depend on it, so both are derived again."""
+    run = Run(tree)
+    graph = Run(tree).graph if warm else run.graph
+    at = graph.inputs.log.files["pkg/d.py"][0]
+    assert max(place for place, *_ in graph.inputs.log.files.values()) == at
+    edit(tree, "pkg/d.py", "import pkg.c\n")
+    graph.forget("pkg/d.py")
+    found = sorted((s.path, s.heavy, " -> ".join(c.modules)) for c, s in graph.first_reached(_plan(tree).entries))
+    assert ("pkg/c.py", "torch", "pkg -> pkg.a -> pkg.d -> pkg.c -> torch") in found
+    assert found == cold(tree)
+
+
 def _touch(path: Path, seconds: int) -> None:
     os.utime(path, ns=(PAST + seconds * 10**9, PAST + seconds * 10**9))
 
@@ -279,12 +288,11 @@ def test_a_file_changed_within_its_stat_tick_is_not_trusted(tree: Path, monkeypa
 
     real = modulegraph.stat_of
 
-    def coarse(path: Path | str) -> tuple[int, int, int, int] | None:
+    def coarse(path: Path | str) -> Stat | None:
         found = real(path)
         if found is None:
             return None
-        mtime, size, inode, ctime = found
-        return (mtime - mtime % 10**9, size, inode, ctime - ctime % 10**9)
+        return found._replace(mtime_ns=found.mtime_ns - found.mtime_ns % 10**9, ctime_ns=found.ctime_ns - found.ctime_ns % 10**9)
 
     monkeypatch.setattr(modulegraph, "stat_of", coarse)
     monkeypatch.setattr(rocm_run, "stat_of", coarse)
@@ -295,6 +303,34 @@ def test_a_file_changed_within_its_stat_tick_is_not_trusted(tree: Path, monkeypa
     path.write_text("import torcx\n", encoding="utf-8")  # the same size, in the same second
     os.utime(path, ns=(now, now))
     assert coarse(path) == coarse(path) and Run(tree).found == cold(tree) == []
+
+
+def test_a_gitignore_changed_within_its_stat_tick_is_not_trusted(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The same rule for a folder's `.gitignore`: read in the second it was written, its stat
+    # data cannot stand for its bytes, so the next run compares them.
+    from import_policy.graph import store as modulegraph
+    from import_policy.rocm import run as rocm_run
+
+    real = modulegraph.stat_of
+
+    def coarse(path: Path | str) -> Stat | None:
+        found = real(path)
+        if found is None:
+            return None
+        return found._replace(mtime_ns=found.mtime_ns - found.mtime_ns % 10**9, ctime_ns=found.ctime_ns - found.ctime_ns % 10**9)
+
+    monkeypatch.setattr(modulegraph, "stat_of", coarse)
+    monkeypatch.setattr(rocm_run, "stat_of", coarse)
+    ignore = tree / ".gitignore"
+    ignore.write_text("pkg/x.py\n", encoding="utf-8")
+    now = time.time_ns()
+    os.utime(ignore, ns=(now, now))
+    _touch(tree, 5)  # the root's listing: dated in the past, trusted
+    assert Run(tree).found == cold(tree) != []
+    ignore.write_text("pkg/b.py\n", encoding="utf-8")  # the same size, in the same second: b.py ignored
+    os.utime(ignore, ns=(now, now))
+    _touch(tree, 5)
+    assert Run(tree).found == cold(tree) == []
 
 
 def test_a_folder_that_becomes_a_package_shadows_the_module(tree: Path) -> None:

@@ -31,11 +31,12 @@ SEEDS = [path.read_bytes() for path in SEED_FILES] + TRICKY_BYTES
 pytestmark = pytest.mark.fuzz
 
 SETTINGS = settings(
-    max_examples=int(os.environ.get("FUZZ_EXAMPLES", "40")),
+    max_examples=int(os.environ.get("FUZZ_EXAMPLES", "20")),  # the fast subset's share: about a second
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
     derandomize=True,
 )
+MANY = settings(SETTINGS, max_examples=int(os.environ.get("FUZZ_EXAMPLES", "200")))
 
 
 def compiles(data: bytes) -> bool:
@@ -127,15 +128,30 @@ def check_mutant(data: bytes, captured: pytest.CaptureFixture[bytes]) -> None:
             os.chdir(old)
 
 
-@SETTINGS
-@given(
-    original=st.sampled_from(SEEDS),
-    kinds=st.lists(st.sampled_from(MUTATIONS), min_size=1, max_size=3),
+MUTANTS = dict(
+    original=st.sampled_from(SEEDS), kinds=st.lists(st.sampled_from(MUTATIONS), min_size=1, max_size=3),
     seed=st.integers(0, 2**32 - 1),
 )
+
+
+@SETTINGS
+@given(**MUTANTS)
 def test_mutated_files_end_as_diagnostics(
     original: bytes, kinds: list[str], seed: int, capsysbinary: pytest.CaptureFixture[bytes]
 ) -> None:
+    _mutated(original, kinds, seed, capsysbinary)
+
+
+@pytest.mark.slow
+@MANY
+@given(**MUTANTS)
+def test_mutated_files_end_as_diagnostics_many(
+    original: bytes, kinds: list[str], seed: int, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    _mutated(original, kinds, seed, capsysbinary)
+
+
+def _mutated(original: bytes, kinds: list[str], seed: int, capsysbinary: pytest.CaptureFixture[bytes]) -> None:
     rng = random.Random(seed)
     data = original
     for kind in kinds:

@@ -12,17 +12,14 @@ the same runs say with `--no-cache`. No step waits for the clock: times are set,
 from __future__ import annotations
 
 import os
-import subprocess
 import tempfile
-import time
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from conftest import Project
+from conftest import PAST, Project, age, git
 
-PAST = time.time_ns() - 3600 * 10**9
 
 MODULES = ("pkg/__init__.py", "pkg/a.py", "pkg/b.py", "pkg/c.py", "pkg/a/__init__.py", "pkg/b/__init__.py",
            "src/pkg/__init__.py", "src/pkg/c.py", "pkg/impl.py", "pkg/d.py")
@@ -49,12 +46,6 @@ steps = st.one_of(
     st.tuples(st.sampled_from(("add -f", "rm --cached", "checkout")), st.sampled_from(MODULES), st.just("")),
     st.tuples(st.just("policy"), st.sampled_from(range(len(POLICIES))), st.just("")),
 )
-
-
-def _git(root: Path, *argv: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *argv], cwd=root, capture_output=True, check=False,
-    )
 
 
 def _remove(path: Path) -> None:
@@ -94,18 +85,9 @@ def _apply(project: Project, step: tuple[str, object, str]) -> list[str]:
         assert isinstance(target, int)
         project.config(POLICIES[target])
     else:
-        _git(root, *what.split(), "--", str(target))
+        git(root, *what.split(), "--", str(target), check=False)
         touched.append(str(target))
     return [path for path in touched if (root / path).is_file()]
-
-
-def _age(root: Path) -> None:
-    for folder, names, files in os.walk(root):
-        if ".git" in Path(folder).parts or ".import_policy_cache" in Path(folder).parts:
-            continue
-        for name in (*files, *names):
-            os.utime(Path(folder) / name, ns=(PAST, PAST), follow_symlinks=False)
-    os.utime(root, ns=(PAST, PAST))
 
 
 def _check(project: Project, sequence: list[tuple[tuple[str, object, str], bool]]) -> None:
@@ -114,15 +96,15 @@ def _check(project: Project, sequence: list[tuple[tuple[str, object, str], bool]
     project.write("pkg/a.py", "import pkg.b\n")
     project.write("pkg/b.py", "")
     project.write("pkg/impl.py", "import torch\n")
-    _git(project.root, "init", "-q")
-    _git(project.root, "add", "-A")
-    _git(project.root, "commit", "-qm", "start")
-    _age(project.root)
+    git(project.root, "init", "-q", check=False)
+    git(project.root, "add", "-A", check=False)
+    git(project.root, "commit", "-qm", "start", check=False)
+    age(project.root, skip=(".git", ".import_policy_cache"))
     project.run("check")  # the caches filled
     for step, restore in sequence:
         touched = _apply(project, step)
         if restore:
-            _age(project.root)
+            age(project.root, skip=(".git", ".import_policy_cache"))
         entry = ["pkg/__init__.py"] if (project.root / "pkg" / "__init__.py").is_file() else []
         for argv in ((), tuple(sorted({*touched, *entry}))):
             warm = project.run("check", *argv)

@@ -10,23 +10,14 @@ from __future__ import annotations
 
 import os
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
 
-from conftest import Project
+from conftest import PAST, Project, age, git
 from import_policy.rocm import run as rocm_run
 
-PAST = time.time_ns() - 3600 * 10**9
 POLICY = "version: 1\nrocm_safety:\n  heavy_modules: [torch]\n  entry_modules: [pkg]\n"
-
-
-def age(root: Path, when: int = PAST) -> None:
-    for folder, names, files in os.walk(root):
-        for name in [*files, *names]:
-            os.utime(Path(folder) / name, ns=(when, when), follow_symlinks=False)
-    os.utime(root, ns=(when, when))
 
 
 def same_as_cold(project: Project, *argv: str) -> tuple[int, str, str]:
@@ -72,10 +63,6 @@ def test_a_module_added_with_its_folders_mtime_restored_is_seen(project: Project
     assert same_as_cold(project, *argv)[0] == 1
 
 
-def _git(root: Path, *argv: str) -> None:
-    subprocess.run(["git", *argv], cwd=root, check=True, capture_output=True)
-
-
 @pytest.mark.parametrize("argv", [(), ("pkg/__init__.py",)], ids=["whole-tree", "hook"])
 def test_an_ignored_module_git_starts_tracking_is_seen(project: Project, argv: tuple[str, ...]) -> None:
     """As in git, a `.gitignore` rule never hides a tracked file: `git add -f` makes the
@@ -84,13 +71,13 @@ def test_an_ignored_module_git_starts_tracking_is_seen(project: Project, argv: t
     project.write(".gitignore", "extra.py\n")
     project.write("pkg/__init__.py", "import pkg.extra\n")
     project.write("pkg/extra.py", "import torch\n")
-    _git(project.root, "init", "-q")
-    _git(project.root, "add", "pkg/__init__.py")
+    git(project.root, "init", "-q")
+    git(project.root, "add", "pkg/__init__.py")
     age(project.root)
     assert same_as_cold(project, *argv)[0] == 0
-    _git(project.root, "add", "-f", "pkg/extra.py")
+    git(project.root, "add", "-f", "pkg/extra.py")
     assert same_as_cold(project, *argv)[0] == 1
-    _git(project.root, "rm", "-q", "--cached", "pkg/extra.py")
+    git(project.root, "rm", "-q", "--cached", "pkg/extra.py")
     assert same_as_cold(project, *argv)[0] == 0
 
 

@@ -10,7 +10,6 @@ stderr notes, exit code.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -20,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from import_policy.cache.run import Outcome, RunCache, policy_digest
 from import_policy.commands import EXIT_ERROR, EXIT_OK, EXIT_VIOLATIONS, UsageError, discard_stdout
+from import_policy.commands.options import CheckOptions
 from import_policy.policy.load import Loaded
 from import_policy.config.model import Policy
 from import_policy.diagnostics import SYNTAX_ERROR, Diagnostic
@@ -27,6 +27,7 @@ from import_policy.discovery.files import PathError, SourceFile, discover, relat
 from import_policy.edits.payload import applies
 from import_policy.fix.reach import refuse_outside_root
 from import_policy.patterns import PathGlob, PatternError, any_match
+from import_policy.pipeline.unused import UNUSED_SUPPRESSION, unused_suppressions, wants_unused_suppression
 from import_policy.project.layout import layout_digest
 from import_policy.quoting import quote_path
 from import_policy.report.formats import FORMATS, Report
@@ -43,7 +44,6 @@ if TYPE_CHECKING:
     from import_policy.pipeline.extract import Reader
     from import_policy.pipeline.plan import Selection
 
-UNUSED_SUPPRESSION = "unused-suppression"  # kinds.unused_suppression's id, held equal by a test
 
 
 @dataclass(frozen=True)
@@ -76,7 +76,7 @@ class Checked:
     stale: list[str]  # the stale-entry lines for stderr
 
 
-def answer_warm(args: argparse.Namespace, cwd: Path) -> int | None:
+def answer_warm(args: CheckOptions, cwd: Path) -> int | None:
     """A whole-tree check answered by the run cache before any policy is built: the policy
     index (cache.policy) knows, from the bytes of every configuration file, the root, the
     `exclude` globs and the policy digest the last run was keyed by. None: no such answer
@@ -144,7 +144,7 @@ def _nested_project(root: Path, markers: set[str], cwd: Path) -> bool:
 
 
 
-def check(loaded: Loaded, args: argparse.Namespace, split: Split | None = None) -> int:
+def check(loaded: Loaded, args: CheckOptions, split: Split | None = None) -> int:
     """One project's check and its report. `split`: hands back the walked files this
     project's configuration judges (the others belong to a project nested in it)."""
     gathered = gather(loaded, args, split)
@@ -176,7 +176,7 @@ class Gathered:
     overrides: dict[str, bytes]
 
 
-def gather(loaded: Loaded, args: argparse.Namespace, split: Split | None = None) -> Gathered | int:
+def gather(loaded: Loaded, args: CheckOptions, split: Split | None = None) -> Gathered | int:
     """A project's files checked (and fixed, with `--fix`); an exit code when the step
     already wrote its whole output (`--diff`, `--fix` on stdin)."""
     from import_policy.policy.tree import against_tree
@@ -197,7 +197,7 @@ def gather(loaded: Loaded, args: argparse.Namespace, split: Split | None = None)
 
         if show(args, loaded, selection, inputs.files, Path.cwd()):
             return EXIT_OK  # said what was asked; nothing checked
-    unused = wants_unused_suppression(selection, args)
+    unused = wants_unused_suppression(selection)
     caches = cache_policy(policy, selection, inputs, args, unused)
     # A run whose `exclude` the command line changed is not what the configuration's bytes say.
     cli_exclude = args.exclude is not None or args.extend_exclude is not None
@@ -240,7 +240,7 @@ class Finished:
 
 
 def report(
-    args: argparse.Namespace, root: Path, policy: Policy | None, inputs: Inputs, checked: Finished,
+    args: CheckOptions, root: Path, policy: Policy | None, inputs: Inputs, checked: Finished,
     kept: list[Diagnostic], fixing: FixRun | None, wrote: str | None, overrides: dict[str, bytes],
 ) -> int:
     """Presentation, the report in its format, what stderr must say, and the exit code.
@@ -295,13 +295,13 @@ class Text:
     fix_only: bool = False
 
 
-def refuse_conflicts(args: argparse.Namespace) -> None:
+def refuse_conflicts(args: CheckOptions) -> None:
     """Flags that together would write something invalid fail before any file is read."""
     if args.statistics and args.format in ("sarif", "github"):
         raise UsageError(f"--statistics prints a table (text or json); it cannot be written as --format {args.format}")
 
 
-def selection_of(loaded: Loaded, args: argparse.Namespace) -> Selection:
+def selection_of(loaded: Loaded, args: CheckOptions) -> Selection:
     """`--select` (replaces the set in force), `--extend-select` (adds to it) and `--ignore`,
     each id checked against the rules there are."""
     from import_policy.commands.selectors import resolve
@@ -339,19 +339,7 @@ def rule_ids(policy: Policy) -> set[str]:
     return {row["id"] for row in rule_rows(policy)} | {rule.id for rule in opt_in_builtins()}
 
 
-def wants_unused_suppression(selection: Selection, args: argparse.Namespace) -> bool:
-    """The opt-in rule is in force when selected by name (`--select`, `--extend-select`) or
-    turned on by the configuration's `enable:`, and not turned off."""
-    if UNUSED_SUPPRESSION in selection.ignore:
-        return False
-    if selection.select is not None:
-        return UNUSED_SUPPRESSION in selection.select
-    if UNUSED_SUPPRESSION in selection.config_ignore:
-        return False
-    return UNUSED_SUPPRESSION in selection.enable
-
-
-def read_inputs(policy: Policy, args: argparse.Namespace) -> Inputs:
+def read_inputs(policy: Policy, args: CheckOptions) -> Inputs:
     """The files named (default `.`) walked, or stdin checked as `--stdin-filename`."""
     paths = args.paths or [Path(".")]
     if args.stdin_filename is None:
@@ -422,7 +410,7 @@ def _constant(source: bytes) -> Reader:
     return lambda _file: source
 
 
-def cache_policy(policy: Policy, selection: Selection, inputs: Inputs, args: argparse.Namespace, unused: bool) -> Caches:
+def cache_policy(policy: Policy, selection: Selection, inputs: Inputs, args: CheckOptions, unused: bool) -> Caches:
     from import_policy.cache.facts import FactsCache
     from import_policy.discovery.files import whole_tree
 
@@ -486,7 +474,7 @@ def followed_stamp(root: Path, follow: tuple[str | None, tuple[str, ...], bool] 
     return stamp.hexdigest()
 
 
-def _keyed(args: argparse.Namespace, stamp: str) -> object:
+def _keyed(args: CheckOptions, stamp: str) -> object:
     """The selection, and what is followed as it stands (nothing: the selection alone)."""
     return (selection_key(args), stamp) if stamp else selection_key(args)
 
@@ -496,7 +484,7 @@ def _follow_of(policy: Policy) -> tuple[str | None, tuple[str, ...], bool] | Non
     return None if follow is None or not (follow.names or follow.every) else (follow.python, follow.names, follow.every)
 
 
-def selection_key(args: argparse.Namespace) -> tuple[object, ...]:
+def selection_key(args: CheckOptions) -> tuple[object, ...]:
     """The selection as the run cache keys it: the flags as given. With the policy's digest
     (its `ignore:`/`enable:` included) they decide the `Selection` and whether unused
     suppressions are judged, and they can be read before the policy is built (`answer_warm`)."""
@@ -538,7 +526,7 @@ def run_or_reuse(
     result = run(plan, files, inputs.read, jobs=jobs, overlay=inputs.overlay)
     if unused:
         result.diagnostics[:] = sorted(
-            result.diagnostics + unused_suppressions(policy, selection, inputs, caches, jobs), key=Diagnostic.sort_key
+            result.diagnostics + unused_suppressions(policy, selection, inputs.files, inputs.read, caches.facts, jobs), key=Diagnostic.sort_key
         )
     stale = [*notes, *take_unparsed(), *stale_entries(policy, selection, inputs, caches, jobs)]
     if runs is not None and run_key is not None and snapshot is not None and layout is not None:
@@ -546,49 +534,6 @@ def run_or_reuse(
             run_key, files, snapshot, Outcome(list(result.diagnostics), result.files, result.unreadable, stale), layout,
         )
     return Checked(result, stale)
-
-
-def unused_suppressions(policy: Policy, selection: Selection, inputs: Inputs, caches: Caches, jobs: int) -> list[Diagnostic]:
-    """`unused-suppression`: the files that hold a suppression are checked again with every
-    suppression neutralised, under every rule in force (whatever `--select` narrowed this run
-    to), and each comment is judged on what it silenced."""
-    from import_policy.facts.shared.comments import MARKER as SUPPRESSION_MARKER
-    from import_policy.kinds import unused_suppression as unused
-    from import_policy.kinds.describe import opt_in_builtins, rule_rows
-    from import_policy.pipeline.engine import run
-    from import_policy.pipeline.plan import Plan, Selection
-
-    marked: dict[str, tuple[SourceFile, bytes]] = {}
-    for file in inputs.files:
-        try:
-            source = inputs.read(file)
-        except OSError:
-            continue  # the run reports it
-        if SUPPRESSION_MARKER in source:
-            marked[file.relative] = (file, source)
-    if not marked:
-        return []
-    judging = Selection(None, selection.ignore - {UNUSED_SUPPRESSION})
-    plan = Plan(policy, judging, cache=caches.facts)
-    read = inputs.read
-    revealed = run(plan, [file for file, _ in marked.values()], lambda file: unused.neutralise(read(file)), jobs=jobs)
-    by_path: dict[str, list[Diagnostic]] = {}
-    for d in revealed.diagnostics:
-        by_path.setdefault(d.path, []).append(d)
-    rows = rule_rows(policy)
-    known = {row["id"] for row in rows} | {rule.id for rule in opt_in_builtins()}
-    judged = {row["id"] for row in rows if judging.wants(row["id"])}
-    out = []
-    for path, (file, source) in marked.items():
-        found = by_path.get(path, [])
-        if any(d.rule == SYNTAX_ERROR for d in found):
-            continue  # nothing in a file that does not parse was checked, so nothing was silenced
-        comments = unused.comments(source, file.language)
-        for d in unused.check(path, comments, found, judged, known):
-            # Only a comment that names the rule silences it: a blanket one is what is judged.
-            if not any(UNUSED_SUPPRESSION in c.rules and c.line in d.suppress_lines for c in comments):
-                out.append(d)
-    return out
 
 
 def stale_entries(policy: Policy, selection: Selection, inputs: Inputs, caches: Caches, jobs: int) -> list[str]:
@@ -648,7 +593,7 @@ def fix(checked: Checked, inputs: Inputs, policy: Policy, selection: Selection, 
 
 
 def fix_stdin(
-    args: argparse.Namespace, policy: Policy, selection: Selection, inputs: Inputs, source: bytes,
+    args: CheckOptions, policy: Policy, selection: Selection, inputs: Inputs, source: bytes,
     before: Result,
 ) -> int:
     """The fixed source to stdout, for an editor's buffer; what remains to stderr."""
@@ -668,18 +613,19 @@ def fix_stdin(
 
 
 def apply_baseline(
-    diagnostics: list[Diagnostic], args: argparse.Namespace, policy: Policy, files: list[SourceFile],
+    diagnostics: list[Diagnostic], args: CheckOptions, policy: Policy, files: list[SourceFile],
     selection: Selection, overrides: dict[str, bytes],
 ) -> tuple[list[Diagnostic], str | None]:
     """(what remains to report, what `--write-baseline` wrote). `--baseline` drops what it
     records; `--write-baseline` records every finding but `syntax-error`, which stays reported."""
-    if args.write_baseline is None and args.baseline is None:
+    named = args.write_baseline or args.baseline
+    if named is None:
         return list(diagnostics), None
     from import_policy.adoption.steps import AdoptionError, source_reader, use_baseline
 
     # Entries' paths are relative to the baseline's own folder: one baseline then serves runs
     # over one project or several, from any folder (a monorepo's pre-commit names either).
-    base = Path(os.path.realpath(os.path.dirname(os.path.abspath(args.write_baseline or args.baseline))))
+    base = Path(os.path.realpath(os.path.dirname(os.path.abspath(named))))
     moved, originals = _moved(diagnostics, policy.root, base)
     wrote: list[str] = []
     try:
@@ -725,7 +671,7 @@ def present(diagnostics: Sequence[Diagnostic], unsafe: bool, root: Path, cwd: Pa
 
 
 def write_report(
-    args: argparse.Namespace, shown: list[Diagnostic], files: int, policy: Policy | None, cwd: Path,
+    args: CheckOptions, shown: list[Diagnostic], files: int, policy: Policy | None, cwd: Path,
     overrides: dict[str, bytes], text: Text, cache_root: Path | None = None,
 ) -> None:
     """The findings on stdout in the format asked for. A reader that closes the pipe early
@@ -738,7 +684,7 @@ def write_report(
 
 
 def _write_report(
-    args: argparse.Namespace, shown: list[Diagnostic], files: int, policy: Policy | None, cwd: Path,
+    args: CheckOptions, shown: list[Diagnostic], files: int, policy: Policy | None, cwd: Path,
     overrides: dict[str, bytes], text: Text, cache_root: Path | None,
 ) -> None:
     out = sys.stdout

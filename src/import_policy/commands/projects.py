@@ -9,7 +9,6 @@ graph), and one report covers them all, its paths relative to the current folder
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from dataclasses import dataclass, field, replace
@@ -20,6 +19,7 @@ from import_policy.policy.load import Loaded, load, no_config_note
 from import_policy.policy.nearest import Found, Nearest, same
 from import_policy.diagnostics import Diagnostic
 from import_policy.discovery.files import SourceFile
+from import_policy.commands.options import CheckOptions
 
 if TYPE_CHECKING:
     from import_policy.commands.check import Gathered, Split
@@ -34,9 +34,19 @@ class Group:
     paths: list[Path] = field(default_factory=list)
 
 
-def check_projects(args: argparse.Namespace, cwd: Path) -> int:
+def check_projects(args: CheckOptions, cwd: Path) -> int:
     from import_policy.commands.check import check
+    from import_policy.commands.named_configs import is_configuration_like, validate
 
+    configurations = [path for path in args.paths if is_configuration_like(path)]
+    if configurations and args.stdin_filename is None:
+        # A commit that changes a configuration: validated (a broken one raises), never checked as source.
+        if args.config is None:
+            validate(configurations, cwd)
+        rest = [path for path in args.paths if path not in configurations]
+        if not rest:
+            return _nothing_named(args, cwd)
+        args = _with_paths(args, rest)
     if args.config is not None:
         return check(_load(args, cwd, cwd), args)
     nearest = Nearest(cwd)
@@ -50,6 +60,18 @@ def check_projects(args: argparse.Namespace, cwd: Path) -> int:
     if len(done) == 1:
         return _report_one(args, done[0])
     return _report_several(args, cwd, done)
+
+
+def _nothing_named(args: CheckOptions, cwd: Path) -> int:
+    """Only configuration files were named, and each is valid: a report of no file."""
+    from import_policy.commands.check import Finished, Inputs, report
+
+    if args.config is not None:
+        _load(args, cwd, cwd, note=False)  # the configuration given is validated too
+    # Reported as a buffer of nothing is: no warning that no source file was found, since
+    # what was named (configurations) was checked.
+    inputs = Inputs([], [], lambda file: b"", b"")
+    return report(args, cwd, None, inputs, Finished(0, [], [], rebased=True), [], None, None, {})
 
 
 def _groups(paths: list[Path], nearest: Nearest) -> list[Group]:
@@ -90,14 +112,14 @@ def _splitter(group: Group, nearest: Nearest, nested: list[Group]) -> Split:
     return split
 
 
-def _load(args: argparse.Namespace, cwd: Path, start: Path, note: bool = True) -> Loaded:
+def _load(args: CheckOptions, cwd: Path, start: Path, note: bool = True) -> Loaded:
     loaded = load(args.config, cwd, remember=not args.no_cache, start=start)
     if loaded.config is None and note and not args.quiet:
         print(f"import-policy: {no_config_note(start, cwd)}", file=sys.stderr)
     return with_excludes(loaded, args)
 
 
-def with_excludes(loaded: Loaded, args: argparse.Namespace) -> Loaded:
+def with_excludes(loaded: Loaded, args: CheckOptions) -> Loaded:
     """`--exclude` replaces the configuration's `exclude` for the run, `--extend-exclude`
     adds to it (ruff's flags); globs as in the configuration, relative to the project root."""
     from import_policy.commands import UsageError
@@ -116,11 +138,11 @@ def with_excludes(loaded: Loaded, args: argparse.Namespace) -> Loaded:
     return replace(loaded, policy=replace(loaded.policy, exclude=(*kept, *globs)))
 
 
-def _with_paths(args: argparse.Namespace, paths: list[Path]) -> argparse.Namespace:
-    return argparse.Namespace(**{**vars(args), "paths": paths})
+def _with_paths(args: CheckOptions, paths: list[Path]) -> CheckOptions:
+    return replace(args, paths=paths)
 
 
-def _gather_all(args: argparse.Namespace, cwd: Path, queue: list[Group], nearest: Nearest) -> list[Gathered] | int:
+def _gather_all(args: CheckOptions, cwd: Path, queue: list[Group], nearest: Nearest) -> list[Gathered] | int:
     """Each project's part of the run, the projects a walk finds nested included."""
     from import_policy.commands.check import gather
 
@@ -158,14 +180,14 @@ def _gather_all(args: argparse.Namespace, cwd: Path, queue: list[Group], nearest
     return max(codes) if codes else [part for _, part in done]
 
 
-def _report_one(args: argparse.Namespace, g: Gathered) -> int:
+def _report_one(args: CheckOptions, g: Gathered) -> int:
     from import_policy.commands.check import apply_baseline, report
 
     kept, wrote = apply_baseline(g.result.diagnostics, args, g.policy, g.inputs.files, g.selection, g.overrides)
     return report(args, g.policy.root, g.policy, g.inputs, g.finished, kept, g.fixing, wrote, g.overrides)
 
 
-def _report_several(args: argparse.Namespace, cwd: Path, done: list[Gathered]) -> int:
+def _report_several(args: CheckOptions, cwd: Path, done: list[Gathered]) -> int:
     """One report over several projects: every path relative to the current folder (a
     baseline's too), each finding judged fixable under its own project's root."""
     from import_policy.commands.check import Finished, Inputs, apply_baseline, report

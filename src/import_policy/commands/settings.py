@@ -3,12 +3,12 @@ under which settings, per project the paths reach, said before (or instead of) c
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from import_policy.commands.options import CheckOptions
 from import_policy.discovery.files import SourceFile
 from import_policy.pipeline.plan import Selection
 from import_policy.policy.load import Loaded
@@ -20,7 +20,7 @@ def _shown(path: Path | str, cwd: Path) -> str:
     return quote_path(relative)
 
 
-def show(args: argparse.Namespace, loaded: Loaded, selection: Selection, files: Sequence[SourceFile], cwd: Path) -> bool:
+def show(args: CheckOptions, loaded: Loaded, selection: Selection, files: Sequence[SourceFile], cwd: Path) -> bool:
     """Print what was asked; True when the run stops here (`--show-files`, `--show-settings`)."""
     policy = loaded.policy
     if args.show_files:

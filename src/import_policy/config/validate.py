@@ -23,7 +23,7 @@ DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 # A dict entry read with a literal key (`env["has_te"]`, `env['has_te']`), in `values`.
 VALUE_ENTRY = re.compile(r"""(?P<name>%s)\[(?P<q>["'])(?P<key>[^."'\\\[\]]*)(?P=q)\]""" % DOTTED.pattern)
 TOP_KEYS = ("version", "root", "extends", "exclude", "extend_exclude", "roots", "rules", "rocm_safety", "platforms",
-            "ignore", "enable", "target_version", "environment", "follow")
+            "ignore", "enable", "target_version", "environment", "follow", "packages")
 # A distribution's name (PEP 508): letters, digits, and `.`, `-`, `_` inside.
 DISTRIBUTION = re.compile(r"[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?")
 ENVIRONMENT_KEYS = ("python",)
@@ -55,6 +55,9 @@ class Document:
     root: tuple[str, int] | None = None  # the project root, relative to this file
     exclude: list[PathGlob] = field(default_factory=list)
     roots: list[str] | None = None
+    # `packages: {kt_kernel: python}`: a package kept in a folder of another name (setuptools'
+    # package-dir), as (package, folder, line).
+    packages: list[tuple[str, str, int]] | None = None
     rules: list[Rule] = field(default_factory=list)
     rules_line: int = 0
     rocm_safety: dict[str, tuple[object, int]] = field(default_factory=dict)
@@ -201,6 +204,8 @@ class Validator:
                 else:
                     roots.append(text.rstrip("/") or ".")
             doc.roots = roots
+        if "packages" in items:
+            doc.packages = self.packages(items["packages"][1])
         if "rules" in items:
             doc.rules_line = items["rules"][1].line
             doc.rules = self.rules(items["rules"][1])
@@ -233,6 +238,23 @@ class Validator:
                         self.error(line, f"{key} entry {text!r} must be a rule id (lowercase letters, digits and '-')")
                 setattr(doc, key, ids)
         return doc
+
+    def packages(self, node: Node) -> list[tuple[str, str, int]]:
+        """`{package: folder}`: the folder (relative to the project root) that holds the
+        package's `__init__.py`, as setuptools' `package-dir` says."""
+        if not isinstance(node, Map):
+            self.error(node.line, f"packages must map package names to folders, like {{kt_kernel: python}}, got {describe_node(node)}")
+            return []
+        out = []
+        for name, (line, value) in node.items.items():
+            folder = self.string(value, f"packages[{name!r}]")
+            if not DOTTED.fullmatch(name):
+                self.error(line, f"packages entry {name!r} must be a package name, like kt_kernel")
+            elif folder is not None and folder.strip("/") not in (".", "") and not _is_relative_folder(folder):
+                self.error(line, f"packages[{name!r}] must be a folder relative to the project root, like python")
+            elif folder is not None:
+                out.append((name, folder.strip("/") or ".", line))
+        return out
 
     def environment(self, node: Node) -> tuple[str, int] | None:
         if not isinstance(node, Map):

@@ -151,6 +151,9 @@ def discover(
         elif any_match(exclude, relative) is None:
             language = language_of(path.name) or "python"
             keep(SourceFile(path, relative, language, named=True))
+    if found and not any(os.path.isdir(given) for given in paths):
+        for file in _links_to(found, walker):  # a hook run: the links to the files named
+            keep(file)
     if unreadable is not None:
         # As ruff's E902: a named path that is missing or not a file is named, the rest still checked.
         unreadable.extend((relative_to_root(Path(os.path.abspath(given)), root), "No such file or directory") for given in missing)
@@ -176,6 +179,34 @@ def discover(
     if markers is not None:
         markers.update(walker.markers)
     return sorted(found.values(), key=lambda f: f.relative)
+
+
+def _links_to(found: dict[str, SourceFile], walker: _Walker) -> Iterator[SourceFile]:
+    """The paths that lead through a link git tracks to a file named (a run naming only a
+    link's target, as pre-commit does for the file changed): a walk would list them as files
+    of their own (a module at the link's path), so every rule judges them there too. Links
+    git does not track are not seen (that would take a walk of the tree)."""
+    from import_policy.discovery.tracked import tracked_links
+
+    named = {os.path.realpath(file.path): file for file in found.values() if file.named}
+    if not named:
+        return
+    root = walker.root
+    for link in tracked_links(root):
+        if link in found or any(part in SKIPPED_FOLDERS for part in link.split("/")):
+            continue
+        real = os.path.realpath(os.path.join(root, link))
+        if not walker.inside(real):
+            continue
+        below = [(link, real)] if real in named else [
+            (link + "/" + os.path.relpath(target, real).replace(os.sep, "/"), target)
+            for target in named if target.startswith(real + os.sep)
+        ]
+        for path, target in below:
+            language = language_of(path)
+            if language is None or path in found or any_match(walker.exclude, path) is not None:
+                continue
+            yield SourceFile(root / path, path, language, named=True)
 
 
 def _outside(relative: str) -> bool:

@@ -68,7 +68,7 @@ def index_stat(root: Path) -> Stat | None:
     # reused once it refuses. Its standing (which git, the work tree's owner against ours:
     # "dubious ownership") is mixed into the inode field, so every cache keyed by the
     # index's stat data sees it change.
-    return (found[0], found[1], found[2], found[3] ^ _standing(entry))
+    return found._replace(inode=found.inode ^ _standing(entry))
 
 
 def _standing(entry: Path) -> int:
@@ -143,3 +143,28 @@ class Tracked:
 
 def _slashes(path: str) -> list[int]:
     return [at for at, char in enumerate(path) if char == "/"]
+
+
+def tracked_links(root: Path) -> list[str]:
+    """The symbolic links git tracks under `root` (mode 120000 in its index), relative to
+    `root`; empty without a repository or where git cannot say. One `git ls-files`: how a
+    run that names files finds the links that lead to them without walking the tree."""
+    if _git_entry(root) is None:
+        return []
+    import subprocess
+
+    try:
+        done = subprocess.run(
+            ["git", "-c", "core.fsmonitor=false", "ls-files", "-s", "-z", "--", "."],
+            cwd=root, capture_output=True, timeout=60, check=False, env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"},
+        )
+    except (OSError, subprocess.SubprocessError):
+        return []
+    if done.returncode != 0:
+        return []
+    links = []
+    for record in done.stdout.split(b"\0"):
+        head, _, name = record.partition(b"\t")
+        if head.startswith(b"120000 ") and name:
+            links.append(os.fsdecode(name))
+    return links

@@ -13,12 +13,12 @@ from dataclasses import dataclass, field
 from typing import Any
 from collections.abc import Iterator, Mapping
 
+from import_policy.cache.stat import Stat
 from import_policy.facts.records.model import Span
 from import_policy.graph.chains import Link
 from import_policy.graph.reach import HeavySite, SiteKind
 
 Json = Any
-Stat = tuple[int, int, int, int]  # mtime_ns, size, inode, ctime_ns
 _SITE_KINDS: tuple[SiteKind, ...] = ("import", "probe", "call", "jit")
 # name -> (how many observations of the log it was derived from, its encoded form)
 Items = dict[str, tuple[int, Json]]
@@ -101,8 +101,8 @@ def _place(value: Json, count: int) -> int:
 def _stat(value: Json) -> Stat | None:
     if value is None:
         return None
-    mtime, size, inode, ctime = _list(value)
-    return (_int(mtime), _int(size), _int(inode), _int(ctime))
+    mtime, ctime, size, inode = _list(value)
+    return Stat(_int(mtime), _int(ctime), _int(size), _int(inode))
 
 
 def lookup_place(value: Json) -> int:
@@ -169,7 +169,7 @@ class GraphCodec:
     """The index: the inputs log, sites and reach."""
 
     name = "rocm-graph"
-    version = 7  # a call site names every heavy module it loads; a folder is watched by its listing; lookups that asked git's index; a site carries the tests it runs under that the pass could not judge
+    version = 8  # a call site names every heavy module it loads; stat data in cache.stat's order (mtime, ctime, size, inode); a folder is watched by its listing; lookups that asked git's index; a site carries the tests it runs under that the pass could not judge
 
     def encode(self, stored: Stored) -> Json:
         return {

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Protocol
 
 from import_policy.cache.facts import content_digest
+from import_policy.cache.stat import Stat, of_result, stat_of
 from import_policy.cache.seal import read_regular
 from import_policy.discovery.tracked import index_stat
 from import_policy.facts.records.model import SyntaxErrorFact
@@ -39,7 +40,6 @@ from import_policy.graph.reach import HeavySite, Project, first_reached, with_si
 from import_policy.graph.codec import (
     Items,
     Log,
-    Stat,
     Stored,
     StoredEdges,
     decode_links,
@@ -59,15 +59,6 @@ RACY_NS = 2_000_000_000
 
 
 digest = content_digest
-
-
-def stat_of(path: Path | str) -> Stat | None:
-    try:
-        data = os.stat(path)
-    except OSError:
-        return None
-    # The ctime too, as git: an edit that keeps the size and restores the mtime changes it.
-    return (data.st_mtime_ns, data.st_size, data.st_ino, data.st_ctime_ns)
 
 
 class Tree(Protocol):
@@ -241,7 +232,7 @@ class Inputs:
             source = read_regular(self.root / path)
         except OSError:
             return None, None
-        return (None if before[0] >= time.time_ns() - RACY_NS else before), digest(source)
+        return (None if before.mtime_ns >= time.time_ns() - RACY_NS else before), digest(source)
 
     def asked_git(self, module: str, index: Stat | None) -> None:
         """A lookup whose answer depended on which files git tracks (`index`: the stat data of
@@ -292,7 +283,7 @@ class Inputs:
         if path in self.log.files:
             return
         if hashed is not None and stat is not None:
-            changed = max(stat[0], stat[3]) if how == "e" else stat[0]
+            changed = max(stat.mtime_ns, stat.ctime_ns) if how == "e" else stat.mtime_ns
             if changed >= (self.since if how == "e" else time.time_ns()) - RACY_NS:
                 stat = None
         self.log.files[path] = (self._place(), how, stat, hashed)
@@ -318,13 +309,13 @@ ABSENT = ""  # a folder's listing in the log when it was not there
 # The log's stat data of git's index where there is none (no work tree, or no index yet): a
 # value no file's stat data takes, so that it compares equal run after run, and unequal once an
 # index appears. The log's None means something else: stat data too recent to trust.
-NO_INDEX: Stat = (0, 0, 0, 0)
+NO_INDEX = Stat(0, 0, 0, 0)
 
 
 def index_of(root: Path) -> Stat:
     """The stat data of git's index for the work tree holding `root` (NO_INDEX without one)."""
     found = index_stat(root)
-    return NO_INDEX if found is None else (found[0], found[2], found[3], found[1])
+    return NO_INDEX if found is None else found
 
 
 def folder_stat(path: str) -> Stat | None:
@@ -335,7 +326,7 @@ def folder_stat(path: str) -> Stat | None:
         return None
     if not stat.S_ISDIR(data.st_mode):
         return None
-    return (data.st_mtime_ns, data.st_size, data.st_ino, data.st_ctime_ns)
+    return of_result(data)
 
 
 def listing_of(path: str) -> str:
@@ -359,7 +350,7 @@ def _is_dir(entry: os.DirEntry[str]) -> bool:
 def _trusted(now: Stat | None) -> Stat | None:
     """A folder's stat data as the log keeps it: None when changed too recently to stand for
     its listing (git's racy-clean rule, on the ctime too), so its listing is compared."""
-    if now is None or max(now[0], now[3]) >= time.time_ns() - RACY_NS:
+    if now is None or max(now.mtime_ns, now.ctime_ns) >= time.time_ns() - RACY_NS:
         return None
     return now
 

@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from import_policy.cache.policy import Built, Known, PolicyIndex, entry_key
 from import_policy.config.model import Follow, Origin, Policy, Profile, RocmSafety, Rule
@@ -509,6 +509,7 @@ def _merge(root: Path, ordered: list[tuple[_Source, Document]], read: list[tuple
     rules: dict[str, Rule] = {}
     exclude = []
     roots: list[str] | None = None
+    packages: list[tuple[str, str]] | None = None
     rocm = _RocmMerge()
     platforms = PlatformMerge()
     switches: dict[str, list[tuple[str, ConfigError]]] = {"ignore": [], "enable": []}
@@ -526,11 +527,20 @@ def _merge(root: Path, ordered: list[tuple[_Source, Document]], read: list[tuple
         exclude.extend(document.exclude)
         if document.roots is not None:
             roots = document.roots
+        if document.packages is not None:
+            packages = [(name, folder) for name, folder, _ in document.packages]
         if document.rocm_line:
             rocm.add(source.shown, document.rocm_line, document.rocm_safety)
         platforms.add(source.shown, document.platforms)
     if roots is None:
         roots = ["."] + (["src"] if probe.is_dir(root / "src") else [])
+    if packages is None:
+        packages = _package_dirs(root, read)
+    # A package kept in a folder of another name is a root of its own (project.modules).
+    roots = [
+        *roots, *(folder for name, folder in packages if not name and folder not in roots),
+        *(f"{folder}={name}" for name, folder in packages if name),
+    ]
     # Read only where a lazy import's judge needs it: its pyproject.toml then joins the sources.
     judged = rocm.origin is not None or any(rule.kind == "import-time" for rule in rules.values())
     python = target or _requires_python(root, read) if judged else OLDEST_PYTHON
@@ -659,6 +669,49 @@ class _RocmMerge:
             python=python,
             installed="environment" if "environment" in listed("installed") else "any",
         )
+
+
+def _package_dirs(root: Path, read: list[tuple[str, str]] | None) -> list[tuple[str, str]]:
+    """`[tool.setuptools.package-dir]` of the project root's pyproject.toml, as (package,
+    folder): `kt_kernel = "python"` keeps package kt_kernel in python/. The empty name (every
+    package under one folder, `"" = "src"`) is a root, `src=`. The file joins the policy's
+    sources (read by `_requires_python` too), so the caches see it change."""
+    table = _pyproject(root, read).get("tool", {})
+    found = table.get("setuptools", {}).get("package-dir", {}) if isinstance(table, dict) else {}
+    if not isinstance(found, dict):
+        return []
+    out = []
+    for name, folder in found.items():
+        if isinstance(name, str) and isinstance(folder, str) and (not name or all(p.isidentifier() for p in name.split("."))):
+            folder = folder.strip("/") or "."
+            if not folder.startswith("/") and ".." not in folder.split("/"):
+                out.append((name, folder))
+    return out
+
+
+def _pyproject(root: Path, read: list[tuple[str, str]] | None) -> dict[str, Any]:
+    """The project root's pyproject.toml as data ({} where there is none, or it is not TOML);
+    recorded in `read` (its digest, or that it is absent) once."""
+    pyproject = root / "pyproject.toml"
+    try:
+        data = pyproject.read_bytes()
+    except OSError:
+        if read is not None and not os.path.lexists(pyproject) and (str(pyproject.absolute()), ABSENT) not in read:
+            read.append((str(pyproject.absolute()), ABSENT))  # one added later must be read
+        return {}
+    if read is not None and (str(pyproject.resolve()), digest(data)) not in read:
+        read.append((str(pyproject.resolve()), digest(data)))
+    import sys
+
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
+    try:
+        parsed = tomllib.loads(data.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return {}
+    return parsed if isinstance(parsed, dict) else {}
 
 
 # The oldest Python a project supports when nothing says: the oldest this tool runs on.

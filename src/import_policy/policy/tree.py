@@ -21,6 +21,7 @@ from import_policy.config.model import GatewayFix, Origin, Policy, RuleBase
 from import_policy.discovery import probe
 from import_policy.quoting import quote_path
 from import_policy.project.layout import top_level_names
+from import_policy.project.modules import root_folder
 from import_policy.project.modules import ProjectModules
 
 # What errors and warnings need (validation's records, the YAML lines of a rule) is imported
@@ -125,15 +126,20 @@ def _entries(policy: Policy, modules: ProjectModules) -> Iterator[ConfigError]:
 def _roots(policy: Policy) -> Iterator[ConfigError]:
     """Each `roots` entry that is not a folder under the project root: no module is found
     there, and the ROCm pass would check nothing."""
-    for folder in policy.roots:
+    for root in policy.roots:
+        folder = root_folder(root)
         if not probe.is_dir(policy.root / folder):
             from import_policy.config.validate import ConfigError
             from import_policy.policy.where import top_level_entry
 
-            origin = top_level_entry(policy, "roots", folder) or Origin(policy.sources[-1] if policy.sources else "", 0)
+            package = root.partition("=")[2]
+            origin = top_level_entry(policy, "packages" if package else "roots", package or folder) or Origin(
+                policy.sources[-1] if policy.sources else "", 0,
+            )
+            what = f"the folder of package {package!r}, {folder!r}," if package else f"roots entry {folder!r}"
             yield ConfigError(
                 origin.source, origin.line,
-                f"roots entry {folder!r} is not a folder under the project root "
+                f"{what} is not a folder under the project root "
                 f"({quote_path(os.path.relpath(policy.root / folder))} is not there)",
             )
 
@@ -141,8 +147,8 @@ def _roots(policy: Policy) -> Iterator[ConfigError]:
 def _looked(policy: Policy) -> str:
     """Where the roots are, relative to the current folder (as every path a run shows)."""
     shown = []
-    for folder in policy.roots:
-        relative = os.path.relpath(policy.root / folder)
+    for root in policy.roots:
+        relative = os.path.relpath(policy.root / root_folder(root))
         shown.append(quote_path("./" if relative == "." else relative + "/"))
     return ", ".join(shown)
 
@@ -177,7 +183,8 @@ def _default_entries(policy: Policy, warnings: list[str]) -> Iterator[ConfigErro
         return
     folders = {name: folder for name, folder, _ in reversed(top)}
     for entry in entries:
-        init = policy.root / folders[entry] / entry / "__init__.py"
+        held, _, package = folders[entry].partition("=")
+        init = policy.root / held / ("" if package else entry) / "__init__.py"
         try:
             source: bytes | None = init.read_bytes()
         except OSError:

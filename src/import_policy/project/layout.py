@@ -11,6 +11,11 @@ def top_level_names(root: Path, roots: Sequence[str]) -> Iterator[tuple[str, str
     """(name, root, is a package: regular or namespace) for each top-level module and folder
     under each root, roots in order: an absolute import of the project spells one of them."""
     for folder in roots:
+        held, _, package = folder.partition("=")  # a package root: `python=kt_kernel`
+        if package:
+            if _is_package(os.path.join(root, held)):
+                yield package.split(".")[0], folder, True
+            continue
         try:
             entries = list(os.scandir(root / folder))
         except OSError:

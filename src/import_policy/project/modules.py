@@ -10,22 +10,41 @@ from import_policy.discovery.files import Locator, discover
 from import_policy.facts.records.model import FileFacts
 
 
+# A root that is a package kept in a folder of another name (setuptools' `package-dir`,
+# `packages: {kt_kernel: python}`) is spelled `FOLDER=PACKAGE` among the roots.
+PACKAGE_ROOT = "="
+
+
+def split_root(root: str) -> tuple[str, str]:
+    """(the root's folder prefix, '' or 'src/'; the package its folder is, '' for a plain root)."""
+    folder, _, package = root.partition(PACKAGE_ROOT)
+    return ("" if folder in (".", "") else folder.rstrip("/") + "/"), package
+
+
+def root_folder(root: str) -> str:
+    """The folder of a root (`python` for `python=kt_kernel`)."""
+    return root.partition(PACKAGE_ROOT)[0]
+
+
 def module_name(relative: str, roots: tuple[str, ...]) -> tuple[str | None, bool]:
-    """`src/pkg/mod.py` with roots ('.', 'src') -> ('pkg.mod', False); the deepest root wins."""
+    """`src/pkg/mod.py` with roots ('.', 'src') -> ('pkg.mod', False); the deepest root wins.
+    Under a package root (`python=kt_kernel`), `python/ops.py` is `kt_kernel.ops`."""
     if not relative.endswith((".py", ".pyi")) or relative.startswith("../"):
         return None, False
-    best: str | None = None
+    best: tuple[str, str] | None = None
     for root in roots:
-        prefix = "" if root in (".", "") else root.rstrip("/") + "/"
-        if relative.startswith(prefix) and (best is None or len(prefix) > len(best)):
-            best = prefix
+        prefix, package = split_root(root)
+        if relative.startswith(prefix) and (best is None or len(prefix) > len(best[0])):
+            best = (prefix, package)
     if best is None:
         return None, False
-    inner = relative[len(best):].rsplit(".", 1)[0]
+    inner = relative[len(best[0]):].rsplit(".", 1)[0]
     parts = inner.split("/")
     is_package = parts[-1] == "__init__"
     if is_package:
         parts = parts[:-1]
+    if best[1]:
+        parts = [*best[1].split("."), *parts]
     if not parts or not all(p.isidentifier() for p in parts):
         return None, is_package
     return ".".join(parts), is_package
@@ -45,7 +64,7 @@ def rank(path: str, roots: tuple[str, ...]) -> tuple[int, int]:
     best = -1
     length = -1
     for index, root in enumerate(roots):  # the root the file's module name was taken under
-        prefix = "" if root in (".", "") else root.rstrip("/") + "/"
+        prefix = split_root(root)[0]
         if path.startswith(prefix) and len(prefix) > length:
             best, length = index, len(prefix)
     return (best if best >= 0 else len(roots), 0 if _stem(path)[1] else 1)
@@ -106,11 +125,14 @@ class ProjectModules(Mapping[str, str]):
     def _find(self, module: str) -> str | None:
         if module not in self.found:
             asked = self.locator.ignores.tracked.asked
-            inner = module.replace(".", "/")
             candidates = []
             for root in self.policy.roots:
-                prefix = "" if root in (".", "") else root.rstrip("/") + "/"
-                for relative in (f"{prefix}{inner}.py", f"{prefix}{inner}/__init__.py"):
+                prefix, package = split_root(root)
+                if package and module != package and not module.startswith(package + "."):
+                    continue
+                inner = module[len(package):].lstrip(".").replace(".", "/") if package else module.replace(".", "/")
+                spelled = (f"{prefix}{inner}.py", f"{prefix}{inner}/__init__.py") if inner else (f"{prefix}__init__.py",)
+                for relative in spelled:
                     if self.locator.walked(relative) and module_name(relative, self.policy.roots)[0] == module:
                         candidates.append(relative)
             best: str | None = None

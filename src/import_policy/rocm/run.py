@@ -50,10 +50,11 @@ from import_policy.kinds.import_time import ImportTimeRule, rules_of as import_t
 from import_policy.kinds.contracts.common import ContractRule, rules_of as contract_rules
 from import_policy.graph.reach import HeavySite, Project
 from import_policy.graph.scoped import Scope, ScopedProject
-from import_policy.graph.codec import EdgesCodec, GraphCodec, Stat, StoredEdges
+from import_policy.graph.codec import EdgesCodec, GraphCodec, StoredEdges
 from import_policy.graph.store import (
-    RACY_NS, Inputs, ModuleGraph, digest, folder_stat, index_of, listing_digest, listing_of, stat_of,
+    RACY_NS, Inputs, ModuleGraph, digest, folder_stat, index_of, listing_digest, listing_of,
 )
+from import_policy.cache.stat import Stat, stat_of
 from import_policy.cache.store import Store
 from pathlib import Path
 from import_policy.facts.prefilter.literal_imports import literal_imports
@@ -411,7 +412,7 @@ class _Tree:
             # new stat data stands for those bytes only if it predates the engine's read.
             if facts.content != hashed:
                 return False
-            return now if max(now[0], now[3]) < self.since - RACY_NS else True
+            return now if max(now.mtime_ns, now.ctime_ns) < self.since - RACY_NS else True
         try:
             source = self.read(SourceFile(self.root / path, path, "python"))
         except OSError:

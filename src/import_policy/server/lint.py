@@ -31,10 +31,8 @@ def lint(project: Project, file: SourceFile) -> list[Diagnostic]:
     result = run(project.plan, [file], read)
     found = list(result.diagnostics)
     if project.unused:
-        from import_policy.commands.check import Caches, Inputs, unused_suppressions
+        from import_policy.pipeline.unused import unused_suppressions
 
-        inputs = Inputs([file.path], [file], read, None)
-        caches = Caches(project.plan.cache, None, None, None)
-        found += unused_suppressions(project.policy, project.selection, inputs, caches, 1)
+        found += unused_suppressions(project.policy, project.selection, [file], read, project.plan.cache, 1)
     # A reached file elsewhere that does not parse is that file's finding: shown there when open.
     return sorted((d for d in found if d.path == file.relative), key=Diagnostic.sort_key)

@@ -5,7 +5,6 @@ at its file and line, for the editor to show on that file."""
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import os
 import tempfile
@@ -17,6 +16,7 @@ from import_policy.cache.stat import Stat, stat_of, trusted
 from import_policy.policy.load import ABSENT, ConfigErrors, Loaded, digest, find_config, load, source_bytes
 from import_policy.config.model import Policy
 from import_policy.pipeline.plan import Plan, Selection
+from import_policy.pipeline.unused import wants_unused_suppression
 from import_policy.server.graphs import BufferCache, Graphs, KeptRecords, prefilter_settings
 from import_policy.server.documents import Documents
 
@@ -114,15 +114,15 @@ class Projects:
         key, base = found
         project = self._by_config.get(key)
         if project is None:
+            before = stat_of(key) if not key.startswith("preset:") else None  # before it is read
             project = self._build(base)
             self._by_config[key] = project
-            if isinstance(project, Fault):  # its files as they stand: a later move may fix it
+            if isinstance(project, Fault):  # its files as read: a write since (or during) moves them
                 for source in project.sources():
-                    self._seen.setdefault(source, (stat_of(source), 0))
+                    self._seen.setdefault(source, (before if source == key else stat_of(source), 0))
         return project
 
     def _build(self, base: Path) -> Project | Fault:
-        from import_policy.commands.check import wants_unused_suppression
         from import_policy.policy.tree import against_tree
 
         try:
@@ -137,7 +137,7 @@ class Projects:
         plan = Plan(policy, selection, cache=cache)
         graphs = Graphs(self.documents.read, KeptRecords(cache, prefilter_settings(plan.rocm)))
         plan.graphs = graphs
-        unused = wants_unused_suppression(selection, argparse.Namespace())
+        unused = wants_unused_suppression(selection)
         return Project(loaded, policy, selection, plan, graphs, unused, checked.warnings)
 
     def reset(self) -> None:
