@@ -18,6 +18,8 @@ Cases (docs/benchmarks.md has the targets and how to read them):
   T9  `check --diff` of one generated file with 16,000 fixable imports    vs `check` of the same file
   T10 the vllm preset with `follow: [transformers]` (--deps-env: a venv with transformers installed,
       --no-deps is enough), whole tree cold and warm and T3's batch warm    vs the same without `follow`
+  T12 a `kind: layers` contract over vLLM's top-level packages (scope: any, TYPE_CHECKING counted:
+      import-linter's reading), cold and warm                             vs lint-imports on the same contract
 
 T1-T4 and T6 read the corpus, which defaults to ~/.cache/import-policy-corpus/vllm-0.33.0
 and is fetched with ../shared/corpus/fetch_sdist.py when missing; T7, T8 and T9 generate
@@ -62,10 +64,13 @@ DEFAULT_FETCHER = REPO.parent / "shared" / "corpus" / "fetch_sdist.py"
 TOOLS = ("regex", "ruff", "import-linter")  # regex: vLLM's script imports it
 # What each case needs besides import-policy: the vLLM corpus, and the tools it is compared with.
 # T7 and T8 generate their own files, so on a fresh clone they need neither the corpus nor its fetcher.
-CORPUS_CASES = frozenset({"T1", "T2", "T3", "T4", "T6", "T10"})
-CASE_TOOLS = {"T1": ("regex",), "T2": ("ruff",), "T3": ("regex",), "T4": ("import-linter",), "T7": ("ruff",)}
+CORPUS_CASES = frozenset({"T1", "T2", "T3", "T4", "T6", "T10", "T12"})
+CASE_TOOLS = {
+    "T1": ("regex",), "T2": ("ruff",), "T3": ("regex",), "T4": ("import-linter",), "T7": ("ruff",),
+    "T12": ("import-linter",),
+}
 INNER = "IMPORT_POLICY_BENCH_VENV"  # set when the bench runs itself again under its venv
-CASES = ("T1", "T2", "T3", "T4", "T5", "T6", "T7", "T8", "T9", "T10")
+CASES = ("T1", "T2", "T3", "T4", "T5", "T6", "T7", "T8", "T9", "T10", "T12")
 FOLLOW_CONFIG = "import-policy-bench-follow.yaml"
 FOLLOW_POLICY = "version: 1\nextends: [vllm]\nenvironment:\n  python: {python}\nfollow: [transformers]\n"
 GRAPH_RULE = "heavy-import-reachable"
@@ -400,6 +405,28 @@ forbidden_modules =
 """
 
 
+# T12: one layers contract over vLLM's top-level packages, the same for both tools.
+T12_LAYERS = [
+    "entrypoints",
+    "engine : v1",
+    "model_executor : lora : multimodal : inputs : reasoning : tool_parsers : parser : renderers",
+    "distributed : compilation",
+    "config",
+    "platforms",
+    "utils : logging_utils",
+]
+T12_CONFIG = "import-policy-bench-t12.yaml"
+T12_POLICY = (
+    "version: 1\nexclude: [tests/, benchmarks/, examples/, tools/, docs/]\nrules:\n  - id: vllm-layers\n"
+    "    kind: layers\n    containers: [vllm]\n    scope: any\n    type_checking: check\n    layers:\n"
+    + "".join(f'      - "{layer}"\n' for layer in T12_LAYERS)
+)
+T12_IMPORTLINTER = (
+    '[tool.importlinter]\nroot_package = "vllm"\n\n[[tool.importlinter.contracts]]\nname = "vllm-layers"\n'
+    'type = "layers"\ncontainers = ["vllm"]\nlayers = [\n' + "".join(f'    "{layer}",\n' for layer in T12_LAYERS) + "]\n"
+)
+
+
 def rows(label: str, ours: Command, theirs: Command, target: float | None) -> str:
     ratio = ours.timing.cpu_median / theirs.timing.cpu_median
     verdict = "" if target is None else ("met" if ratio <= target else "missed")
@@ -482,6 +509,30 @@ def case_t4(bench: Bench) -> None:
     bench.rows.append(rows("T4 heavy-import-reachable, cold", t4_cold, lint_cold, 3))
     bench.rows.append(rows("T4 heavy-import-reachable, warm", t4_warm, lint_warm, 1))
     bench.commands += [t4_cold, lint_cold, t4_warm, lint_warm]
+
+
+def case_t12(bench: Bench, config: Path) -> None:
+    """A layers contract: both tools build the whole graph of vllm/ and look for the illegal
+    chains between its layers; cold (no cache) and warm (each tool's own cache filled)."""
+    print("T12 kind: layers over vLLM's top-level packages", file=sys.stderr)
+    toml = bench.work / "importlinter-t12.toml"
+    toml.write_text(T12_IMPORTLINTER, encoding="utf-8")
+    ours = [bench.python, "-m", "import_policy", "check", "--jobs", bench.jobs, "--config", str(config), "vllm"]
+    lint = [bench.python, "-c", "import sys; from importlinter.cli import lint_imports_command as c; c()", str(toml)]
+    lint_cache = remover(bench.corpus / ".import_linter_cache")
+    ours_cold = Command("import-policy layers cold", ours, before=bench.clear)
+    lint_cold = Command("lint-imports --no-cache", [*lint, "--no-cache"])
+    alternate([ours_cold, lint_cold], bench.slow_runs, bench.corpus)
+    lint_cache()
+    measure(lint, bench.corpus)
+    measure(ours, bench.corpus)
+    ours_warm = Command("import-policy layers warm", ours)
+    lint_warm = Command("lint-imports cached", lint)
+    alternate([ours_warm, lint_warm], bench.runs, bench.corpus)
+    lint_cache()
+    bench.rows.append(rows("T12 kind: layers over vllm's top-level packages, cold", ours_cold, lint_cold, 1))
+    bench.rows.append(rows("T12 kind: layers over vllm's top-level packages, warm", ours_warm, lint_warm, 0.5))
+    bench.commands += [ours_cold, lint_cold, ours_warm, lint_warm]
 
 
 def case_t10(bench: Bench, config: Path) -> None:
@@ -811,6 +862,8 @@ def run_cases(bench: Bench, cases: set[str], stack: contextlib.ExitStack) -> Non
             raise SystemExit("bench: T10 needs --deps-env (a venv with transformers installed)")
         text = FOLLOW_POLICY.format(python=bench.deps_env / "bin" / "python")
         case_t10(bench, stack.enter_context(written(bench.corpus / FOLLOW_CONFIG, text)))
+    if "T12" in cases:
+        case_t12(bench, stack.enter_context(written(bench.corpus / T12_CONFIG, T12_POLICY)))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -397,3 +397,16 @@ def test_in_dependency_names_the_distribution_that_holds_the_site(
         "app/__init__.py:1:1: light keep app light: app -> outer_dep -> inner_dep.tool -> heavy_a "
         "(in dependency `inner_dep`, inner_dep/tool.py:1)"
     ]
+
+
+def test_a_warm_run_sees_an_edit_of_a_file_the_table_was_read_from(project: Project) -> None:
+    """`define_import_structure` reads files as text: an edit of one moves the name, cached or not."""
+    write(project, {**LAZY_MODULE_FILES, "app/__init__.py": "from pkg import YTokenizer\n"})
+    code, _, err = project.run("check")
+    assert code == 1, err
+    project.write("pkg/sub/tokenization_y.py", "import heavy_b\n\nclass YTokenizer:\n    pass\n\n__all__ = []\n")
+    project.write("pkg/other.py", 'import heavy_c\n\nclass YTokenizer:\n    pass\n\n__all__ = ["YTokenizer"]\n')
+    assert loaded_by_python(project.root) == {"heavy_c"}
+    code, out, err = project.run("check", "--format", "json")
+    assert {name for name in HEAVY if f"-> {name}" in out} == {"heavy_c"}, err
+    assert reported(project) == {"heavy_c"}

@@ -35,7 +35,8 @@ class Loaders:
     `file_of(module)`: the module's file; `facts(path)`: its facts (None: unreadable);
     `binds(path, name, line)`: whether the module surely binds `name` before `line`;
     `modules()`: every module (iterated once, for a `define_import_structure` folder);
-    `stub(path)`: the facts of a `.pyi` stub, for `attach_stub`."""
+    `stub(path)`: the facts of a `.pyi` stub, for `attach_stub`; `exports(path)`: what a file
+    exports as transformers reads it (its text, not its parse)."""
 
     def __init__(
         self,
@@ -44,13 +45,16 @@ class Loaders:
         binds: Callable[[str, str, int], bool],
         modules: Callable[[], Mapping[str, str]],
         stub: Callable[[str], FileFacts | None],
+        exports: Callable[[str], tuple[str, ...]],
     ) -> None:
         self._file_of = file_of
         self._facts = facts
         self._binds = binds
         self._modules = modules
         self._stub = stub
+        self._exports = exports
         self._tables: dict[str, dict[str, tuple[str, ...]]] = {}
+        self._from_files: dict[str, dict[str, tuple[str, ...]]] = {}
 
     def loader(self, module: str) -> tuple[str, LoaderFact] | None:
         path = self._file_of(module)
@@ -92,6 +96,8 @@ class Loaders:
         loader has one)."""
         table = self._table(module, path, loader)
         found = table.get(name)
+        if found is None and loader.files:  # the files are read only for a name the literal part lacks
+            found = self._files(module, loader).get(name)
         if found is not None:
             return found
         every = table.get("*")
@@ -110,10 +116,18 @@ class Loaders:
         if loader.kind == "stub":
             for name, target in self._stub_table(module, path):
                 table.setdefault(name, (target,))
+        self._tables[module] = table
+        return table
+
+    def _files(self, module: str, loader: LoaderFact) -> dict[str, tuple[str, ...]]:
+        """The part of the table `define_import_structure` computes from the package's files."""
+        if module in self._from_files:
+            return self._from_files[module]
+        table: dict[str, tuple[str, ...]] = {}
         for folder, prefix in loader.files:
             for name, target in self._files_table(module, folder, prefix):
                 table.setdefault(name, (target,))
-        self._tables[module] = table
+        self._from_files[module] = table
         return table
 
     def _stub_table(self, module: str, path: str) -> list[tuple[str, str]]:
@@ -147,8 +161,7 @@ class Loaders:
             key = f"{prefix}.{relative}" if prefix else relative
             pieces = key.split(".")
             names.extend((".".join(pieces[:i]), f"{module}.{'.'.join(pieces[:i])}") for i in range(1, len(pieces) + 1))
-            facts = self._facts(path)
-            found.extend((export, f"{module}.{key}") for export in (facts.exports if facts is not None else ()))
+            found.extend((export, f"{module}.{key}") for export in self._exports(path))
         return found + names
 
 

@@ -23,6 +23,7 @@ from import_policy.patterns import module_heads
 from import_policy.graph.chains import Chain, ImportGraph, Link
 from import_policy.project.modules import modules_of
 from import_policy.graph.judge import AFTER, Judge
+from import_policy.facts.source.exports import exports_of, wants_exports
 from import_policy.graph.lazy_loaders import Loaders
 from import_policy.graph.platform import Platform
 from import_policy.graph.sites import find_spec_of, is_heavy, probe_of, through_gateway
@@ -120,8 +121,11 @@ class Project:
         self._children: dict[str, tuple[str, ...]] = {}
         self.graph = ImportGraph(modules, self.edges)
         self._in_progress: set[object] = set()
+        # A file's bytes, for a table read from files as text (transformers' exports); the run
+        # that makes the project sets it (logging what it reads), else the facts' exports serve.
+        self.read_text: Callable[[str], bytes | None] | None = None
         self.loaders = Loaders(
-            self.module_path.get, self.facts, self.binds, lambda: self.module_path, self._load,
+            self.module_path.get, self.facts, self.binds, lambda: self.module_path, self._load, self._exports,
         )
         # Where a lazy loader's import could not be told, by the module whose import asked it:
         # what `why` names where a chain may be cut.
@@ -571,6 +575,15 @@ class Project:
                             facts, owner, member, call.span.line, call.span.line, f"{call.tail}() imports {name}", add,
                         )
         return links
+
+    def _exports(self, path: str) -> tuple[str, ...]:
+        """What a file exports as transformers' `define_import_structure` reads it."""
+        if self.read_text is None:
+            facts = self.facts(path)
+            return facts.exports if facts is not None else ()
+        source = self.read_text(path)
+        text = source.decode("utf-8", "replace") if source is not None else ""
+        return exports_of(text) if wants_exports(text) else ()
 
     def _lazy_edges(
         self, facts: FileFacts, module: str, member: str, at: int, line: int, detail: str,

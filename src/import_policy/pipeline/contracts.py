@@ -130,6 +130,7 @@ class _Names(Collection[str]):
     def __init__(self, graph: ModuleGraph) -> None:
         self.graph = graph
         self._all: frozenset[str] | None = None
+        self._children: dict[str, list[str]] | None = None
 
     @property
     def all(self) -> frozenset[str]:
@@ -139,6 +140,21 @@ class _Names(Collection[str]):
 
     def __contains__(self, name: object) -> bool:
         return name in self.all
+
+    def under(self, name: str) -> list[str]:
+        """`name` and every module below it, from an index by parent built once."""
+        if self._children is None:
+            self._children = {}
+            for module in self.all:
+                parent = module.rpartition(".")[0]
+                self._children.setdefault(parent, []).append(module)
+        found = [name] if name in self.all else []
+        stack = [name]
+        while stack:
+            for child in self._children.get(stack.pop(), ()):
+                found.append(child)
+                stack.append(child)
+        return found
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.all)

@@ -356,10 +356,25 @@ def project(
                 cache.put(key, facts)
         return facts
 
+    def text(path: str) -> bytes | None:
+        """A file's bytes for a lazy loader's table read as text (transformers' exports): logged
+        as read, so a warm run checks it as it checks a parsed file."""
+        stat = inputs.stat(path) if inputs is not None else None
+        try:
+            source: bytes | None = read(SourceFile(policy.root / path, path, "python"))
+        except OSError:
+            source = None
+        if inputs is not None:
+            inputs.file(path, "r", stat, digest(source) if source is not None else None)
+        return source
+
     found = modules if modules is not None else _modules(plan, known, cache is not None)
     if plan.reading is not None:
-        return ScopedProject(plan.rocm, found, load, plan.exports, plan.installed, *plan.reading)
-    return Project(plan.rocm, found, load, plan.exports, plan.installed)
+        made: Project = ScopedProject(plan.rocm, found, load, plan.exports, plan.installed, *plan.reading)
+    else:
+        made = Project(plan.rocm, found, load, plan.exports, plan.installed)
+    made.read_text = text
+    return made
 
 
 def graph_settings(plan: RocmPlan) -> str | None:

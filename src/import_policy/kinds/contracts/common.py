@@ -105,6 +105,9 @@ def _parent_of(link: Link, dropped: Sequence[Link]) -> bool:
 
 
 def descendants(modules: Iterable[str], name: str) -> set[str]:
+    under = getattr(modules, "under", None)
+    if under is not None:
+        return set(under(name))
     prefix = name + "."
     return {m for m in modules if m == name or m.startswith(prefix)}
 
