@@ -15,6 +15,7 @@ from pathlib import Path
 
 from import_policy.cache.seal import FOLDER
 from import_policy.commands import EXIT_ERROR, EXIT_OK
+from import_policy.discovery.files import SKIPPED_FOLDERS
 from import_policy.quoting import quote_path
 
 
@@ -27,7 +28,8 @@ def caches_under(top: Path) -> list[str]:
             if not os.path.islink(path):
                 found.append(path)
             names.remove(FOLDER)
-        names[:] = [name for name in names if name != ".git"]
+        # Folders no run keeps a cache in (VCS metadata, virtual environments) are not walked.
+        names[:] = [name for name in names if name not in SKIPPED_FOLDERS]
     return sorted(found)
 
 
