@@ -88,7 +88,7 @@ def _keeps(facts: FileFacts) -> Callable[[str], bool]:
 
 @pytest.mark.parametrize(("name", "source"), _params())
 def test_a_reader_that_keeps_some_calls_gets_the_same_facts_with_those_calls(name: str, source: str) -> None:
-    """The ROCm pass's records are extracted with only the calls it keeps (`RocmPlan.keeps`):
+    """The ROCm pass's records are extracted with only the calls it keeps (`GraphPlan.keeps`):
     everything else as the whole extraction gives it, from CPython's parse or libcst's."""
     data = _as_python_saved_it(source)
     whole = fast.extract(data, "pkg/sub/mod.py", "pkg.sub.mod", False)

@@ -21,6 +21,7 @@ from import_policy.config.model import Origin, RocmSafety
 from import_policy.facts.cpython.from_ast import graph_facts
 from import_policy.graph.reach import Project
 from import_policy.patterns import DottedPattern
+from import_policy.rocm.reachability import question_of
 
 ROCM = RocmSafety(
     heavy_modules=(DottedPattern.compile("tilelang"),), probes=(), guards=("is_cuda",), rocm=("is_hip",),
@@ -83,7 +84,7 @@ def _imports_tilelang(source: str) -> bool:
 
 def _check(source: str) -> None:
     facts = graph_facts(source.encode(), "app/__init__.py", "app", True)
-    reported = bool(Project.from_facts(ROCM, [facts]).sites("app/__init__.py"))
+    reported = bool(Project.from_facts(question_of(ROCM, ROCM.entry_modules), [facts]).sites("app/__init__.py"))
     if _imports_tilelang(source):
         assert reported, source
 

@@ -1,4 +1,4 @@
-"""The ROCm pass's pure parts on hand-built facts: guards, gateways, the graph."""
+"""The graph's pure parts on hand-built facts: guards, gateways, the graph."""
 
 from __future__ import annotations
 
@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 
 from import_policy.graph.judge import Judge
-from import_policy.graph.platform import Platform
 from import_policy.graph.sites import through_gateway
 from import_policy.config.model import Origin, RocmSafety
+from import_policy.graph.question import Question
+from import_policy.rocm.reachability import question_of
 from import_policy.facts.records.model import (
     BoolOp, Branch, CallFact, Context, FileFacts, FunctionFact, ImportFact, Leaf, Not, Opaque, Span, Test,
 )
@@ -25,8 +26,13 @@ TC = Leaf("TYPE_CHECKING", "typing.TYPE_CHECKING")
 OTHER = Leaf("is_rocm", "current_platform.is_rocm")
 
 
+def _question(rocm: RocmSafety) -> Question:
+    return question_of(rocm, rocm.entry_modules)
+
+
 def _judge(rocm: RocmSafety = ROCM) -> Judge:
-    return Judge(Platform("rocm", rocm.guards, rocm.rocm, rocm.values), Project.from_facts(rocm, []))
+    question = _question(rocm)
+    return Judge(question.judged_on, Project.from_facts(question, []))
 
 
 @pytest.mark.parametrize(
@@ -89,7 +95,7 @@ def test_graph_follows_calls_across_modules_and_reexports() -> None:
             functions=(FunctionFact("has_x", 1, MODULE_LEVEL),),
         ),
     ]
-    project = Project.from_facts(ROCM, files)
+    project = Project.from_facts(_question(ROCM), files)
     [(chain, site)] = list(project.reachable_sites("app"))
     assert chain.modules == ("app", "app.mhc", "tilelang")
     assert (site.path, site.span.line, site.kind, site.detail) == ("app/mhc.py", 3, "call", 'has_x() -> _has_module("tilelang")')
@@ -100,7 +106,7 @@ def test_graph_ignores_stubs_and_broken_files() -> None:
         FileFacts("app/__init__.pyi", "app", True, imports=(_import("tilelang"),)),
         FileFacts("app/x.py", "app.x", False, imports=(_import("tilelang"),)),
     ]
-    project = Project.from_facts(ROCM, files)
+    project = Project.from_facts(_question(ROCM), files)
     assert project.sites("app/__init__.pyi") == []
     assert [s.heavy for s in project.sites("app/x.py")] == ["tilelang"]
     assert project.why("app", "tilelang") is None  # app has no .py file
@@ -117,4 +123,4 @@ def test_recursive_functions_terminate() -> None:
         ),
         functions=(FunctionFact("a", 1, MODULE_LEVEL), FunctionFact("b", 2, MODULE_LEVEL)),
     )
-    assert Project.from_facts(ROCM, [facts]).sites("m.py") == []
+    assert Project.from_facts(_question(ROCM), [facts]).sites("m.py") == []

@@ -22,7 +22,9 @@ from import_policy.policy.load import load
 from import_policy.discovery.files import SourceFile
 from import_policy.pipeline.extract import read_file
 from import_policy.graph.store import ModuleGraph
-from import_policy.rocm.run import GraphStores, RocmPlan, make_plan, module_graph, save_graph
+from import_policy.graph.build import GraphStores, module_graph, save_graph
+from import_policy.graph.plan import GraphPlan
+from import_policy.pipeline.plan import Plan, Selection
 
 POLICY = """\
 version: 1
@@ -51,8 +53,8 @@ def tree(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def _plan(root: Path) -> RocmPlan:
-    plan = make_plan(load(None, root).policy, lambda rule: True)
+def _plan(root: Path) -> GraphPlan:
+    plan = Plan(load(None, root).policy, Selection()).graph
     assert plan is not None
     return plan
 
@@ -72,7 +74,7 @@ class Run:
         self.stores = GraphStores(root)
         self.graph: ModuleGraph = module_graph(plan, {}, reader, self.cache, self.stores)
         self.found = sorted(
-            (site.path, site.heavy, " -> ".join(chain.modules)) for chain, site in self.graph.first_reached(plan.entries)
+            (site.path, site.heavy, " -> ".join(chain.modules)) for chain, site in self.graph.first_reached(plan.question.entries)
         )
         save_graph(plan, self.graph, self.stores)
 
@@ -81,7 +83,7 @@ def cold(root: Path) -> list[tuple[str, str, str]]:
     """What the pass finds with no cache at all."""
     plan = _plan(root)
     graph = module_graph(plan, {}, read_file)
-    return sorted((s.path, s.heavy, " -> ".join(c.modules)) for c, s in graph.first_reached(plan.entries))
+    return sorted((s.path, s.heavy, " -> ".join(c.modules)) for c, s in graph.first_reached(plan.question.entries))
 
 
 def edit(root: Path, relative: str, text: str, when: int = PAST + 10**9) -> None:
@@ -147,7 +149,7 @@ def test_a_changed_configuration_misses(tree: Path) -> None:
 
 
 def _entries(root: Path) -> list[Path]:
-    return sorted((root / FOLDER / "rocm-graph").glob("*.json"))
+    return sorted((root / FOLDER / "module-graph").glob("*.json"))
 
 
 @pytest.mark.parametrize("damage", ["flip", "truncate", "unsealed", "empty"])
@@ -190,7 +192,7 @@ def test_links_from_another_generation_are_not_used(tree: Path) -> None:
 
 
 def _settings(root: Path) -> str:
-    from import_policy.rocm.run import graph_settings
+    from import_policy.graph.derive import graph_settings
 
     settings = graph_settings(_plan(root))
     assert settings is not None
@@ -204,7 +206,7 @@ def test_forget_derives_again_what_came_after_the_file(tree: Path) -> None:
     edit(tree, "pkg/b.py", "import os\n")
     graph.forget("pkg/b.py")
     plan = _plan(tree)
-    assert sorted((s.path, s.heavy) for _, s in graph.first_reached(plan.entries)) == []
+    assert sorted((s.path, s.heavy) for _, s in graph.first_reached(plan.question.entries)) == []
     assert graph.derived > 0
 
 
@@ -218,7 +220,7 @@ def test_forget_drops_what_was_derived_one_observation_after_the_file(tree: Path
     assert max(place for place, *_ in graph.inputs.log.files.values()) == at
     edit(tree, "pkg/d.py", "import pkg.c\n")
     graph.forget("pkg/d.py")
-    found = sorted((s.path, s.heavy, " -> ".join(c.modules)) for c, s in graph.first_reached(_plan(tree).entries))
+    found = sorted((s.path, s.heavy, " -> ".join(c.modules)) for c, s in graph.first_reached(_plan(tree).question.entries))
     assert ("pkg/c.py", "torch", "pkg -> pkg.a -> pkg.d -> pkg.c -> torch") in found
     assert found == cold(tree)
 
@@ -284,7 +286,7 @@ def test_a_file_changed_within_its_stat_tick_is_not_trusted(tree: Path, monkeypa
     # On a file system with whole-second timestamps, an edit in the second the log read the
     # file (same size) leaves its stat data as it was: git's racy-clean rule hashes it.
     from import_policy.graph import store as modulegraph
-    from import_policy.rocm import run as rocm_run
+    from import_policy.graph import build
 
     real = modulegraph.stat_of
 
@@ -295,7 +297,7 @@ def test_a_file_changed_within_its_stat_tick_is_not_trusted(tree: Path, monkeypa
         return found._replace(mtime_ns=found.mtime_ns - found.mtime_ns % 10**9, ctime_ns=found.ctime_ns - found.ctime_ns % 10**9)
 
     monkeypatch.setattr(modulegraph, "stat_of", coarse)
-    monkeypatch.setattr(rocm_run, "stat_of", coarse)
+    monkeypatch.setattr(build, "stat_of", coarse)
     path = tree / "pkg" / "b.py"
     now = time.time_ns()
     os.utime(path, ns=(now, now))  # written just now
@@ -309,7 +311,7 @@ def test_a_gitignore_changed_within_its_stat_tick_is_not_trusted(tree: Path, mon
     # The same rule for a folder's `.gitignore`: read in the second it was written, its stat
     # data cannot stand for its bytes, so the next run compares them.
     from import_policy.graph import store as modulegraph
-    from import_policy.rocm import run as rocm_run
+    from import_policy.graph import build
 
     real = modulegraph.stat_of
 
@@ -320,7 +322,7 @@ def test_a_gitignore_changed_within_its_stat_tick_is_not_trusted(tree: Path, mon
         return found._replace(mtime_ns=found.mtime_ns - found.mtime_ns % 10**9, ctime_ns=found.ctime_ns - found.ctime_ns % 10**9)
 
     monkeypatch.setattr(modulegraph, "stat_of", coarse)
-    monkeypatch.setattr(rocm_run, "stat_of", coarse)
+    monkeypatch.setattr(build, "stat_of", coarse)
     ignore = tree / ".gitignore"
     ignore.write_text("pkg/x.py\n", encoding="utf-8")
     now = time.time_ns()

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from conftest import PAST, Project, age, git
-from import_policy.rocm import run as rocm_run
+from import_policy.pipeline import engine
 
 POLICY = "version: 1\nrocm_safety:\n  heavy_modules: [torch]\n  entry_modules: [pkg]\n"
 
@@ -35,16 +35,16 @@ def test_an_edit_between_the_engines_read_and_the_pass_is_not_logged_as_parsed(
     project.write("pkg/__init__.py", "import pkg.m\n")
     project.write("pkg/m.py", "import torch\nimport json\n")  # the engine parses it (json)
     age(project.root)
-    real = rocm_run.check
+    real = engine.project_phase
 
     def edited_meanwhile(*args: object, **kwargs: object) -> object:
         path = project.root / "pkg" / "m.py"
         path.write_text("import json\n", encoding="utf-8")
         os.utime(path, ns=(PAST, PAST))  # as an editor's save that restores nothing would not, but a copy does
-        monkeypatch.setattr(rocm_run, "check", real)
+        monkeypatch.setattr(engine, "project_phase", real)
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(rocm_run, "check", edited_meanwhile)
+    monkeypatch.setattr(engine, "project_phase", edited_meanwhile)
     code, out, _ = project.run("check", "pkg/m.py")
     assert "importing `pkg` imports `torch`" in out  # what the engine read
     assert same_as_cold(project, "pkg/m.py")[0] == 1  # json only: torch is gone

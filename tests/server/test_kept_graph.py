@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from import_policy.server.documents import Documents, uri_of
-from import_policy.server.graphs import BufferCache
+from import_policy.server.buffers import BufferCache
 from import_policy.server.lint import lint, source_file
 from import_policy.server.projects import Project, Projects
 

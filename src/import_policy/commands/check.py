@@ -425,7 +425,7 @@ def cache_policy(policy: Policy, selection: Selection, inputs: Inputs, args: Che
     fixing = args.fix or args.fix_only or args.diff
     # The environment decides (`installed: environment`) and nothing is followed: no key of the
     # run cache watches it, so no whole-tree answer is kept.
-    from import_policy.graph.through import asks_installed
+    from import_policy.policy.follow import asks_installed
 
     unwatched = asks_installed(policy) and _follow_of(policy) is None
     runs = RunCache(policy.root) if facts is not None and tracker is not None and not fixing and not unwatched else None
@@ -451,10 +451,9 @@ def followed_stamp(root: Path, follow: tuple[str | None, tuple[str, ...], bool] 
     import os
     import time
 
-    from import_policy.config.model import Follow, Origin
     from import_policy.graph.through import dependencies_of
 
-    followed = dependencies_of(root, Follow(follow[1], follow[2], follow[0], Origin("", 0)))
+    followed = dependencies_of(root, follow[1], follow[2], follow[0])
     if followed is None:
         return ""
     recent = time.time_ns() - 2_000_000_000

@@ -11,13 +11,16 @@ from dataclasses import replace
 from pathlib import Path
 
 from import_policy.quoting import quote_path
-from import_policy.rocm import run as rocm_pass
-from import_policy.kinds.import_time import ImportTimeRule
+from import_policy.graph.derive import project
+from import_policy.graph.platform import Platform as GraphPlatform
+from import_policy.graph.question import Question
+from import_policy.kinds.import_time import ImportTimeRule, question
+from import_policy.policy.follow import graph_plan
 from import_policy.rocm.predicates import RULE_IDS as ROCM_RULE_IDS
-from import_policy.graph.sites import is_heavy
+from import_policy.rocm.reachability import make_pass
 from import_policy.cache.facts import FactsCache
 from import_policy.commands import EXIT_OK, UsageError
-from import_policy.config.model import Policy, RocmSafety
+from import_policy.config.model import Policy
 from import_policy.config.platforms import ANY, profile_named
 from import_policy.policy.load import Loaded
 from import_policy.policy.platforms import choices
@@ -52,16 +55,12 @@ def why(
                 f"ask with --rule ID (e.g. `import-policy why {target} --rule {timed[0]}`)"
             )
         raise WhyError("the policy has no rocm_safety section, so no entry modules to start from")
-    # Another platform's tests are other names than those the prefilter looks for: read every file.
-    plan = rocm_pass.make_plan(
-        policy, lambda rule: True, prefilter=platform is None, rules=(declared,) if declared is not None else (),
-    )
-    assert plan is not None
-    asked = rocm_pass.rule_plan(plan, declared) if declared is not None else plan
+    asked = _question(policy, declared)
     if platform is not None:
-        asked = replace(asked, rocm=_on(asked.rocm, policy, platform))
-    graph = rocm_pass.project(asked, {}, read_file, FactsCache(policy.root))
-    entries = declared.entry if declared is not None else plan.entries
+        asked = replace(asked, platform=_on(policy, platform))
+    # Another platform's tests are other names than those the prefilter looks for: read every file.
+    graph = project(graph_plan(policy, [asked], prefilter=platform is None), {}, read_file, FactsCache(policy.root))
+    entries = asked.entries
     if not entries:
         assert rocm is not None
         raise WhyError(
@@ -69,7 +68,7 @@ def why(
             "(a folder with an __init__.py under roots) to start from; name the modules a process imports "
             "in rocm_safety.entry_modules"
         )
-    if declared is None and rocm is not None and target not in graph.module_path and not is_heavy(rocm, target):
+    if declared is None and rocm is not None and target not in graph.module_path and not asked.is_heavy(target):
         raise WhyError(
             f"{target} is neither a heavy module (rocm_safety.heavy_modules) nor a module of this project; "
             "the pass follows only imports of those, so it has no chain to show"
@@ -99,16 +98,22 @@ def why(
     return RENDERERS[fmt](target, chains, shown), warnings
 
 
-def _on(settings: RocmSafety, policy: Policy, name: str) -> RocmSafety:
-    """The question's settings judged on the profile `name` (`any`: no name known)."""
+def _question(policy: Policy, declared: ImportTimeRule | None) -> Question:
+    """The question whose chains are shown: the rule's, else the ROCm rules'."""
+    if declared is not None:
+        return question(declared, policy)
+    rocm_pass = make_pass(policy, lambda rule: True)
+    assert rocm_pass is not None
+    return rocm_pass.question
+
+
+def _on(policy: Policy, name: str) -> GraphPlatform | None:
+    """The platform `name` as the question's (`any`: no name known, None)."""
     profile = None if name == ANY else profile_named(policy, name)
     if profile is None and name != ANY:
         known = choices(p.name for p in policy.platforms)
         raise WhyError(f"unknown platform {name!r}; platforms: {', '.join(known)}")
-    if profile is None:
-        return replace(settings, guards=(), rocm=(), values=())
-    return replace(settings, guards=profile.guards, rocm=profile.true, values=profile.values)
-
+    return GraphPlatform(profile.name, profile.guards, profile.true, profile.values) if profile is not None else None
 
 
 def between(
@@ -121,7 +126,7 @@ def between(
     from import_policy.config.model import Examples, Origin
     from import_policy.graph.paths import shortest_chains, within
     from import_policy.kinds.contracts.common import ContractRule
-    from import_policy.pipeline.contracts import contract_plan
+    from import_policy.kinds.contracts.project import question as contract_question
 
     declared = policy.rule(rule) if rule is not None else None
     if rule is not None and not isinstance(declared, (ContractRule, ImportTimeRule)):
@@ -130,9 +135,7 @@ def between(
     asking = declared if isinstance(declared, ContractRule) else ContractRule(
         id="why", message="", files=(), allow_in=(), severity="error", examples=Examples(), origin=Origin("why", 0),
     )
-    base = rocm_pass.make_plan(policy, lambda _: False, rules=(asking,))
-    assert base is not None
-    graph = rocm_pass.project(contract_plan(base, asking), {}, read_file, FactsCache(policy.root))
+    graph = project(graph_plan(policy, [contract_question(asking, policy)]), {}, read_file, FactsCache(policy.root))
     modules = set(graph.module_path)
     for name in (source, target):
         if name not in modules:

@@ -168,7 +168,7 @@ def _items(value: Json) -> Items:
 class GraphCodec:
     """The index: the inputs log, sites and reach."""
 
-    name = "rocm-graph"
+    name = "module-graph"
     version = 8  # a call site names every heavy module it loads; stat data in cache.stat's order (mtime, ctime, size, inode); a folder is watched by its listing; lookups that asked git's index; a site carries the tests it runs under that the pass could not judge
 
     def encode(self, stored: Stored) -> Json:
@@ -186,7 +186,7 @@ class GraphCodec:
 class EdgesCodec:
     """Each module's links, read only to derive a reach again."""
 
-    name = "rocm-graph-edges"
+    name = "module-graph-edges"
     version = 1
 
     def encode(self, stored: StoredEdges) -> Json:

@@ -1,9 +1,9 @@
-"""What runs in a ROCm process: conditions judged three-valued (contract section 4).
+"""What runs in a process on one platform: conditions judged three-valued (contract section 4).
 
 True, False, or None (unknown). A name or call whose last name, with leading
-underscores ignored, is a guard is False, a `rocm` name True; an attribute read
+underscores ignored, is a guard is False, a name the platform holds true True; an attribute read
 without a call only where its owner is a module (a module-level flag), never an
-object's property (`tensor.is_cuda` is true on ROCm); a dotted entry matches its
+object's property (`tensor.is_cuda` may be true where `is_cuda()` is not); a dotted entry matches its
 full name however imported. A name in `values` holds what the configuration says,
 whatever the code assigns, and comparisons with literals are judged from it;
 `TYPE_CHECKING` and `__name__ == "__main__"` are False while a module is imported;
@@ -75,7 +75,7 @@ class Judge:
     def __init__(self, platform: Platform, view: View) -> None:
         # A plain name matches the last name of a test; a dotted one its qualified name, however imported.
         self.guards = frozenset(bare(name) for name in platform.guards if "." not in name)
-        self.rocm = frozenset(bare(name) for name in platform.true if "." not in name)
+        self.true = frozenset(bare(name) for name in platform.true if "." not in name)
         self.false_names = frozenset(name for name in platform.guards if "." in name)
         self.true_names = frozenset(name for name in platform.true if "." in name)
         self.values: dict[str, Value] = dict(platform.values)
@@ -89,7 +89,7 @@ class Judge:
     # --- conditions ---------------------------------------------------------------
 
     def value(self, test: Test, path: str, depth: int = 0, at: int | None = ANY) -> Tri:
-        """The test's value in a ROCm process, read in the file at `path` (at line `at`)."""
+        """The test's value in a process on the platform, read in the file at `path` (at line `at`)."""
         key = (test, path, at)
         if key in self._values:
             return self._values[key]
@@ -121,7 +121,7 @@ class Judge:
         return not leaf.attribute or leaf.call or _split(leaf.qualified)[0] in self.view.module_path
 
     def held(self, leaf: Leaf, path: str, depth: int = 0, at: int | None = ANY) -> tuple[bool, Value]:
-        """(True, value) when `values` says what the name holds on ROCm, directly or through the
+        """(True, value) when `values` says what the name holds on the platform, directly or through the
         module-level name it was last bound to (`_DEVICE = DEVICE_TYPE`)."""
         if not self.values or leaf.call or depth > MAX_DEPTH:
             return False, None
@@ -146,8 +146,8 @@ class Judge:
         return None
 
     def _not_none(self, leaf: Leaf) -> bool:
-        """A `rocm` name or dotted entry is not None in a ROCm process."""
-        return leaf.qualified in self.true_names or (bare(leaf.tail) in self.rocm and self._named(leaf))
+        """A name or dotted entry the platform holds true is not None there."""
+        return leaf.qualified in self.true_names or (bare(leaf.tail) in self.true and self._named(leaf))
 
     def _leaf(self, leaf: Leaf, path: str, depth: int, at: int | None) -> Tri:
         if leaf.qualified in TYPE_CHECKING_NAMES:
@@ -166,7 +166,7 @@ class Judge:
         name = bare(leaf.tail)
         if name in self.guards and self._named(leaf):
             return False
-        if name in self.rocm and self._named(leaf):
+        if name in self.true and self._named(leaf):
             return True
         if leaf.call:
             key = self.view.resolve(leaf.qualified, path)
@@ -213,7 +213,7 @@ class Judge:
             chosen = []
             for event in reversed([e for e in events if e.line < at]):
                 if not self.runs(event.context, path, depth + 1):
-                    continue  # never runs on ROCm (`if TYPE_CHECKING:`, a guard)
+                    continue  # never runs on the platform (`if TYPE_CHECKING:`, a guard)
                 chosen.append(event)
                 if self.surely(event.context, path, depth + 1):
                     break
@@ -287,7 +287,7 @@ class Judge:
         return self.value(branch.test, path, depth + 1, at)
 
     def runs(self, context: Context, path: str, depth: int = 0) -> bool:
-        """Whether code in this context can run on ROCm (not whether it runs at import time)."""
+        """Whether code in this context can run on the platform (not whether it runs at import time)."""
         if context.type_checking:
             return False
         for branch in context.branches:
@@ -297,7 +297,7 @@ class Judge:
         return True
 
     def surely(self, context: Context, path: str, depth: int = 0) -> bool:
-        """Whether code in this context runs on ROCm whenever the code around it does: no `if`
+        """Whether code in this context runs on the platform whenever the code around it does: no `if`
         that may not take its side, no `try:`, `with`, loop or `match` that may skip it."""
         if context.type_checking or context.tried:
             return False
@@ -315,7 +315,7 @@ class Judge:
         ) if not context.type_checking else ()
 
     def eager(self, context: Context, path: str) -> bool:
-        """Runs on ROCm when the module is imported."""
+        """Runs on the platform when the module is imported."""
         return context.import_time and self.runs(context, path)
 
 

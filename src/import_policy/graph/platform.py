@@ -1,7 +1,7 @@
 """A platform profile: what a process on one platform holds, as data the judge reads.
 
-No module of the graph names a platform: ROCm, CUDA, a CPU-only machine and any profile a
-user declares are each a `Platform`, judged the same way (`graph/judge.py`).
+No module of the graph names a platform: each built-in profile and any profile a user
+declares are each a `Platform`, judged the same way (`graph/judge.py`).
 """
 
 from __future__ import annotations

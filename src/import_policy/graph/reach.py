@@ -1,9 +1,9 @@
-"""The project's eager import graph on ROCm, its heavy sites, and shortest chains (contract section 4).
+"""The project's eager import graph on one platform, its heavy sites, and shortest chains (contract section 4).
 
 Built from the facts of every project file, never by importing anything.
-Nodes are project modules; an edge is an import that runs on ROCm when its
+Nodes are project modules; an edge is an import that runs on the platform when its
 module is imported (`judge.Judge` decides what runs). A heavy site is, in
-code that runs at import time on ROCm: an import of a heavy module, a call of a
+code that runs at import time on the platform: an import of a heavy module, a call of a
 probe on one (or `find_spec("a.b")` with `a` heavy), a call of a project
 function that (through other project functions, across modules) imports or
 probes one, or a decorator from a heavy module.
@@ -15,7 +15,6 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Literal, Optional, TypeVar, Union
 
-from import_policy.config.model import RocmSafety
 from import_policy.facts.records.model import (
     CallFact, Context, FileFacts, ImportFact, Leaf, ReadFact, ScanFact, Span, SyntaxErrorFact,
 )
@@ -25,7 +24,7 @@ from import_policy.project.modules import modules_of
 from import_policy.graph.judge import AFTER, Judge
 from import_policy.facts.source.exports import exports_of, wants_exports
 from import_policy.graph.lazy_loaders import Loaders
-from import_policy.graph.platform import Platform
+from import_policy.graph.question import Question
 from import_policy.graph.sites import find_spec_of, is_heavy, probe_of, through_gateway
 
 # The kinds of link this pass's edges make (`Link.kind`): "import", "package", "probe",
@@ -56,7 +55,7 @@ class HeavySite:
     eager_lazy: bool = False
     loaded_by: str | None = None  # a lazy import loaded where this name is read at import time
     # The tests, as written, the site runs under only because the pass could not judge them
-    # on ROCm (its own, and those on the way through the functions a call runs).
+    # on the platform (its own, and those on the way through the functions a call runs).
     unjudged: tuple[str, ...] = ()
     # The other heavy modules a call site loads, each with the calls that load it (`heavy` is the
     # first one the call's body loads): a call that loads several is one site naming each.
@@ -98,16 +97,16 @@ class Project:
     """
 
     def __init__(
-        self, rocm: RocmSafety, modules: Mapping[str, str], load: Callable[[str], FileFacts | None],
+        self, question: Question, modules: Mapping[str, str], load: Callable[[str], FileFacts | None],
         exports: Mapping[str, str] | None = None, installed: Callable[[str], bool] | None = None,
     ) -> None:
-        self.rocm = rocm
+        self.question = question
         # With `installed: environment`: whether a module is installed (a `try:` import of one
         # that is not raises, and its handler runs).
-        self.installed = installed if rocm.installed == "environment" else None
+        self.installed = installed if question.installed else None
         self.module_path = modules  # looked up, never walked unless a package walk asks
         self.exports = dict(exports or {})
-        self.judge = Judge(Platform("rocm", rocm.guards, rocm.rocm, rocm.values), self)
+        self.judge = Judge(question.judged_on, self)
         self._load = load
         self._files: dict[str, _File | None] = {}
         # Files loaded that do not parse: what the graph could not see.
@@ -132,9 +131,11 @@ class Project:
         self.cuts: dict[str, list[str]] = {}
 
     @classmethod
-    def from_facts(cls, rocm: RocmSafety, files: Iterable[FileFacts], exports: Mapping[str, str] | None = None) -> Project:
+    def from_facts(
+        cls, question: Question, files: Iterable[FileFacts], exports: Mapping[str, str] | None = None,
+    ) -> Project:
         by_path = {facts.path: facts for facts in files}
-        return cls(rocm, modules_of(by_path.values()), by_path.get, exports)
+        return cls(question, modules_of(by_path.values()), by_path.get, exports)
 
     def _file(self, path: str) -> _File | None:
         if path not in self._files:
@@ -206,7 +207,7 @@ class Project:
         return found
 
     def witness(self, target: Target, depth: int = 0) -> tuple[_Witness, ...] | None:
-        """The heavy modules calling the function imports on ROCm, each with the calls through
+        """The heavy modules calling the function imports on the platform, each with the calls through
         which it does first, in the order the body runs them; None for none."""
         return self._memo(self._witnesses, "witness", target, depth, None, lambda: self._witness(target, depth))
 
@@ -220,9 +221,9 @@ class Project:
                 continue
             inner: tuple[_Witness, ...] | None = None
             if isinstance(fact, ImportFact):
-                if is_heavy(self.rocm, fact.name):
+                if is_heavy(self.question, fact.name):
                     # `from aiter.ops import mhc` imports `aiter.ops`; `mhc` may be a function in it.
-                    name = fact.module if fact.kind == "from" and is_heavy(self.rocm, fact.module) else fact.name
+                    name = fact.module if fact.kind == "from" and is_heavy(self.question, fact.module) else fact.name
                     inner = ((name, (f"try: import {name}" if fact.probe else f"import {name}",), ()),)
             else:
                 inner = self._call_witness(fact, path, depth + 1, receiver)
@@ -233,9 +234,9 @@ class Project:
     def _call_witness(
         self, call: CallFact, path: str, depth: int, receiver: ClassKey | None = None,
     ) -> tuple[_Witness, ...] | None:
-        if probe_of(self.rocm, call) is not None and call.first_string is not None:
+        if probe_of(self.question, call) is not None and call.first_string is not None:
             return ((call.first_string, (f'{call.tail}("{call.first_string}")',), ()),)
-        parent = find_spec_of(self.rocm, call)
+        parent = find_spec_of(self.question, call)
         if parent is not None:
             return ((parent, (f'{call.tail}("{call.first_string}")',), ()),)
         found: list[_Witness] = []
@@ -363,7 +364,7 @@ class Project:
         return tuple(dict.fromkeys(found))
 
     def body_imports(self, target: Target, depth: int = 0) -> tuple[str, ...]:
-        """What calling the function imports that runs on ROCm (its body, and the project
+        """What calling the function imports that runs on the platform (its body, and the project
         functions it calls): `def _register(): from . import models` called at import time."""
         return self._memo(self._body_imports, "imports", target, depth, (), lambda: self._body_imports_of(target, depth))
 
@@ -427,11 +428,11 @@ class Project:
 
     def lazy(self, fact: ImportFact) -> bool:
         """A lazy import every Python the project supports runs lazily (PEP 810)."""
-        return bool(fact.lazy) and self.rocm.python >= LAZY_PYTHON
+        return bool(fact.lazy) and self.question.python >= LAZY_PYTHON
 
     def loaded(self, facts: FileFacts, fact: ImportFact) -> ReadFact | None | bool:
-        """Where an import runs on ROCm at import time: True at its statement, a read of the
-        name a lazy import bound (the first that runs on ROCm), or None: it does not."""
+        """Where an import runs on the platform at import time: True at its statement, a read of the
+        name a lazy import bound (the first that runs on the platform), or None: it does not."""
         if not self.judge.eager(fact.context, facts.path):
             return None
         if self.installed is not None and not self._can_run(fact):
@@ -457,10 +458,10 @@ class Project:
         seen_statements: set[int] = set()
         loads: dict[int, ReadFact] = {}  # a lazy `from` statement of a heavy module: its first read
         for fact in facts.imports:
-            if not is_heavy(self.rocm, fact.name):
+            if not is_heavy(self.question, fact.name):
                 continue
             where = self.loaded(facts, fact)
-            whole = fact.kind == "from" and is_heavy(self.rocm, fact.module)
+            whole = fact.kind == "from" and is_heavy(self.question, fact.module)
             if isinstance(where, ReadFact) and whole:
                 first = loads.get(fact.statement)
                 if first is None or (where.span.line, where.span.column) < (first.span.line, first.span.column):
@@ -509,7 +510,7 @@ class Project:
                 if file is not None and not file.imported(name):
                     continue  # `tilelang = _LazyTilelang()`: a local object that shares the name
                 real = through_gateway(name, self.exports)
-                if is_heavy(self.rocm, real):
+                if is_heavy(self.question, real):
                     yield HeavySite(
                         facts.path, facts.module, real.split(".")[0], decorator.span, decorator.statement_line,
                         "jit", f"@{real}", unjudged=self.judge.unjudged(decorator.context, facts.path),
@@ -637,7 +638,7 @@ class Project:
 
     def binds(self, path: str, name: str, at: int = AFTER) -> bool:
         """Whether the module surely binds `name` (other than to its own submodule of that
-        name) before line `at`: a binding that runs on ROCm whenever the module does (not
+        name) before line `at`: a binding that runs on the platform whenever the module does (not
         under an `if` that may not take its side, `TYPE_CHECKING` or `if False:`, not in a
         `try:` that may fail or its handler, a `with`, a loop), with no `del` after it."""
         file = self._file(path)

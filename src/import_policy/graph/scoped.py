@@ -12,26 +12,22 @@ it); dynamic imports (`importlib.import_module("x")`) are no edge, as grimp read
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Literal
 
-from import_policy.config.model import RocmSafety
 from import_policy.facts.records.model import FileFacts, ImportFact
 from import_policy.graph.chains import Link
+from import_policy.graph.question import Question, Scope
 from import_policy.graph.reach import Project
 from import_policy.patterns import module_heads
-
-Scope = Literal["module", "any"]
-
 
 class ScopedProject(Project):
     """`Project` whose edges are read under a contract's scope."""
 
     def __init__(
-        self, rocm: RocmSafety, modules: Mapping[str, str], load: Callable[[str], FileFacts | None],
+        self, question: Question, modules: Mapping[str, str], load: Callable[[str], FileFacts | None],
         exports: Mapping[str, str] | None = None, installed: Callable[[str], bool] | None = None,
         scope: Scope = "module", type_checking: bool = False,
     ) -> None:
-        super().__init__(rocm, modules, load, exports, installed)
+        super().__init__(question, modules, load, exports, installed)
         self.scope = scope
         self.type_checking = type_checking
 

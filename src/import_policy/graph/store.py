@@ -1,4 +1,4 @@
-"""The ROCm pass's graph as a structure kept between runs (what a language server would hold).
+"""The module graph as a structure kept between runs (what a language server would hold).
 
 Per module: the links importing it makes run; per file: its heavy sites; per entry: its
 reach (every module importing it runs, with the link that first reached it). `Project`

@@ -15,28 +15,25 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
 
-from import_policy.config.model import Follow, Policy
-from import_policy.graph.distributions import Followed, follow, normalize, unfound
-from import_policy.graph.environment import Environment, environment_variables, passed_over, project_environment
+from import_policy.graph.distributions import Followed, follow
+from import_policy.graph.environment import Environment, project_environment
 from import_policy.graph.hook import Finding
 from import_policy.graph.search_path import SearchPath
 
 
-def dependencies(policy: Policy) -> Followed | None:
-    """The distributions the policy follows, in the project's environment; None without `follow:`."""
-    return dependencies_of(policy.root, policy.follow)
-
-
-def dependencies_of(root: Path, wanted: Follow | None) -> Followed | None:
-    """Read once per process while the environment's site-packages folders are unchanged (an
-    install, upgrade or removal rewrites their listing): the index is kept warm."""
-    if wanted is None or not (wanted.names or wanted.every):
+def dependencies_of(root: Path, names: tuple[str, ...], every: bool, python: str | None) -> Followed | None:
+    """The distributions `names` (or, `every`, all installed) in the project's environment
+    (`python`: the interpreter the configuration names, else found from `root`); None when
+    nothing is to be followed. Read once per process while the environment's site-packages
+    folders are unchanged (an install, upgrade or removal rewrites their listing): the index
+    is kept warm."""
+    if not (names or every):
         return None
-    environment = project_environment(root, wanted.python)
-    key = (environment, wanted.names, wanted.every, _stamps(environment))
+    environment = project_environment(root, python)
+    key = (environment, names, every, _stamps(environment))
     if _LAST and _LAST[0][0] == key and (_LAST[0][1].search is None or _LAST[0][1].search.fresh()):
         return _LAST[0][1]
-    found = follow(environment, wanted.names, wanted.every)
+    found = follow(environment, names, every)
     _LAST[:] = [(key, found)]
     return found
 
@@ -54,68 +51,6 @@ def _stamps(environment: Environment | None) -> tuple[tuple[int, int], ...]:
             continue
         out.append((stat.st_mtime_ns, stat.st_ino))
     return tuple(out)
-
-
-def warnings(policy: Policy) -> list[str]:
-    """`file:line: warning: ...` for each followed name that is not installed."""
-    followed = dependencies(policy)
-    wanted = policy.follow
-    if followed is None or wanted is None or followed.environment is None:
-        return []
-    where = followed.environment
-    return [
-        f"{wanted.origin.source}:{_line(wanted, name)}: warning: follow: {name!r} is not installed in {where.prefix} "
-        f"(found by {where.how}); it is not followed"
-        for name in followed.missing
-    ]
-
-
-def errors(policy: Policy, followed: Followed | None) -> list[tuple[str, int, str]]:
-    """(file, line, message) for a `follow` that cannot read what it names: no environment,
-    none of its distributions installed, or one installed none of whose modules is found."""
-    wanted = policy.follow
-    if followed is None or wanted is None:
-        return []
-    where = followed.environment
-    if where is None and wanted.python is not None:
-        return [(wanted.origin.source, wanted.origin.line, (
-            f"follow: environment.python {wanted.python} is no environment: no lib/pythonX.Y/site-packages "
-            "(nor Lib/site-packages) there"
-        ))]
-    if where is None:
-        return [(wanted.origin.source, wanted.origin.line, (
-            "follow: no environment to read dependencies from: no environment.python, no .venv under the "
-            f"project root ({policy.root / '.venv'}), {_virtual_env()}; set environment.python"
-        ))]
-    looked = f"{where.prefix} (found by {where.how}; site-packages: {', '.join(where.site_packages)})"
-    if not followed.distributions:
-        return [(wanted.origin.source, wanted.origin.line, (
-            f"follow: none of {', '.join(wanted.names) if wanted.names else 'its distributions'} is installed in {looked}"
-        ))]
-    out = []
-    # Under `follow: all` an environment holds distributions of scripts, data or native
-    # libraries only (nvidia's): only a name the user wrote must be found.
-    for distribution in unfound(followed) if not followed.every else ():
-        name = next((n for n in wanted.names if normalize(n) == distribution.key), distribution.name)
-        tops = ", ".join(distribution.tops) or "none told by RECORD, top_level.txt or its name"
-        out.append((wanted.origin.source, _line(wanted, name), (
-            f"follow: {name!r} is installed ({distribution.info}) but none of its modules ({tops}) is found on "
-            f"the environment's path ({', '.join(followed.search.folders) if followed.search else looked})"
-        )))
-    return out
-
-
-def _virtual_env() -> str:
-    environ = environment_variables()
-    virtual = environ.get("VIRTUAL_ENV")
-    if not virtual:
-        return "no $VIRTUAL_ENV"
-    why = passed_over(virtual, environ, sys.prefix)
-    return f"$VIRTUAL_ENV {virtual} passed over ({why})" if why else f"$VIRTUAL_ENV {virtual} holds no site-packages"
-
-
-def _line(wanted: Follow, name: str) -> int:
-    return wanted.lines[wanted.names.index(name)] if name in wanted.names and wanted.lines else wanted.origin.line
 
 
 class Availability:
@@ -151,25 +86,6 @@ def _folder_stat(folder: str) -> tuple[int, int] | None:
     except OSError:
         return None
     return stat.st_mtime_ns, stat.st_ino
-
-
-def asks_installed(policy: Policy) -> bool:
-    """Whether a rule in force or `rocm_safety` lets the environment decide (`installed: environment`)."""
-    rocm = policy.rocm_safety
-    return (rocm is not None and rocm.installed == "environment") or any(
-        getattr(rule, "installed", "any") == "environment" for rule in policy.rules
-    )
-
-
-def availability(policy: Policy, followed: Followed | None, project: frozenset[str]) -> Availability | None:
-    """What is installed, where the policy asks: the followed environment's path, else the
-    project's environment's (None: nothing asks)."""
-    if not asks_installed(policy):
-        return None
-    if followed is not None and followed.search is not None:
-        return Availability(followed.search, project)
-    environment = project_environment(policy.root, policy.follow.python if policy.follow is not None else None)
-    return Availability(SearchPath(environment.site_packages) if environment is not None else None, project)
 
 
 # Followed dependency files that do not parse, told by the pass as it reads them: path -> warning.
@@ -253,6 +169,4 @@ def at_links(
     return out
 
 
-__all__ = [
-    "Modules", "at_links", "dependencies", "dependencies_of", "errors", "take_unparsed", "unparsed_dependency", "warnings",
-]
+__all__ = ["Availability", "Modules", "at_links", "dependencies_of", "take_unparsed", "unparsed_dependency"]

@@ -21,6 +21,9 @@ from import_policy.patterns import DottedPattern, Verdict
 if TYPE_CHECKING:
     from import_policy.config.validate import Items, RuleFields, Validator
     from import_policy.facts.cfamily.scan import Include
+    from import_policy.graph.plan import GraphPlan
+    from import_policy.graph.question import Question
+    from import_policy.kinds.project import ProjectContext
 
 Language = Literal["python", "c"]
 
@@ -141,3 +144,40 @@ class CScan(Protocol):
 
 class CKind(Kind, Protocol):
     def check(self, rule: Any, scan: CScan, path: str) -> list[Diagnostic]: ...
+
+
+class ProjectPass(Protocol):
+    """A check of the whole project: it states its questions of the graph (`Question`: what
+    counts as a site, on which platform, from which entries) and checks the graph's answers,
+    run once per run with the run's `ProjectContext` (`context.graphs.ask(question)`)."""
+
+    def questions(self) -> Sequence[Question]:
+        """Every question `check` asks: the run's one prefilter and record serve them all."""
+        ...
+
+    def wants_file(self, plan: GraphPlan, source: bytes, path: str) -> bool:
+        """Whether the engine must parse a checked file for this pass (a finding of its own in
+        the file, beyond what a chain reaches); `source` as `pytext.python_text` gives it."""
+        ...
+
+    def check(self, context: ProjectContext) -> list[Diagnostic]:
+        """The findings, suppression comments applied (`context.report` applies them to what
+        it places, `context.unsuppressed` to the rest)."""
+        ...
+
+
+class ProjectKind(Kind, Protocol):
+    """A kind whose rules are questions about the whole project (`kind: import-time`): no
+    per-file check; its rules in force make one `ProjectPass`."""
+
+    def prepare(self, rule: Any, policy: Policy) -> Any:
+        """The rule as this run checks it (`PythonKind.prepare`)."""
+        ...
+
+    def project_pass(self, rules: Sequence[Any], policy: Policy) -> ProjectPass:
+        """The pass checking `rules` (all of this kind, all in force), in their order."""
+        ...
+
+    def forbids(self, rule: Any, name: str) -> bool: ...
+
+    def verdict(self, rule: Any, name: str) -> Verdict: ...

@@ -1,17 +1,17 @@
 """`kind: import-time` (contract section 2): what importing an entry must never load.
 
-The ROCm pass's engine asked another question: the rule's `forbid` patterns stand where
-`heavy_modules` do, and the graph, its sites (imports, import-time calls of project
-functions that import, probes, decorators) and shortest chains are the pass's own
-(`graph.Project`, kept between runs as a `ModuleGraph` under the rule's settings), over the
-pass's per-file records (each file parsed once, then read from the facts cache). With
-`platform: any` no guard keeps a branch off: only what never runs while a module is
-imported (`if TYPE_CHECKING:`, `if __name__ == "__main__":`, function bodies) does.
-With `platform: NAME` the branches are judged on that profile (`rocm`, `cuda`, `cpu`, `xpu`, or
-one declared under `platforms:`) as the pass judges ROCm's.
+A project kind: each rule states its question of the graph (`question`: its `forbid`
+patterns are what counts as a site, its entries where the import starts, its platform how
+the branches are judged) and checks the answer (`ImportTimePass`), the graph's sites
+(imports, import-time calls of project functions that import, probes, decorators) and
+shortest chains, kept between runs as a `ModuleGraph` under the rule's question, over the
+per-file records every question shares (each file parsed once, then read from the facts
+cache). With `platform: any` no guard keeps a branch off: only what never runs while a
+module is imported (`if TYPE_CHECKING:`, `if __name__ == "__main__":`, function bodies)
+does. With `platform: NAME` the branches are judged on that profile (`rocm`, `cuda`, `cpu`,
+`xpu`, or one declared under `platforms:`), as the ROCm rules judge theirs.
 
-A rule has no per-file check: its findings come from the whole project, in
-`rocm.run.check`, and are reported where `files` applies, obeying the hook rule (`hook`).
+Its findings are reported where `files` applies, obeying the hook rule (`graph.hook`).
 """
 
 from __future__ import annotations
@@ -20,17 +20,19 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal, Protocol
 
-from import_policy.config.model import Origin, Policy, Profile, RocmSafety, RuleBase
+from import_policy.config.model import Policy, Profile, RocmSafety, RuleBase
 from import_policy.config.platforms import profile_named
 from import_policy.diagnostics import Diagnostic
-from import_policy.facts.records.model import FileFacts
-from import_policy.facts.shared.usegate import UseGate
-from import_policy.kinds.base import NO_FILE, Candidates, RuleFault
-from import_policy.patterns import DottedPattern, Verdict, judge
 from import_policy.graph.chains import Chain
-from import_policy.project.modules import ProjectModules
-from import_policy.graph.reach import HeavySite
 from import_policy.graph.hook import Finding
+from import_policy.graph.plan import GraphPlan
+from import_policy.graph.platform import Platform as GraphPlatform
+from import_policy.graph.question import Question
+from import_policy.graph.reach import HeavySite
+from import_policy.kinds.base import RuleFault
+from import_policy.kinds.project import ProjectContext
+from import_policy.patterns import DottedPattern, Verdict, judge
+from import_policy.project.modules import ProjectModules
 
 # Validation and the YAML tree are imported by the parse functions: a run that takes its
 # policy from the cache (cache.policy) imports neither.
@@ -54,26 +56,33 @@ class ImportTimeRule(RuleBase):
         return judge(name, self.forbid, ()).forbidden
 
 
-def settings(rule: ImportTimeRule, policy: Policy) -> RocmSafety:
-    """The pass's settings that ask this rule's question: its forbid patterns as the heavy
-    modules; the probes the policy declares (a probe imports what it probes, on any
-    platform); the names its platform's profile holds false, true and set (none with
-    `platform: any`); and on every platform the oldest Python the project supports (the
-    policy's), which decides whether a lazy import is lazy, as the pass decides it."""
-    rocm, python = policy.rocm_safety, policy.python
+def rocm_platform(rocm: RocmSafety) -> GraphPlatform:
+    """The ROCm process `rocm_safety` describes: its guards false, its `rocm` names true, its values."""
+    return GraphPlatform("rocm", rocm.guards, rocm.rocm, rocm.values)
+
+
+def question(rule: ImportTimeRule, policy: Policy) -> Question:
+    """The rule's question of the graph: its forbid patterns as what counts as a site; the
+    probes the policy declares (a probe imports what it probes, on any platform); the names
+    its platform's profile holds false, true and set (none with `platform: any`); and on
+    every platform the oldest Python the project supports (the policy's), which decides
+    whether a lazy import is lazy."""
+    rocm = policy.rocm_safety
     probes = rocm.probes if rocm is not None else ()
-    if rule.platform == "rocm" and rocm is not None:  # the pass's own section, as the pass reads it
-        return replace(
-            rocm, heavy_modules=rule.forbid, reasons=(), files=(), entry_modules=rule.entry, python=python,
-            installed=rule.installed,
-        )
-    profile = platform_of(rule, policy)
-    return RocmSafety(
-        heavy_modules=rule.forbid, probes=probes, guards=profile.guards if profile is not None else (), files=(),
-        entry_modules=rule.entry, origin=Origin(rule.origin.source, rule.origin.line), python=python,
-        installed=rule.installed,
-        rocm=profile.true if profile is not None else (), values=profile.values if profile is not None else (),
+    return Question(
+        heavy=rule.forbid, probes=probes, platform=platform_question(rule.platform, policy), entries=rule.entry,
+        python=policy.python, installed=rule.installed == "environment",
     )
+
+
+def platform_question(name: str, policy: Policy) -> GraphPlatform | None:
+    """The platform a rule's branches are judged on: `rocm_safety`'s own section for `rocm`
+    (as the ROCm rules read it), else the profile of that name; None for `any`."""
+    rocm = policy.rocm_safety
+    if name == "rocm" and rocm is not None:
+        return rocm_platform(rocm)
+    profile = None if name == "any" else profile_named(policy, name)
+    return GraphPlatform(profile.name, profile.guards, profile.true, profile.values) if profile is not None else None
 
 
 def platform_of(rule: ImportTimeRule, policy: Policy) -> Profile | None:
@@ -81,15 +90,48 @@ def platform_of(rule: ImportTimeRule, policy: Policy) -> Profile | None:
     return None if rule.platform == "any" else profile_named(policy, rule.platform)
 
 
+class ImportTimePass:
+    """The `import-time` rules in force, each its own question of the graph."""
+
+    def __init__(self, rules: Sequence[ImportTimeRule], policy: Policy) -> None:
+        self.asked = tuple((rule, question(rule, policy)) for rule in rules)
+
+    def questions(self) -> tuple[Question, ...]:
+        return tuple(asked for _, asked in self.asked)
+
+    def wants_file(self, plan: GraphPlan, source: bytes, path: str) -> bool:
+        return False  # the graph reads what a chain reaches: no checked file needs a parse of its own
+
+    def check(self, context: ProjectContext) -> list[Diagnostic]:
+        if not context.parsed:
+            return []
+        found: list[Diagnostic] = []
+        for rule, asked in self.asked:
+            graph = context.graphs.ask(asked)
+            reached = context.at_links(findings(rule, graph), rule.forbid)
+            found.extend(context.report(reached, rule.applies_to, graph))
+            if context.exempted is not None and rule.allow_in:
+                context.exempted([
+                    d for d in (finding.site for finding in reached)
+                    if _kept_out(rule, d.path) and not context.comments(d.path).covers(d.rule, d.suppress_lines)
+                ])
+        return context.unsuppressed(found)
+
+
+def _kept_out(rule: RuleBase, path: str) -> bool:
+    """Whether `files` covers the path and `allow_in` exempts it."""
+    return replace(rule, allow_in=()).applies_to(path) and not rule.applies_to(path)
+
+
 class Reaches(Protocol):
-    """What a rule asks of the pass's graph (`ModuleGraph`, or a `Project`)."""
+    """What a rule asks of the graph (`ModuleGraph`, or a `Project`)."""
 
     def first_reached(self, entries: Iterable[str]) -> Iterator[tuple[Chain, HeavySite]]: ...
 
 
 def findings(rule: ImportTimeRule, graph: Reaches) -> Iterator[Finding]:
     """Each site an entry reaches, once, with the shortest chain from the first entry; `graph`
-    is the pass's engine under this rule's `settings`."""
+    answers this rule's `question`."""
     for chain, site in graph.first_reached(rule.entry):
         if site.module is not None and rule.forbids(site.module):
             continue  # inside a forbidden project module: loading that module is the finding
@@ -116,7 +158,7 @@ def _diagnostic(rule: ImportTimeRule, chain: Chain, site: HeavySite) -> Diagnost
 
 
 class ImportTimeKind:
-    """`kind: import-time`: forbidden modules an entry loads at import time, through the project."""
+    """`kind: import-time`: forbidden modules an entry loads at import time, through the project (a project kind)."""
 
     name = KIND
     language: Literal["python"] = "python"
@@ -188,14 +230,8 @@ class ImportTimeKind:
                 raise RuleFault(line, f"rule {rule.id!r}: entry {entry!r} is not a module of the project")
         return rule
 
-    def candidates(self, rules: Sequence[ImportTimeRule]) -> Candidates:
-        return NO_FILE  # no per-file check: the graph reads what a chain reaches
-
-    def uses(self, rules: Sequence[ImportTimeRule]) -> tuple[Candidates, UseGate, str] | None:
-        return None
-
-    def check(self, rule: ImportTimeRule, facts: FileFacts) -> list[Diagnostic]:
-        return []
+    def project_pass(self, rules: Sequence[ImportTimeRule], policy: Policy) -> ImportTimePass:
+        return ImportTimePass(rules, policy)
 
     def forbids(self, rule: ImportTimeRule, name: str) -> bool:
         return rule.forbids(name)
@@ -208,4 +244,4 @@ def rules_of(rules: Sequence[RuleBase]) -> tuple[ImportTimeRule, ...]:
     return tuple(rule for rule in rules if isinstance(rule, ImportTimeRule))
 
 
-__all__ = ["ImportTimeKind", "ImportTimeRule", "findings", "rules_of", "settings"]
+__all__ = ["ImportTimeKind", "ImportTimePass", "ImportTimeRule", "findings", "question", "rocm_platform", "rules_of"]

@@ -3,7 +3,8 @@
 Per file: read bytes once; the facts its rules need (`extract`, in a pool for
 many files); then the check of every rule in force, looked up in the kinds
 registry, as a pure function over the facts; suppressions last. Then the
-project-level ROCm pass over the facts of the run.
+project passes (`Plan.passes`) over the facts of the run, each asking the graph its
+questions through one `ProjectContext`.
 """
 
 from __future__ import annotations
@@ -22,10 +23,12 @@ from import_policy.facts.records.model import FileFacts
 from import_policy.kinds import cfamily
 from import_policy.kinds.registry import c_kind, python_kind
 from import_policy.kinds.syntax import syntax_error
-from import_policy.pipeline import contracts, parallel, slow
+from import_policy.pipeline import parallel, slow
 from import_policy.pipeline.extract import Reader, python_facts, read_file
 from import_policy.pipeline.plan import Plan
-from import_policy.rocm import gateway_closure, run as rocm_pass
+from import_policy.graph.run import GraphRun
+from import_policy.kinds.project import ProjectContext
+from import_policy.rocm import gaps, gateway_closure
 
 
 def check_python(plan: Plan, facts: FileFacts, rules: Iterable[RuleBase]) -> list[Diagnostic]:
@@ -91,10 +94,10 @@ def run(
 
 
 def _run(plan: Plan, files: Sequence[SourceFile], read: Reader, jobs: int, overlay: Overlay | None) -> Result:
-    reading = time.time_ns()  # before any file is read: the ROCm pass's log trusts no stat data after it
+    reading = time.time_ns()  # before any file is read: the graph's log trusts no stat data after it
     diagnostics: list[Diagnostic] = []
     unreadable: list[tuple[str, str]] = []
-    python: dict[str, FileFacts] = {}  # for the project-level ROCm pass
+    python: dict[str, FileFacts] = {}  # for the project passes
     pooled: dict[str, parallel.Outcome] = {}
     python_files = [file for file in files if file.language == "python"]
     if read is read_file and parallel.worth_it(jobs, len(python_files)):
@@ -130,28 +133,34 @@ def _run(plan: Plan, files: Sequence[SourceFile], read: Reader, jobs: int, overl
         if exempted and plan.exempted is not None:
             plan.exempted(check_python(plan, outcome, exempted))
         diagnostics.extend(check_python(plan, outcome, rules))
-        if plan.rocm is not None:
-            python[file.relative] = plan.rocm.record(outcome)
-    if plan.rocm is not None:
+        if plan.graph is not None:
+            python[file.relative] = plan.graph.record(outcome)
+    if plan.graph is not None:
         named = frozenset(file.relative for file in files if file.named)
-        # A module the pass reached and could not parse is among its findings, checked or not.
-        diagnostics.extend(
-            rocm_pass.check(
-                plan.rocm, python, read, plan.cache, named, rocm_pass.graph_stores(plan.cache),
-                plan.exempted if plan.track_allow_in else None, overlay, reading, plan.graphs,
-            )
-        )
-        if plan.rocm.contracts:
-            diagnostics.extend(contracts.check(
-                plan.rocm, plan.rocm.contracts, python, read, plan.cache, named, rocm_pass.graph_stores(plan.cache),
-                overlay, reading, plan.graphs,
-            ))
+        diagnostics.extend(project_phase(plan, python, read, named, overlay, reading))
     if any(d.fixable for d in diagnostics):
         # A gateway fix in a module the gateway runs while it loads would make it import itself.
         diagnostics = gateway_closure.refuse_in_closures(plan.policy, diagnostics, python, read, plan.cache, overlay)
         diagnostics = _unfixable_in_their_encoding(diagnostics, files, read)
     diagnostics.sort(key=Diagnostic.sort_key)
     return Result(diagnostics, len(files), unreadable)
+
+
+def project_phase(
+    plan: Plan, python: dict[str, FileFacts], read: Reader, named: frozenset[str], overlay: Overlay | None,
+    since: int,
+) -> list[Diagnostic]:
+    """Every project pass's findings over one context; then a module a graph reached and
+    could not parse, checked or not (`gaps`: nothing silences it)."""
+    assert plan.graph is not None
+    shared = sum(len(found.questions()) for found in plan.passes) > 1
+    graphs = GraphRun(plan.graph, python, read, plan.cache, overlay, since, plan.graphs, shared)
+    context = ProjectContext(
+        plan.policy, python, read, graphs, named, plan.exempted if plan.track_allow_in else None,
+    )
+    found = [d for project_pass in plan.passes for d in project_pass.check(context)]
+    graphs.save()
+    return found + gaps.reports(graphs.asked, python, plan.policy.roots)
 
 
 def _unfixable_in_their_encoding(

@@ -49,9 +49,9 @@ def _facts(
     needs = plan.needs(rules)
     text = python_text(source)  # what the prefilter searches: the text as Python decodes it
     for_rules = bool(rules) and needs.could_report(text, module)
-    # Only the ROCm pass reads the file: CPython's parse gives its facts (facts.from_ast).
-    rocm = plan.rocm
-    for_graph = not for_rules and rocm is not None and rocm.wants_file_parse(text, file.relative)
+    # Only a project pass reads the file: CPython's parse gives its facts (facts.from_ast).
+    graph = plan.graph
+    for_graph = not for_rules and graph is not None and plan.wants_file(text, file.relative)
     if not for_rules and not for_graph:
         return FileFacts(file.relative, module, is_package, parsed=False)
     want_uses = for_rules and needs.uses_matter(text, module)
@@ -59,8 +59,8 @@ def _facts(
     if for_rules:
         mode = "uses:" + needs.fingerprint if want_uses else "facts"
     else:
-        assert rocm is not None
-        mode = rocm.cache_mode
+        assert graph is not None
+        mode = graph.cache_mode
     cache = plan.cache
     key = cache.key_of(content, file.relative, module, is_package, mode) if cache is not None else ""
     if cache is not None:
@@ -76,7 +76,7 @@ def _facts(
     started = time.process_time()
     facts: FileFacts | None = None
     if for_graph and plan.fast_facts:
-        facts = graph_facts(source, file.relative, module, is_package, rocm.keeps if rocm is not None else None)
+        facts = graph_facts(source, file.relative, module, is_package, graph.keeps if graph is not None else None)
     elif plan.fast_facts:
         # CPython's parse and `symtable` give libcst's facts exactly (tests/facts/test_extractors_agree.py),
         # uses included, unless `ast` does not place a spelling.
@@ -92,8 +92,8 @@ def _facts(
     took = time.process_time() - started
     if plan.slow_after is not None and took > plan.slow_after:
         slow.tell(plan.policy.root, file.relative, took)
-    if for_graph and rocm is not None:
-        facts = rocm.slim(facts)  # as the pass's own loads cache them: one entry serves both
+    if for_graph and graph is not None:
+        facts = graph.slim(facts)  # as the graph's own loads cache them: one entry serves both
     if cache is not None:
         cache.put(key, facts)
     return facts

@@ -14,10 +14,12 @@ from import_policy.config.model import Policy, RuleBase
 from import_policy.diagnostics import SYNTAX_ERROR, Diagnostic
 from import_policy.facts.records.model import FileFacts
 from import_policy.facts.shared.usegate import UseGate
-from import_policy.kinds.base import EVERY_FILE, Candidates, RuleFault
-from import_policy.kinds.registry import kind_of, python_kind
+from import_policy.graph.build import KeptGraphs
+from import_policy.graph.plan import GraphPlan
+from import_policy.kinds.base import EVERY_FILE, Candidates, ProjectPass, RuleFault
+from import_policy.kinds.registry import PROJECT_KINDS, kind_of, project_passes, python_kind
 from import_policy.patterns import any_match
-from import_policy.rocm import run as rocm_pass
+from import_policy.policy.follow import graph_plan
 
 @dataclass(frozen=True)
 class Selection:
@@ -81,12 +83,15 @@ class Plan:
 
     policy: Policy
     selection: Selection
-    python_rules: tuple[RuleBase, ...] = field(init=False)
+    python_rules: tuple[RuleBase, ...] = field(init=False)  # checked one file at a time
     c_rules: tuple[RuleBase, ...] = field(init=False)
     # Per set of rules applying to a path, built when first asked for.
     _needs: dict[tuple[str, ...], Needs] = field(init=False, default_factory=dict)
-    # The ROCm-safety pass, when the policy has one and any of its rules is selected.
-    rocm: rocm_pass.RocmPlan | None = field(init=False)
+    # The checks of the whole project, run once every file is read: the built-in ones in
+    # force, then one per project kind with rules in force (`kinds.registry.project_passes`).
+    passes: tuple[ProjectPass, ...] = field(init=False)
+    # What the passes ask of the graph (None: no pass, so no graph).
+    graph: GraphPlan | None = field(init=False)
     # Sees each Python file's facts and the rules judged on it (stale-allowlist tracking).
     observe: Callable[[FileFacts, Sequence[RuleBase]], None] | None = field(default=None, kw_only=True)
     # Stale-allowlist tracking, in the same run: each file is also judged by the rules its
@@ -95,8 +100,8 @@ class Plan:
     exempted: Callable[[Sequence[Diagnostic]], None] | None = field(default=None, kw_only=True)
     # Facts of unchanged files from earlier runs (`--no-cache`: None).
     cache: FactsCache | None = field(default=None, kw_only=True)
-    # The ROCm pass's graphs as a language server keeps them between edits (None: built per run).
-    graphs: rocm_pass.KeptGraphs | None = field(default=None, kw_only=True, compare=False)
+    # The graphs as a language server keeps them between edits (None: built per run).
+    graphs: KeptGraphs | None = field(default=None, kw_only=True, compare=False)
     # Both on in every run; the tests turn them off to show they change no result.
     prefilter: bool = field(default=True, kw_only=True)
     fast_facts: bool = field(default=True, kw_only=True)
@@ -108,9 +113,17 @@ class Plan:
         selected = [r for r in self.policy.rules if self.selection.wants(r.id)]
         # Every rule's kind is looked up here, so a rule whose kind is not registered fails
         # the run at once instead of silently never being checked.
-        self.python_rules = tuple(_prepared(r, self.policy) for r in selected if kind_of(r).language == "python")
+        python = [_prepared(r, self.policy) for r in selected if kind_of(r).language == "python"]
+        self.python_rules = tuple(r for r in python if r.kind not in PROJECT_KINDS)
         self.c_rules = tuple(r for r in selected if kind_of(r).language == "c")
-        self.rocm = rocm_pass.make_plan(self.policy, self.selection.wants, self.prefilter, self.python_rules)
+        self.passes = project_passes(self.policy, self.selection.wants, python)
+        questions = [question for found in self.passes for question in found.questions()]
+        self.graph = graph_plan(self.policy, questions, self.prefilter) if questions else None
+
+    def wants_file(self, source: bytes, path: str) -> bool:
+        """Whether a project pass needs the checked file parsed (no per-file rule does)."""
+        graph = self.graph
+        return graph is not None and any(found.wants_file(graph, source, path) for found in self.passes)
 
     def rules_for(self, path: str) -> list[RuleBase]:
         return [rule for rule in self.python_rules if rule.applies_to(path)]
@@ -153,9 +166,9 @@ class Plan:
     def kept(self, facts: FileFacts) -> FileFacts:
         """What a run holds of a file's facts once extracted (in the cache they stay whole): the
         import checks read imports and uses; calls, decorators and functions matter only to the
-        ROCm pass, and only some calls to it."""
-        if self.rocm is not None:
-            return self.rocm.slim(facts)
+        graph, and only some calls to it."""
+        if self.graph is not None:
+            return self.graph.slim(facts)
         if facts.calls or facts.decorators or facts.functions:
             return replace(facts, calls=(), decorators=(), functions=())
         return facts
@@ -167,7 +180,8 @@ class Plan:
 def _prepared(rule: RuleBase, policy: Policy) -> RuleBase:
     """The rule as this run checks it; a fault in it (as the tree stands) is a configuration error."""
     try:
-        prepared: RuleBase = python_kind(rule.kind).prepare(rule, policy)
+        kind = PROJECT_KINDS.get(rule.kind) or python_kind(rule.kind)
+        prepared: RuleBase = kind.prepare(rule, policy)
     except RuleFault as fault:
         from import_policy.policy.load import ConfigErrors
         from import_policy.config.validate import ConfigError

@@ -71,7 +71,7 @@ def against_tree(policy: Policy, remember: bool = False) -> Checked:
             rule = replace(rule, fix=replace(fix, exports=kept), gateway_file=path)  # type: ignore[call-arg]
         rules.append(rule)
     if policy.follow is not None:
-        from import_policy.graph.through import warnings as follow_warnings
+        from import_policy.policy.follow import warnings as follow_warnings
 
         warnings.extend(follow_warnings(policy))
     return Checked(replace(policy, rules=tuple(rules)), tuple(warnings))
@@ -82,7 +82,7 @@ def _follow_errors(policy: Policy) -> Iterator[ConfigError]:
     none of whose modules is found."""
     from import_policy.config.validate import ConfigError
     from import_policy.graph.environment import project_environment
-    from import_policy.graph.through import dependencies, errors
+    from import_policy.policy.follow import dependencies, errors
 
     for source, line, message in errors(policy, dependencies(policy)):
         yield ConfigError(source, line, message)
@@ -99,7 +99,7 @@ def _follow_errors(policy: Policy) -> Iterator[ConfigError]:
 
 
 def _asks_installed(policy: Policy) -> bool:
-    from import_policy.graph.through import asks_installed
+    from import_policy.policy.follow import asks_installed
 
     return asks_installed(policy)
 
@@ -162,7 +162,7 @@ def _default_entries(policy: Policy, warnings: list[str]) -> Iterator[ConfigErro
     rocm = policy.rocm_safety
     if rocm is None or rocm.entry_modules:
         return
-    from import_policy.rocm.run import default_entries
+    from import_policy.graph.plan import default_entries
 
     origin = _users(policy, rocm.origin)
     top = list(top_level_names(policy.root, policy.roots))

@@ -4,10 +4,26 @@ of a whole project (looked up one module at a time, or walked when asked for eve
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Protocol
 
-from import_policy.config.model import Policy
 from import_policy.discovery.files import Locator, discover
 from import_policy.facts.records.model import FileFacts
+from import_policy.patterns import PathGlob
+
+
+class Layout(Protocol):
+    """Where a project's modules are: its root, the roots modules are named under, what is
+    left out (a policy is one)."""
+
+    @property
+    def root(self) -> Path: ...
+
+    @property
+    def roots(self) -> tuple[str, ...]: ...
+
+    @property
+    def exclude(self) -> tuple[PathGlob, ...]: ...
 
 
 # A root that is a package kept in a folder of another name (setuptools' `package-dir`,
@@ -98,7 +114,7 @@ class ProjectModules(Mapping[str, str]):
     thousands.
     """
 
-    def __init__(self, policy: Policy, known: Mapping[str, FileFacts], remember: bool = False) -> None:
+    def __init__(self, policy: Layout, known: Mapping[str, FileFacts], remember: bool = False) -> None:
         """`remember`: a run that may use the caches keeps `.gitignore` verdicts between runs."""
         self.policy = policy
         self.known = modules_of(known.values(), policy.roots)

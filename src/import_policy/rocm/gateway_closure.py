@@ -8,7 +8,7 @@ its eager import closure: what importing it runs, its parent packages' `__init__
 they import included. The closure is the eager import graph's reach from the gateway, judged
 as `kind: import-time` judges with `platform: any` (every branch runs but `TYPE_CHECKING`,
 `__name__ == "__main__"` and function bodies), read through the same module graph and cache
-as the ROCm pass, over the whole project whichever files were named.
+as the project passes, over the whole project whichever files were named.
 
 A finding there keeps its place in the report, marked not fixable, with the reason and the
 chain: `(not fixable: `pk.platform` is imported by the gateway `pk.triton_utils` while it
@@ -28,9 +28,12 @@ from import_policy.facts.records.model import FileFacts
 from import_policy.edits.payload import ImportFix
 from import_policy.graph.chains import Link
 from import_policy.graph.store import ModuleGraph
-from import_policy.kinds.import_time import ImportTimeRule
+from import_policy.graph.build import graph_stores, module_graph, save_graph
+from import_policy.graph.derive import Reader
+from import_policy.graph.records import Memo, Records
+from import_policy.kinds.import_time import ImportTimeRule, question
+from import_policy.policy.follow import graph_plan
 from import_policy.project.modules import module_name
-from import_policy.rocm.run import Memo, Reader, Records, graph_stores, make_plan, module_graph, rule_plan, save_graph
 
 _WHY = "the fix would make the gateway import itself"
 
@@ -60,10 +63,8 @@ def refuse_in_closures(
     gateways = sorted({g for d in diagnostics for g in gateways_of(d)})
     if not gateways:
         return diagnostics
-    rule = closure_rule(gateways)
-    base = make_plan(policy, lambda _: False, rules=(rule,))
-    assert base is not None  # an import-time rule always makes a plan
-    plan = rule_plan(base, rule)
+    asked = question(closure_rule(gateways), policy)
+    plan = graph_plan(policy, [asked])
     stores = graph_stores(cache)
     records: Records = cache if cache is not None else Memo()
     graph = module_graph(plan, known, read, records, stores, overlay)

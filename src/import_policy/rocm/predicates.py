@@ -10,11 +10,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import replace
 
-from import_policy.config.model import Policy, RocmSafety
+from import_policy.config.model import Policy
 from import_policy.kinds.imports import gateways
 from import_policy.diagnostics import Diagnostic
 from import_policy.facts.records.model import FileFacts, ImportFact, Span
 from import_policy.edits.payload import InlineProbeFix, ProbeFix
+from import_policy.graph.question import Question
 from import_policy.graph.sites import is_heavy, probe_of
 
 TRIAL_IMPORT_PROBE = "trial-import-probe"
@@ -32,20 +33,20 @@ def _diagnostic(rule: str, facts: FileFacts, span: Span, statement_line: int, me
     )
 
 
-def inline_probe(rocm: RocmSafety, fact: ImportFact) -> tuple[str, Span] | None:
+def inline_probe(question: Question, fact: ImportFact) -> tuple[str, Span] | None:
     """(heavy module, where to report) when the import is an inline probe of a heavy module:
     a `try:` imports it only to see whether it can (facts.model.ImportFact.probe)."""
-    if not fact.probe or not is_heavy(rocm, fact.name):
+    if not fact.probe or not is_heavy(question, fact.name):
         return None
-    if fact.kind == "from" and is_heavy(rocm, fact.module):
+    if fact.kind == "from" and is_heavy(question, fact.module):
         return fact.module, fact.module_span  # a `from` statement counts once, at its module
     return fact.name, fact.span
 
 
-def trial_import_probes(rocm: RocmSafety, facts: FileFacts) -> Iterator[Diagnostic]:
+def trial_import_probes(question: Question, facts: FileFacts) -> Iterator[Diagnostic]:
     seen: set[tuple[int, int]] = set()
     for fact in facts.imports:
-        inline = inline_probe(rocm, fact)
+        inline = inline_probe(question, fact)
         if inline is None or (inline[1].line, inline[1].column) in seen:
             continue
         heavy, span = inline
@@ -59,7 +60,7 @@ def trial_import_probes(rocm: RocmSafety, facts: FileFacts) -> Iterator[Diagnost
         # Unsafe, as the probe fix: find_spec does not prove the module's native libraries load.
         yield replace(diagnostic, fixable=True, fix=InlineProbeFix(top))
     for call in facts.calls:
-        found = probe_of(rocm, call)
+        found = probe_of(question, call)
         if found is None or call.first_string is None:
             continue
         probe, alternative = found

@@ -1,6 +1,6 @@
 """Each file's nearest configuration, as `check` finds it, and what the server keeps per
 configuration: the policy checked against the tree, the run's plan, the facts cache and
-the ROCm pass's graphs. A configuration that does not load is a `Fault`: its errors, each
+the graphs of its project passes. A configuration that does not load is a `Fault`: its errors, each
 at its file and line, for the editor to show on that file."""
 
 from __future__ import annotations
@@ -16,8 +16,9 @@ from import_policy.cache.stat import Stat, stat_of, trusted
 from import_policy.policy.load import ABSENT, ConfigErrors, Loaded, digest, find_config, load, source_bytes
 from import_policy.config.model import Policy
 from import_policy.pipeline.plan import Plan, Selection
+from import_policy.graph.kept import Graphs, KeptRecords, prefilter_settings
+from import_policy.server.buffers import BufferCache
 from import_policy.pipeline.unused import wants_unused_suppression
-from import_policy.server.graphs import BufferCache, Graphs, KeptRecords, prefilter_settings
 from import_policy.server.documents import Documents
 
 
@@ -135,7 +136,7 @@ class Projects:
         root = policy.root
         cache = BufferCache(root, lambda relative: self.documents.at(root / relative) is not None)
         plan = Plan(policy, selection, cache=cache)
-        graphs = Graphs(self.documents.read, KeptRecords(cache, prefilter_settings(plan.rocm)))
+        graphs = Graphs(self.documents.read, KeptRecords(cache, prefilter_settings(plan.graph)))
         plan.graphs = graphs
         unused = wants_unused_suppression(selection)
         return Project(loaded, policy, selection, plan, graphs, unused, checked.warnings)

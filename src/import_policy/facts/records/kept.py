@@ -1,4 +1,4 @@
-"""What a reader keeps of a file's calls: the ROCm pass keeps few of them (`RocmPlan.keeps`),
+"""What a reader keeps of a file's calls: the graph keeps few of them (`GraphPlan.keeps`),
 and the extractor asks before it places any (facts.from_ast)."""
 
 from __future__ import annotations

@@ -8,11 +8,12 @@ first import from one child into the next, the cycle's links in the message."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Sequence, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Union
 
 from import_policy.config.model import Policy
+from import_policy.kinds.contracts.project import ContractsPass
 from import_policy.graph.chains import Link
 from import_policy.graph.paths import shortest_chain, strongly_connected
 from import_policy.kinds.base import RuleFault
@@ -98,6 +99,9 @@ class AcyclicKind(ContractKind):
     name = KIND
     keys = ("packages", "depth", *CONTRACT_KEYS)
 
+
+    def project_pass(self, rules: Sequence[AcyclicRule], policy: Policy) -> ContractsPass:
+        return ContractsPass(rules, policy, broken)
     def parse(self, v: Validator, items: Items, common: RuleFields) -> AcyclicRule:
         node = required(v, items, "packages", common, "the packages whose children may not import each other round a cycle")
         found = module_expressions(v, node, "packages") if node is not None else []

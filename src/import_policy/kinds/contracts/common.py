@@ -15,8 +15,8 @@ from import_policy.diagnostics import Diagnostic
 from import_policy.facts.records.model import FileFacts
 from import_policy.facts.shared.usegate import UseGate
 from import_policy.graph.chains import Link
-from import_policy.graph.scoped import Scope
-from import_policy.kinds.base import NO_FILE, Candidates, RuleFault
+from import_policy.graph.question import Scope
+from import_policy.kinds.base import RuleFault
 from import_policy.kinds.contracts.expressions import ExpressionError, ImportExpression, ModuleExpression
 from import_policy.patterns import DottedPattern, Verdict, judge
 
@@ -191,7 +191,8 @@ def project_modules(policy: Policy) -> Collection[str]:
 
 
 class ContractKind:
-    """What no contract kind does differently: nothing per file, nothing to fix."""
+    """What no contract kind does differently: a project kind (each kind's `project_pass` is a
+    `ContractsPass` over its rules in force and what it finds broken), nothing to fix."""
 
     language: Literal["python"] = "python"
 
@@ -200,15 +201,6 @@ class ContractKind:
 
     def name_excepts(self, rule: ContractRule) -> Sequence[DottedPattern]:
         return ()
-
-    def candidates(self, rules: Sequence[ContractRule]) -> Candidates:
-        return NO_FILE  # no per-file check: the project phase reads the graph
-
-    def uses(self, rules: Sequence[ContractRule]) -> tuple[Candidates, UseGate, str] | None:
-        return None
-
-    def check(self, rule: ContractRule, facts: FileFacts) -> list[Diagnostic]:
-        return []
 
     def forbids(self, rule: ContractRule, name: str) -> bool:
         return False

@@ -4,11 +4,12 @@ independence contract, which is one layer of independent siblings."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Sequence, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from import_policy.config.model import Policy
+from import_policy.kinds.contracts.project import ContractsPass
 from import_policy.graph.paths import shortest_chains
 from import_policy.kinds.base import RuleFault
 from import_policy.kinds.contracts.common import (
@@ -47,6 +48,9 @@ class IndependenceKind(ContractKind):
     name = KIND
     keys = ("modules", *CONTRACT_KEYS)
 
+
+    def project_pass(self, rules: Sequence[IndependenceRule], policy: Policy) -> ContractsPass:
+        return ContractsPass(rules, policy, broken)
     def parse(self, v: Validator, items: Items, common: RuleFields) -> IndependenceRule:
         node = required(v, items, "modules", common, "the modules that may not import one another")
         found = module_expressions(v, node, "modules") if node is not None else []

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from import_policy.kinds.base import PythonKind
+from import_policy.kinds.base import ProjectKind
 from import_policy.kinds.contracts import acyclic, independence, layers, protected
 from import_policy.kinds.contracts.common import Broken, ContractRule, View
 
-CONTRACT_KINDS: dict[str, PythonKind] = {
+CONTRACT_KINDS: dict[str, ProjectKind] = {
     layers.KIND: layers.LayersKind(),
     independence.KIND: independence.IndependenceKind(),
     protected.KIND: protected.ProtectedKind(),

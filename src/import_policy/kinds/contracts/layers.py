@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from import_policy.config.model import Policy
+from import_policy.kinds.contracts.project import ContractsPass
 from import_policy.graph.paths import shortest_chains
 from import_policy.kinds.base import RuleFault
 from import_policy.kinds.contracts.common import (
@@ -117,6 +118,9 @@ class LayersKind(ContractKind):
     name = KIND
     keys = ("layers", "containers", "exhaustive", "exhaustive_ignores", *CONTRACT_KEYS)
 
+
+    def project_pass(self, rules: Sequence[LayersRule], policy: Policy) -> ContractsPass:
+        return ContractsPass(rules, policy, broken)
     def parse(self, v: Validator, items: Items, common: RuleFields) -> LayersRule:
         node = required(v, items, "layers", common, "the layers, top first")
         layers: list[Layer] = []

@@ -6,11 +6,12 @@ the allowed module's business)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Sequence, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from import_policy.config.model import Policy
+from import_policy.kinds.contracts.project import ContractsPass
 from import_policy.graph.chains import Link
 from import_policy.kinds.base import RuleFault
 from import_policy.kinds.contracts.common import (
@@ -72,6 +73,9 @@ class ProtectedKind(ContractKind):
     name = KIND
     keys = ("modules", "allowed_importers", "as_packages", *CONTRACT_KEYS)
 
+
+    def project_pass(self, rules: Sequence[ProtectedRule], policy: Policy) -> ContractsPass:
+        return ContractsPass(rules, policy, broken)
     def parse(self, v: Validator, items: Items, common: RuleFields) -> ProtectedRule:
         node = required(v, items, "modules", common, "the protected modules")
         found = module_expressions(v, node, "modules") if node is not None else []

@@ -1,11 +1,11 @@
-"""The ROCm pass's module graphs of one project, kept in memory between edits.
+"""The module graphs of one project, kept in memory between edits (a language server's).
 
-Each graph is built once (per set of pass settings: the pass's own, and one per
+Each graph is built once (per question asked of it: each project pass's, one per
 `kind: import-time` rule), reading every file through the open buffers. A file that
 changes (a buffer edited, opened or closed, a file changed on disk) is looked at again:
 
-- where the record the pass keeps of it is the same as before (most keystrokes: a
-  comment, a string, a function body the pass does not follow, a name it does not
+- where the record the graph keeps of it is the same as before (most keystrokes: a
+  comment, a string, a function body the graph does not follow, a name it does not
   know), every item derived from it stands; only the digest its log holds is renewed;
 - where it differs only in where its facts stand (a line inserted or removed above
   them: the same facts, in the same order relative to each other), only what holds
@@ -32,46 +32,21 @@ from import_policy.discovery.files import SourceFile
 from import_policy.facts.records.model import FileFacts, Suppressions
 from import_policy.facts.prefilter.pytext import python_text
 from import_policy.project.modules import module_name
+from import_policy.graph.build import module_graph
+from import_policy.graph.derive import Reader, graph_settings
+from import_policy.graph.plan import GraphPlan
+from import_policy.graph.records import Records
 from import_policy.graph.store import ModuleGraph
-from import_policy.rocm.run import Reader, Records, RocmPlan, graph_settings, module_graph
 
 T = TypeVar("T", int, tuple[int, int])
 
 
-class BufferCache(FactsCache):
-    """The facts cache, but an open buffer's facts are kept in memory (its latest few
-    entries) and never written: a keystroke is not worth a file in the cache."""
-
-    KEPT = 4  # entries per buffer: its facts, its uses, the pass's record, one more
-
-    def __init__(self, root: Path, is_buffer: Callable[[str], bool]) -> None:
-        super().__init__(root)
-        self._is_buffer = is_buffer
-        self._memory: dict[str, FileFacts] = {}
-        self._by_path: dict[str, list[str]] = {}
-
-    def get(self, key: str) -> FileFacts | None:
-        found = self._memory.get(key)
-        return found if found is not None else super().get(key)
-
-    def put(self, key: str, facts: FileFacts) -> None:
-        if not self._is_buffer(facts.path):
-            super().put(key, facts)
-            return
-        keys = self._by_path.setdefault(facts.path, [])
-        if key not in self._memory:
-            keys.append(key)
-        self._memory[key] = facts
-        while len(keys) > self.KEPT:
-            self._memory.pop(keys.pop(0), None)
-
-
 class KeptRecords:
-    """The pass's per-file records: in memory first, then the facts cache on disk.
+    """The graph's per-file records: in memory first, then the facts cache on disk.
 
-    Keyed also by `settings` (what the pass's prefilter asks of a file: its tokens and
+    Keyed also by `settings` (what the graph's prefilter asks of a file: its tokens and
     import heads): a record is empty where the prefilter found nothing to parse, and the
-    cache's own key for the pass's records holds only the project's top-level names, so a
+    cache's own key for the graph's records holds only the project's top-level names, so a
     record written under other `heavy_modules` could stand empty for a file that now
     matters (`check` with the cache after such a change misses its findings)."""
 
@@ -102,11 +77,11 @@ class KeptRecords:
 
 @dataclass
 class Graphs:
-    """`rocm.run.KeptGraphs` for one project: a graph per settings digest."""
+    """`graph.build.KeptGraphs` for one project: a graph per settings digest."""
 
     read: Reader
     records: KeptRecords
-    _graphs: dict[str, tuple[RocmPlan, ModuleGraph]] = field(default_factory=dict)
+    _graphs: dict[str, tuple[GraphPlan, ModuleGraph]] = field(default_factory=dict)
     built: int = 0  # graphs built from nothing (a test hook: an edit must not build one)
     kept: int = 0  # changes whose record was unchanged, so nothing was derived again (a test hook)
     moved: int = 0  # changes whose record only moved (a test hook)
@@ -114,7 +89,7 @@ class Graphs:
     # Per cache mode, per file: the digest of the record read and every name it spells.
     _tokens: dict[str, dict[str, tuple[str, frozenset[str]]]] = field(default_factory=dict)
 
-    def graph(self, plan: RocmPlan, read: Reader, records: Records | None) -> ModuleGraph:
+    def graph(self, plan: GraphPlan, read: Reader, records: Records | None) -> ModuleGraph:
         settings = graph_settings(plan)
         if settings is None:  # settings with no stable form: a graph per run, as `check` does
             return module_graph(plan, {}, self.read, self.records)
@@ -134,7 +109,7 @@ class Graphs:
             if not self._same_record(plan, graph, path, made):
                 graph.forget(path, others_unchanged=True)
 
-    def _same_record(self, plan: RocmPlan, graph: ModuleGraph, path: str, made: dict[str, FileFacts | None]) -> bool:
+    def _same_record(self, plan: GraphPlan, graph: ModuleGraph, path: str, made: dict[str, FileFacts | None]) -> bool:
         """Whether the file's record, as the graph's derivations read it, is what it was; if
         so the log is told its new digest (and the record kept under it)."""
         logged = graph.inputs.log.files.get(path)
@@ -143,13 +118,13 @@ class Graphs:
         _, how, _, hashed = logged
         if how != "r" or hashed is None:
             return False
-        module, is_package = module_name(path, plan.policy.roots)
+        module, is_package = module_name(path, plan.layout.roots)
         mode = plan.cache_mode
         before = self.records.get(self.records.key_of(hashed, path, module, is_package, mode))
         if before is None:
             return False
         try:
-            source = self.read(SourceFile(plan.policy.root / path, path, "python"))
+            source = self.read(SourceFile(plan.layout.root / path, path, "python"))
         except OSError:
             return False
         if mode not in made:
@@ -174,7 +149,7 @@ class Graphs:
         graph.renew(path, content_digest(source), module if moved and module is not None else None)
         return True
 
-    def _unread_elsewhere(self, plan: RocmPlan, graph: ModuleGraph, path: str, names: frozenset[str]) -> bool:
+    def _unread_elsewhere(self, plan: GraphPlan, graph: ModuleGraph, path: str, names: frozenset[str]) -> bool:
         """Whether no other file the graph read spells any of `names` anywhere in its record
         (`only_names`: then no derivation but the file's own links and sites reads them)."""
         mode = plan.cache_mode
@@ -186,7 +161,7 @@ class Graphs:
                 return False  # facts the engine gave: not kept here, so not known
             found = tokens.get(other)
             if found is None or found[0] != hashed:
-                module, is_package = module_name(other, plan.policy.roots)
+                module, is_package = module_name(other, plan.layout.roots)
                 facts = self.records.get(self.records.key_of(hashed, other, module, is_package, mode))
                 if facts is None:
                     return False
@@ -200,16 +175,16 @@ class Graphs:
         self._graphs.clear()
 
 
-def prefilter_settings(plan: RocmPlan | None) -> str:
-    """What decides which files the pass parses, as a digest (`KeptRecords`)."""
+def prefilter_settings(plan: GraphPlan | None) -> str:
+    """What decides which files the graph parses, as a digest (`KeptRecords`)."""
     if plan is None:
         return ""
     heads = sorted(plan.import_heads) if plan.import_heads is not None else None
     return hashlib.blake2b(repr((plan.tokens, heads, plan.heavy_heads)).encode(), digest_size=8).hexdigest()
 
 
-def record(plan: RocmPlan, source: bytes, path: str, module: str | None, is_package: bool) -> FileFacts:
-    """The record the pass keeps of a file (as `rocm.run.project` derives it for a file read)."""
+def record(plan: GraphPlan, source: bytes, path: str, module: str | None, is_package: bool) -> FileFacts:
+    """The record the graph keeps of a file (as `graph.derive.project` derives it for a file read)."""
     if not plan.wants_parse(python_text(source), path):
         return FileFacts(path, module, is_package)
     from import_policy.facts.cpython.from_ast import graph_facts

@@ -1,8 +1,8 @@
-"""The architecture contracts' project phase: each contract's question asked of the project's
+"""The architecture contracts as a project pass: each contract's question asked of the project's
 graph under its reading (`scope`, `type_checking`, `platform`), its broken chains reported.
 
-One module graph per reading, kept between runs as the ROCm pass keeps its own (the store's
-key holds the reading), so a warm run decodes the links it stored and reads no file. A broken
+One module graph per reading, kept between runs as every question's is (the store's key
+holds the question and so the reading), so a warm run decodes the links it stored and reads no file. A broken
 chain is reported at the import that begins it (file:line:column), once per chain found, the
 whole chain in the message and in `chain`; the hook rule applies (`graph.hook`): a batch run
 that names a file on the chain but not the one that begins it reports at its link there.
@@ -14,103 +14,67 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
-from dataclasses import replace
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from typing import Any
 
-from import_policy.config.model import Origin, RocmSafety
+from import_policy.config.model import Policy
 from import_policy.diagnostics import Diagnostic
-from import_policy.discovery.overlay import Overlay
-from import_policy.facts.records.model import FileFacts, Suppressions
-from import_policy.facts.shared.comments import suppressions
-from import_policy.discovery.files import SourceFile
+from import_policy.facts.records.model import FileFacts
 from import_policy.graph import hook
 from import_policy.graph.chains import Chain, Link
+from import_policy.graph.plan import GraphPlan
+from import_policy.graph.question import Question
 from import_policy.graph.store import ModuleGraph
 from import_policy.kinds.contracts.common import Broken, ContractRule, View, chained
-from import_policy.kinds.contracts.kinds import broken
-from import_policy.rocm import gaps
-from import_policy.rocm import run as rocm_pass
-
-# What decides a contract's graph: its scope, whether TYPE_CHECKING imports count, its platform.
-Reading = tuple[str, bool, str]
+from import_policy.kinds.import_time import rocm_platform
+from import_policy.kinds.project import ProjectContext
 
 
-def contract_plan(plan: rocm_pass.RocmPlan, rule: ContractRule) -> rocm_pass.RocmPlan:
-    """The pass's plan asking a contract's question: the same files, prefilter and records;
-    no heavy module; the rule's platform (every branch but TYPE_CHECKING with `any`, the ROCm
-    pass's judgement with `rocm`); its reading of an import."""
-    policy = plan.policy
+def question(rule: ContractRule, policy: Policy) -> Question:
+    """A contract's question: no heavy module, no entry; the rule's platform (every branch but
+    TYPE_CHECKING with `any`, as the ROCm rules judge with `rocm`); its reading of an import."""
     rocm = policy.rocm_safety
-    if rule.platform == "rocm" and rocm is not None:
-        settings = replace(rocm, heavy_modules=(), reasons=(), files=(), entry_modules=(), python=policy.python)
-    else:
-        settings = RocmSafety(
-            heavy_modules=(), probes=rocm.probes if rocm is not None else (), guards=(), files=(), entry_modules=(),
-            origin=Origin(rule.origin.source, 0), python=policy.python,
-        )
-    return replace(plan, rocm=settings, entries=(), rules=frozenset(), import_time=(), reading=rule.reading)
+    platform = rocm_platform(rocm) if rule.platform == "rocm" and rocm is not None else None
+    return Question(
+        heavy=(), probes=rocm.probes if rocm is not None else (), platform=platform, python=policy.python,
+        reading=rule.reading,
+    )
 
 
-def check(
-    plan: rocm_pass.RocmPlan, rules: Sequence[ContractRule], passed: Mapping[str, FileFacts], read: rocm_pass.Reader,
-    cache: rocm_pass.Records | None = None, named: Collection[str] = (), stores: rocm_pass.GraphStores | None = None,
-    overlay: Overlay | None = None, since: int = 0, graphs: rocm_pass.KeptGraphs | None = None,
-) -> list[Diagnostic]:
-    """Every contract's findings for the files passed (and its links in the files named)."""
-    records: rocm_pass.Records = cache if cache is not None else rocm_pass.Memo()
-    built: dict[Reading, tuple[rocm_pass.RocmPlan, ModuleGraph]] = {}
-    lines: dict[str, list[str] | None] = {}
-    quiet: dict[str, Suppressions] = {}
-    checked = {path for path, facts in passed.items() if not path.endswith(".pyi")}
+class ContractsPass:
+    """The contracts of one kind in force: one graph per reading, their broken chains."""
 
-    def lines_of(path: str) -> list[str] | None:
-        if path not in lines:
-            try:
-                source = read(SourceFile(plan.policy.root / path, path, "python"))
-            except OSError:
-                lines[path] = None
-            else:
-                text = source.decode("utf-8", errors="replace")
-                lines[path] = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-        return lines[path]
+    def __init__(
+        self, rules: Sequence[ContractRule], policy: Policy, broken: Callable[[Any, View], Iterable[Broken]],
+    ) -> None:
+        self.broken = broken
+        self.rules = tuple(rules)
+        self.asked = tuple(question(rule, policy) for rule in rules)
+        self.root = policy.root
 
-    def comments(path: str) -> Suppressions:
-        if path not in quiet:
-            facts = passed.get(path)
-            if facts is not None and facts.parsed:
-                quiet[path] = facts.suppressions
-            else:
-                try:
-                    quiet[path] = suppressions(read(SourceFile(plan.policy.root / path, path, "python")))
-                except OSError:
-                    quiet[path] = Suppressions()
-        return quiet[path]
+    def questions(self) -> tuple[Question, ...]:
+        return tuple(dict.fromkeys(self.asked))
 
-    found: list[Diagnostic] = []
-    for rule in rules:
-        key: Reading = (rule.scope, rule.type_checking == "check", rule.platform)
-        if key not in built:
-            asked = contract_plan(plan, rule)
-            graph = (
-                graphs.graph(asked, read, records) if graphs is not None
-                else rocm_pass.module_graph(asked, passed, read, records, stores, overlay, since)
+    def wants_file(self, plan: GraphPlan, source: bytes, path: str) -> bool:
+        return False  # the graph reads every file an import reaches
+
+    def check(self, context: ProjectContext) -> list[Diagnostic]:
+        """Every contract's findings for the files passed (and its links in the files named)."""
+        checked = {path for path in context.passed if not path.endswith(".pyi")}
+        found: list[Diagnostic] = []
+        for rule, asked in zip(self.rules, self.asked):
+            graph = context.graphs.ask(asked, reached=False)
+            view = View(_Names(graph), graph.edges, rule.ignore_imports)
+            findings = [_finding(rule, b, graph, context.lines_of) for b in _once(self.broken(rule, view))]
+            reports_in = _reports_in(rule)
+            where = hook.Where(
+                named=context.named, checked={p for p in checked if reports_in(p)}, reports_in=reports_in,
+                facts=_facts_of(graph), lines=context.lines_of, quiet=context.comments,
             )
-            built[key] = (asked, graph)
-        graph = built[key][1]
-        view = View(_Names(graph), graph.edges, rule.ignore_imports)
-        findings = [_finding(rule, b, graph, lines_of) for b in _once(broken(rule, view))]
-        reports_in = _reports_in(rule)
-        where = hook.Where(
-            named=named, checked={p for p in checked if reports_in(p)}, reports_in=reports_in,
-            facts=_facts_of(graph), lines=lines_of, quiet=comments,
-        )
-        found.extend(hook.reports([f for f in findings if f is not None], where))
-        if rule.unmatched_ignore_imports != "none":
-            found.extend(_unmatched(rule, view, plan.policy.root))
-    for asked, graph in built.values():
-        if graphs is None and not overlay:
-            rocm_pass.save_graph(asked, graph, stores)
-    return found + gaps.reports([(graph, ()) for _, graph in built.values()], passed, plan.policy.roots)
+            found.extend(hook.reports([f for f in findings if f is not None], where))
+            if rule.unmatched_ignore_imports != "none":
+                found.extend(_unmatched(rule, view, self.root))
+        return found
 
 
 def _once(found: Iterable[Broken]) -> Iterator[Broken]:
@@ -234,4 +198,4 @@ def _unmatched(rule: ContractRule, view: View, root: os.PathLike[str] | str) -> 
     return out
 
 
-__all__ = ["check", "contract_plan"]
+__all__ = ["ContractsPass", "question"]

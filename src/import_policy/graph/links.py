@@ -1,7 +1,7 @@
 """Modules reached through a link inside the project root, as the files they lead to.
 
 Python imports a link by its own path (`pkg/fast.py -> heavy_impl.py` is the module
-`pkg.fast`, a linked folder holds modules of their own), so the pass reads it there and its
+`pkg.fast`, a linked folder holds modules of their own), so the graph reads it there and its
 sites stand there. A walk lists such a path as a file (`discovery.files`); where a run names
 only the file a link leads to (a hook run), the link's path counts as named too: its findings
 are reported at the link's path, as Python runs it.

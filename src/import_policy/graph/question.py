@@ -1,0 +1,67 @@
+"""A question the graph answers: what counts as a site, on which platform, from which entries.
+
+The graph speaks of no rule and no platform by name: a rule (the platform-safety rules, a
+`kind: import-time` rule, the gateway closure) states its question as a `Question`, and the
+graph (`graph.reach.Project`, `graph.store.ModuleGraph`) answers it. Two questions that are
+equal are one graph: the question is part of the key a graph is kept under.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from import_policy.graph.platform import Platform
+from import_policy.patterns import DottedPattern, judge
+
+# The platform of a question asked on every platform: no name is known false, true or set,
+# so every branch may run but those that never run at import time (`if TYPE_CHECKING:`,
+# `if __name__ == "__main__":`, function bodies).
+EVERY_PLATFORM = Platform("any")
+
+# What an import is an edge to (`graph.scoped`): `module`, what runs while a module is
+# imported; `any`, every import statement, function bodies included.
+Scope = Literal["module", "any"]
+
+
+@dataclass(frozen=True)
+class Question:
+    # What counts as a site: an import of a module these cover (or anything under one).
+    heavy: tuple[DottedPattern, ...]
+    # Calls that import the module named by their first argument: (probe, what to use instead).
+    probes: tuple[tuple[str, str | None], ...] = ()
+    # The platform the branches are judged on; None: every platform (`EVERY_PLATFORM`).
+    platform: Platform | None = None
+    # The modules whose import is followed.
+    entries: tuple[str, ...] = ()
+    # The oldest Python the project supports: a lazy import is lazy only where every supported
+    # Python runs it so.
+    python: tuple[int, int] = (3, 10)
+    # Why a heavy module is heavy (name -> reason), when the question says: for its messages.
+    reasons: tuple[tuple[str, str], ...] = ()
+    # Whether the environment decides what a `try:` import does (`installed: environment`): one
+    # of a module not installed raises, and its handler runs.
+    installed: bool = False
+    # How an import is read (`graph.scoped`): (scope, whether `if TYPE_CHECKING:` imports count);
+    # None: the eager graph (`graph.reach.Project`).
+    reading: tuple[Scope, bool] | None = None
+
+    @property
+    def judged_on(self) -> Platform:
+        return self.platform if self.platform is not None else EVERY_PLATFORM
+
+    def is_heavy(self, name: str) -> bool:
+        """A heavy module, or anything under one (`tilelang.language`)."""
+        return judge(name, self.heavy, ()).forbidden
+
+    def reason(self, heavy: str) -> str | None:
+        """Why a heavy module is heavy: the reason of the longest name given covering it."""
+        best: tuple[int, str] | None = None
+        for name, reason in self.reasons:
+            if heavy == name or heavy.startswith(name + "."):
+                if best is None or len(name) > best[0]:
+                    best = (len(name), reason)
+        return best[1] if best is not None else None
+
+
+__all__ = ["EVERY_PLATFORM", "Question", "Scope"]
