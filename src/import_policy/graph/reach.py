@@ -492,16 +492,9 @@ class Project:
         for call in facts.calls:
             if not self.judge.eager(call.context, facts.path):
                 continue
-            found = self._call_witness(call, facts.path, 0)
-            if found:
-                # One step is the probe itself; more is a call of a project function.
-                (heavy, steps, _), *others = found
-                kind: SiteKind = "probe" if len(steps) == 1 else "call"
-                yield HeavySite(
-                    facts.path, facts.module, heavy, call.span, call.statement_line, kind, " -> ".join(steps),
-                    unjudged=_joined(self.judge.unjudged(call.context, facts.path), *(tests for _, _, tests in found)),
-                    also=tuple((name, " -> ".join(way)) for name, way, _ in others),
-                )
+            site = self._call_site(facts, call)
+            if site is not None:
+                yield site
         file = self._file(facts.path)
         for decorator in facts.decorators:
             if not self.judge.eager(decorator.context, facts.path):
@@ -516,6 +509,20 @@ class Project:
                         "jit", f"@{real}", unjudged=self.judge.unjudged(decorator.context, facts.path),
                     )
                     break
+
+    def _call_site(self, facts: FileFacts, call: CallFact) -> HeavySite | None:
+        """The call's site: every heavy module it loads, the first as `heavy` (contract section 4)."""
+        found = self._call_witness(call, facts.path, 0)
+        if not found:
+            return None
+        (heavy, steps, _), *others = found
+        # One step is the probe itself; more is a call of a project function.
+        kind: SiteKind = "probe" if len(steps) == 1 else "call"
+        return HeavySite(
+            facts.path, facts.module, heavy, call.span, call.statement_line, kind, " -> ".join(steps),
+            unjudged=_joined(self.judge.unjudged(call.context, facts.path), *(tests for _, _, tests in found)),
+            also=tuple((name, " -> ".join(way)) for name, way, _ in others),
+        )
 
     def _lazy_site(self, facts: FileFacts, heavy: str, read: ReadFact, detail: str) -> HeavySite:
         return HeavySite(
