@@ -527,7 +527,12 @@ def run_or_reuse(
         result.diagnostics[:] = sorted(
             result.diagnostics + unused_suppressions(policy, selection, inputs.files, inputs.read, caches.facts, jobs), key=Diagnostic.sort_key
         )
-    stale = [*notes, *take_unparsed(), *stale_entries(policy, selection, inputs, caches, jobs)]
+    from import_policy.rocm.advice import called_values
+
+    stale = [
+        *notes, *take_unparsed(), *stale_entries(policy, selection, inputs, caches, jobs),
+        *called_values(policy.rocm_safety, result.diagnostics),
+    ]
     if runs is not None and run_key is not None and snapshot is not None and layout is not None:
         runs.put(
             run_key, files, snapshot, Outcome(list(result.diagnostics), result.files, result.unreadable, stale), layout,

@@ -6,6 +6,7 @@ from import_policy.config.model import RocmSafety
 from import_policy.diagnostics import Diagnostic
 from import_policy.graph.chains import Chain
 from import_policy.graph.reach import HeavySite
+from import_policy.rocm.advice import unjudged
 from import_policy.rocm.predicates import EAGER_HEAVY_IMPORT
 
 
@@ -37,17 +38,8 @@ def _how(rocm: RocmSafety, site: HeavySite) -> str:
     return ""
 
 
-def _unjudged(site: HeavySite) -> str:
-    """What the pass could not judge on the way to the site, for `values` to settle."""
-    if not site.unjudged:
-        return ""
-    names = ", ".join(f"`{text}`" for text in site.unjudged)
-    them = "it" if len(site.unjudged) == 1 else "them"
-    return f"; under {names}, which the pass cannot judge on ROCm: state {them} in rocm_safety.values"
-
-
 def eager(rocm: RocmSafety, site: HeavySite) -> Diagnostic:
-    because = _because(rocm, site.heavy) + _unjudged(site)
+    because = _because(rocm, site.heavy) + unjudged(site.unjudged, rocm)
     if site.kind == "import":
         message = (
             f"heavy module `{site.heavy}` is imported when this module is imported{_how(rocm, site)}; "
@@ -64,7 +56,7 @@ def eager(rocm: RocmSafety, site: HeavySite) -> Diagnostic:
 
 
 def reached(rule: str, rocm: RocmSafety, chain: Chain, site: HeavySite) -> Diagnostic:
-    because = _because(rocm, site.heavy) + _unjudged(site)
+    because = _because(rocm, site.heavy) + unjudged(site.unjudged, rocm)
     path = " -> ".join(chain.modules)
     if site.kind == "jit":
         message = (
