@@ -18,6 +18,11 @@ Cases (docs/benchmarks.md has the targets and how to read them):
   T9  `check --diff` of one generated file with 16,000 fixable imports    vs `check` of the same file
   T10 the vllm preset with `follow: [transformers]` (--deps-env: a venv with transformers installed,
       --no-deps is enough), whole tree cold and warm and T3's batch warm    vs the same without `follow`
+  T11 the `import peft` probe (--t11-env: a venv with the ML stack; built there when missing, about
+      6 GB: torch transformers peft accelerate timm torchvision sentence-transformers scikit-learn
+      pandas), `follow: all`, one import-time rule per watched name, cold and warm
+                                  vs `ruff analyze graph --isolated` over torch transformers peft sympy;
+      and the same probe with one rule forbidding every watched name      (48 rules within 1.2x of 1)
   T12 a `kind: layers` contract over vLLM's top-level packages (scope: any, TYPE_CHECKING counted:
       import-linter's reading), cold and warm                             vs lint-imports on the same contract
 
@@ -67,10 +72,10 @@ TOOLS = ("regex", "ruff", "import-linter")  # regex: vLLM's script imports it
 CORPUS_CASES = frozenset({"T1", "T2", "T3", "T4", "T6", "T10", "T12"})
 CASE_TOOLS = {
     "T1": ("regex",), "T2": ("ruff",), "T3": ("regex",), "T4": ("import-linter",), "T7": ("ruff",),
-    "T12": ("import-linter",),
+    "T11": ("ruff",), "T12": ("import-linter",),
 }
 INNER = "IMPORT_POLICY_BENCH_VENV"  # set when the bench runs itself again under its venv
-CASES = ("T1", "T2", "T3", "T4", "T5", "T6", "T7", "T8", "T9", "T10", "T12")
+CASES = ("T1", "T2", "T3", "T4", "T5", "T6", "T7", "T8", "T9", "T10", "T11", "T12")
 FOLLOW_CONFIG = "import-policy-bench-follow.yaml"
 FOLLOW_POLICY = "version: 1\nextends: [vllm]\nenvironment:\n  python: {python}\nfollow: [transformers]\n"
 GRAPH_RULE = "heavy-import-reachable"
@@ -84,6 +89,14 @@ T8_TARGET_S = 5.0
 T8_POLICY = "version: 1\nrules:\n  - id: regex-not-re\n    forbid: [re]\n    fix: {replace_module: regex}\n"
 T9_FIXES = 16_000
 T9_TARGET = 3.0  # --diff within a few times the check of the same file
+DEFAULT_T11_ENV = Path("~/.cache/import-policy-bench/t11")
+T11_PACKAGES = ("torch", "transformers", "peft", "accelerate", "timm", "torchvision", "sentence-transformers",
+                "scikit-learn", "pandas")
+T11_RUFF_OVER = ("torch", "transformers", "peft", "sympy")
+T11_COLD_TARGET = 3.0  # against ruff analyze graph over the same packages
+T11_WARM_S = 1.0
+T11_RSS_MB = 600
+T11_RULES_TARGET = 1.2  # 48 rules against one, in time and memory
 
 
 @dataclass
@@ -320,6 +333,7 @@ class Bench:
     rows: list[str] = field(default_factory=list)
     commands: list[Command] = field(default_factory=list)
     deps_env: Path | None = None  # T10's environment
+    t11_env: Path = DEFAULT_T11_ENV  # T11's
 
     @property
     def ours(self) -> list[str]:
@@ -556,6 +570,64 @@ def case_t10(bench: Bench, config: Path) -> None:
     bench.rows.append(rows("T10 whole tree, follow: [transformers], warm", follow_warm, plain_warm, 1.1))
     bench.rows.append(rows("T10 T3's 10-file batch with follow, warm", follow_batch, plain_batch, 1.1))
     bench.commands += [follow_cold, plain_cold, follow_warm, plain_warm, follow_batch, plain_batch]
+
+
+def t11_env(venv: Path) -> Path:
+    """T11's environment: made with the package index's ML stack when it is not there yet."""
+    python = venv_python(venv)
+    if not python.exists():
+        print(f"bench: building T11's environment in {venv} (about 6 GB)", file=sys.stderr)
+        run_or_exit([sys.executable, "-m", "venv", str(venv)], "creating T11's venv")
+        run_or_exit([str(python), "-m", "pip", "install", "--quiet", *T11_PACKAGES], "installing T11's packages")
+    return venv
+
+
+def t11_policy(python: Path, each: bool) -> str:
+    """`follow: all` in the T11 venv; one rule per watched name (`each`), else one for all of them."""
+    from import_truth import WATCHED, rule_id
+
+    head = f"version: 1\nenvironment:\n  python: {python}\nfollow: all\nrules:\n"
+    if not each:
+        return head + f"  - id: heavy\n    kind: import-time\n    entry: [pkg]\n    forbid: [{', '.join(WATCHED)}]\n"
+    return head + "".join(
+        f"  - id: {rule_id(name)}\n    kind: import-time\n    entry: [pkg]\n    forbid: [{name}]\n" for name in WATCHED
+    )
+
+
+def case_t11(bench: Bench, venv: Path) -> None:
+    """The `import peft` probe through the whole ML stack: cold and warm against ruff's module
+    graph of torch, transformers, peft and sympy in the same venv; 48 rules against one."""
+    print(f"T11 the import peft probe over {venv}", file=sys.stderr)
+    sys.path.insert(0, str(HERE))
+    python = venv_python(venv)
+    site = next(venv.glob("lib/python3*/site-packages"))
+    probes = {}
+    for name, each in (("each", True), ("one", False)):
+        folder = bench.work / "t11" / name
+        (folder / "pkg").mkdir(parents=True)
+        (folder / "pkg" / "__init__.py").write_text("import peft\n", encoding="utf-8")
+        (folder / CONFIG).write_text(t11_policy(python, each), encoding="utf-8")
+        probes[name] = folder
+    check = [bench.python, "-m", "import_policy", "check", "--jobs", bench.jobs]
+    each_cold = Command("import-policy T11 48 rules cold", check, before=remover(probes["each"] / CACHE),
+                        cwd=probes["each"])
+    one_cold = Command("import-policy T11 1 rule cold", check, before=remover(probes["one"] / CACHE), cwd=probes["one"])
+    ruff = Command("ruff analyze graph --isolated", [bench.python, "-m", "ruff", "analyze", "graph", "--isolated",
+                                                     *T11_RUFF_OVER], cwd=site)
+    alternate([each_cold, one_cold, ruff], bench.slow_runs, probes["each"])
+    each_warm = Command("import-policy T11 48 rules warm", check, cwd=probes["each"])
+    alternate([each_warm], bench.runs, probes["each"])
+    bench.rows.append(rows("T11 import peft probe, follow: all, 48 rules, cold", each_cold, ruff, T11_COLD_TARGET))
+    bench.rows.append(rows("T11 the same, 48 rules against 1 rule, cold", each_cold, one_cold, T11_RULES_TARGET))
+    warm = each_warm.timing.cpu_median
+    bench.rows.append(
+        f"| T11 the same, warm | {warm:.3f} s ({each_warm.timing.wall_median:.3f}) | (absolute) | | "
+        f"<= {T11_WARM_S:g} s {'met' if warm <= T11_WARM_S else 'missed'} |"
+    )
+    peak = max(each_cold.timing.rss_kb) / 1024
+    bench.rows.append(f"| T11 peak RSS, 48 rules cold | {peak:.0f} MB | 1 rule {max(one_cold.timing.rss_kb) / 1024:.0f} MB "
+                      f"| | <= {T11_RSS_MB} MB {'met' if peak <= T11_RSS_MB else 'missed'} |")
+    bench.commands += [each_cold, one_cold, ruff, each_warm]
 
 
 def case_t6(bench: Bench, four: Path, one: Path) -> None:
@@ -829,6 +901,8 @@ def parser() -> argparse.ArgumentParser:
                         help="comma-separated subset of " + ",".join(CASES) + " (T5, peak RSS, is always printed)")
     parser.add_argument("--deps-env", type=Path,
                         help="T10: a venv with transformers installed (pip install --no-deps is enough)")
+    parser.add_argument("--t11-env", type=Path, default=DEFAULT_T11_ENV,
+                        help=f"T11: the venv with the ML stack, built when missing (default: {DEFAULT_T11_ENV})")
     parser.add_argument("--jobs", default=str(os.cpu_count() or 1), help="import-policy --jobs")
     parser.add_argument("--write-t7", type=Path, metavar="DIR",
                         help="write T7's generated file and its two configs into DIR, print the path and stop")
@@ -862,6 +936,8 @@ def run_cases(bench: Bench, cases: set[str], stack: contextlib.ExitStack) -> Non
             raise SystemExit("bench: T10 needs --deps-env (a venv with transformers installed)")
         text = FOLLOW_POLICY.format(python=bench.deps_env / "bin" / "python")
         case_t10(bench, stack.enter_context(written(bench.corpus / FOLLOW_CONFIG, text)))
+    if "T11" in cases:
+        case_t11(bench, t11_env(bench.t11_env))
     if "T12" in cases:
         case_t12(bench, stack.enter_context(written(bench.corpus / T12_CONFIG, T12_POLICY)))
 
@@ -894,7 +970,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     where = f"corpus {corpus}: {len(files)} .py files" if with_corpus else "no corpus needed"
     print(f"{where}; {os.cpu_count()} CPUs; --jobs {args.jobs}\n")
     bench = Bench(python, corpus, files, work, args.jobs, args.runs, args.slow_runs,
-                  deps_env=args.deps_env.expanduser().absolute() if args.deps_env is not None else None)
+                  deps_env=args.deps_env.expanduser().absolute() if args.deps_env is not None else None,
+                  t11_env=args.t11_env.expanduser().absolute())
     with contextlib.ExitStack() as stack:
         stack.callback(remover(work))
         run_cases(bench, args.cases, stack)

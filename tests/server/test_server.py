@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import json
 import re
 import subprocess
@@ -261,18 +263,26 @@ def test_code_actions_safe_quick_fix_unsafe_marked_and_fix_all(tree: Path, clien
     assert _actions(client, util, only=["source.organizeImports"]) == []
 
 
+def _replace_text(path: Path, text: str) -> None:
+    """Write as editors save, by renaming a full file over the old one: the server watches the
+    configuration by its stat data on every message, and a write in place can be read half done."""
+    part = path.with_name(path.name + ".part")
+    part.write_text(text)
+    os.replace(part, path)
+
+
 def test_a_configuration_change_is_picked_up_and_a_bad_one_shown_on_the_yaml(tree: Path, client: Client) -> None:
     b = tree / "pkg/b.py"
     config = tree / "import-policy.yaml"
     client.open(b, "import json\n")
     assert client.diagnostics(b) == []
-    config.write_text(POLICY.replace("rules:\n", "rules:\n  - id: no-json\n    forbid: [json]\n"))
+    _replace_text(config, POLICY.replace("rules:\n", "rules:\n  - id: no-json\n    forbid: [json]\n"))
     mark = len(client.notifications)
     client.notify("workspace/didChangeWatchedFiles", {"changes": [{"uri": uri(config), "type": 2}]})
     assert [d["code"] for d in client.diagnostics(b, since=mark)] == ["no-json"]
 
     bad = POLICY.replace("rules:\n", "rules:\n  - id: no-json\n    forbid: [json]\n    colour: red\n")
-    config.write_text(bad)
+    _replace_text(config, bad)
     mark = len(client.notifications)
     client.save(config)  # the editor saved the YAML
     at = bad.splitlines().index("    colour: red")
@@ -288,7 +298,7 @@ def test_a_configuration_change_is_picked_up_and_a_bad_one_shown_on_the_yaml(tre
     assert "colour" in str(fault["message"])
     assert client.diagnostics(b, since=mark) == []  # no stale findings under a configuration that does not load
 
-    config.write_text(POLICY)
+    _replace_text(config, POLICY)
     mark = len(client.notifications)
     client.save(config)
     assert client.diagnostics(config, since=mark) == []

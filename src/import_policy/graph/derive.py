@@ -109,6 +109,8 @@ class _Loader:
     def _parse(self, path: str, file: SourceFile, module: str | None, is_package: bool) -> FileFacts | None:
         plan, inputs, cache = self.plan, self.inputs, self.cache
         stat = inputs.stat(path) if inputs is not None else None
+        if plan.followed is not None and plan.followed.owns(path):
+            through.PROGRESS.read(path)  # a long cold run over dependencies says how far it is
         try:
             source = self.read(file)
         except OSError:

@@ -157,22 +157,26 @@ class Owners:
     def __init__(self, distributions: Iterable[Distribution], search: SearchPath) -> None:
         self._by_path: dict[str, list[str]] = {}
         self._memo: dict[str, tuple[str, ...]] = {}
+        added_by: dict[str, list[str]] = {}  # a `.pth` or finder file -> the folders or files it adds
+        for added, pth in search.pth.items():
+            added_by.setdefault(pth, []).append(added)
+        for mapped, finder in search.editable.values():
+            added_by.setdefault(finder, []).append(mapped)
         for distribution in distributions:
             listed = False
+            key = distribution.key
             for relative in distribution.record:
                 if not _inside(relative) or ".dist-info/" in relative or "__pycache__" in relative:
                     continue
-                parts = relative.split("/")
-                for cut in range(1, len(parts) + 1):
-                    self._claim(os.path.join(distribution.site, *parts[:cut]), distribution.key)
+                at = distribution.site
+                for part in relative.split("/"):  # each folder on its way, then the file
+                    if part in ("", "."):
+                        continue
+                    at = f"{at}{os.sep}{part}"
+                    self._claim(at, key)
                 listed = True
-                target = os.path.normpath(os.path.join(distribution.site, *parts))
-                for added, pth in search.pth.items():
-                    if pth == target:
-                        self._claim(added, distribution.key)
-                for mapped, finder in search.editable.values():
-                    if finder == target:
-                        self._claim(mapped, distribution.key)
+                for added in added_by.get(at, ()):
+                    self._claim(added, key)
             if not listed:  # top_level.txt, else the folder of its name
                 for top in distribution.tops:
                     self._claim(os.path.join(distribution.site, top), distribution.key)
@@ -180,8 +184,10 @@ class Owners:
         self._sites = search.sites
 
     def _claim(self, path: str, key: str) -> None:
-        keys = self._by_path.setdefault(os.path.normpath(path), [])
-        if key not in keys:
+        keys = self._by_path.get(path)
+        if keys is None:
+            self._by_path[path] = [key]
+        elif key not in keys:
             keys.append(key)
 
     def of(self, path: str) -> tuple[str, ...]:
@@ -227,7 +233,7 @@ class Followed:
         stat data of every folder a lookup lists (a module added or removed moves it)."""
         folders = self.search.folders if self.search is not None else ()
         mapped = sorted(self.search.editable.items()) if self.search is not None else []
-        listed = [(folder, _folder_stat(folder)) for folder in sorted(set(self.read()[1]))]
+        listed = [(folder, _folder_stat(folder)) for folder in sorted(set(self.read()[1]))]  # memoized
         described = repr((sorted((d.info, d.stamp, d.tops) for d in self.distributions), folders, mapped, listed))
         return hashlib.blake2b(described.encode(), digest_size=16).hexdigest()
 
@@ -303,7 +309,11 @@ class Followed:
 
     def read(self) -> tuple[list[str], list[str]]:
         """What the graph may read of the followed distributions: every followed module's file,
-        and the folders listed to find them (the path's, and each followed package's)."""
+        and the folders listed to find them (the path's, and each followed package's); walked once."""
+        return self._read
+
+    @cached_property
+    def _read(self) -> tuple[list[str], list[str]]:
         files: list[str] = []
         folders: list[str] = list(self.search.folders) if self.search is not None else []
         for top in sorted(self.tops):
@@ -355,7 +365,9 @@ def _tops(distribution: Distribution, search: SearchPath) -> list[str]:
     """The top-level names a distribution installs, its editable finder's and `.pth` folders' included."""
     out = list(distribution.tops)
     for relative in distribution.record:
-        target = os.path.normpath(os.path.join(distribution.site, *relative.split("/")))
+        if "/" in relative or not relative.endswith((".pth", ".py")):
+            continue  # finders and `.pth` files stand at the top of site-packages
+        target = os.path.join(distribution.site, relative)
         for top, (_, finder) in search.editable.items():
             if finder == target:
                 out.append(top)

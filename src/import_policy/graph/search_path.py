@@ -22,7 +22,7 @@ import ast
 import os
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 # `name.cpython-311-x86_64-linux-gnu.so`, `name.abi3.so`, `name.so`, `name.pyd`
 _EXTENSION = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(?:\.[A-Za-z0-9_-]+)*\.(?:so|pyd)$")
@@ -43,10 +43,29 @@ class Spec:
 
 @dataclass(frozen=True)
 class Listing:
-    """One folder's entries: folder names and file names."""
+    """One folder's entries: folder names and file names, and what the path finder reads of
+    them, indexed once: each module name's file (an extension module before a `.py`, then a
+    sourceless `.pyc`) and the `__init__` that makes the folder a regular package."""
 
     folders: frozenset[str]
     files: frozenset[str]
+    modules: dict[str, str] = field(default_factory=dict, compare=False)
+    init: str | None = None
+
+
+def _listing(folders: set[str], files: set[str]) -> Listing:
+    modules: dict[str, str] = {}
+    for name in sorted(files):  # an extension module first, whatever its suffix, then source, then bytecode
+        match = _EXTENSION.match(name)
+        if match is not None:
+            modules.setdefault(match.group(1), name)
+    for suffix in (".py", ".pyc"):
+        for name in files:
+            if name.endswith(suffix) and name[: -len(suffix)].isidentifier():
+                modules.setdefault(name[: -len(suffix)], name)
+    init = modules.get("__init__")
+    modules.pop("__init__", None)
+    return Listing(frozenset(folders), frozenset(files), modules, init)
 
 
 _EMPTY = Listing(frozenset(), frozenset())
@@ -93,7 +112,7 @@ class SearchPath:
                             continue
             except OSError:
                 pass
-            found = Listing(frozenset(dirs), frozenset(files)) if dirs or files else _EMPTY
+            found = _listing(dirs, files) if dirs or files else _EMPTY
             self._listings[folder] = found
         return found
 
@@ -132,10 +151,10 @@ class SearchPath:
             listing = self.listing(folder)
             if last in listing.folders:
                 inner = os.path.join(folder, last)
-                init = _init_of(self.listing(inner))
+                init = self.listing(inner).init
                 if init is not None:
                     return Spec(name, "package", os.path.join(inner, init) if init.endswith(".py") else None, (inner,))
-            module = _module_file(last, listing)
+            module = listing.modules.get(last)
             if module is not None:
                 kind = "module" if module.endswith(".py") else "extension"
                 return Spec(name, kind, os.path.join(folder, module) if kind == "module" else None)
@@ -150,7 +169,7 @@ class SearchPath:
             return Spec(name, "module", target) if base in self.listing(parent).files else None
         if not self._is_folder(target):
             return None
-        init = _init_of(self.listing(target))
+        init = self.listing(target).init
         if init is None:
             return Spec(name, "namespace", None, (target,))
         return Spec(name, "package", os.path.join(target, init) if init.endswith(".py") else None, (target,))
@@ -161,9 +180,7 @@ class SearchPath:
         for folder in spec.locations:
             listing = self.listing(folder)
             names.update(f for f in listing.folders if f.isidentifier())
-            names.update(f[:-3] for f in listing.files if f.endswith(".py") and f[:-3].isidentifier())
-            names.update(m.group(1) for f in listing.files if (m := _EXTENSION.match(f)) is not None)
-        names.discard("__init__")
+            names.update(listing.modules)
         for name in sorted(names):
             found = self._search(f"{spec.name}.{name}", spec.locations)
             if found is not None:
@@ -175,8 +192,7 @@ class SearchPath:
         for folder in self.folders:
             listing = self.listing(folder)
             names.update(f for f in listing.folders if f.isidentifier())
-            names.update(f[:-3] for f in listing.files if f.endswith(".py") and f[:-3].isidentifier())
-            names.update(m.group(1) for f in listing.files if (m := _EXTENSION.match(f)) is not None)
+            names.update(listing.modules)
         return iter(sorted(names))
 
     def roots_of(self, path: str) -> Iterator[tuple[str, str]]:
@@ -202,31 +218,6 @@ def _add(folders: list[str], folder: str) -> bool:
         return False
     folders.append(folder)
     return True
-
-
-def _init_of(listing: Listing) -> str | None:
-    """The `__init__` file that makes a folder a regular package (an extension one counts)."""
-    if "__init__.py" in listing.files:
-        return "__init__.py"
-    for name in sorted(listing.files):
-        match = _EXTENSION.match(name)
-        if match is not None and match.group(1) == "__init__" or name == "__init__.pyc":
-            return name
-    return None
-
-
-def _module_file(name: str, listing: Listing) -> str | None:
-    """A module's file in a folder: an extension module first, then the source (the order of
-    the path finder's loaders), then a sourceless `.pyc`."""
-    for candidate in sorted(listing.files):
-        match = _EXTENSION.match(candidate)
-        if match is not None and match.group(1) == name and candidate.startswith(name + "."):
-            return candidate
-    if f"{name}.py" in listing.files:
-        return f"{name}.py"
-    if f"{name}.pyc" in listing.files:
-        return f"{name}.pyc"
-    return None
 
 
 def _pth_folders(path: str) -> Iterator[str]:

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
+from typing import TextIO
 
 from import_policy.graph.distributions import Followed, follow
 from import_policy.graph.environment import Environment, project_environment
@@ -86,6 +88,47 @@ def _folder_stat(folder: str) -> tuple[int, int] | None:
     except OSError:
         return None
     return stat.st_mtime_ns, stat.st_ino
+
+
+class Progress:
+    """A long cold run over dependencies says how far it is, on stderr where that is a terminal:
+    one line rewritten in place (`\\r`), from `after` seconds on, at most every `every` seconds,
+    and wiped when the run is done. Nothing at all on a pipe, in CI or in an editor."""
+
+    def __init__(self, stream: TextIO | None = None, after: float = 2.0, every: float = 0.5) -> None:
+        self.stream = stream if stream is not None else sys.stderr
+        self.shown = False
+        self.files = 0
+        self.start = time.monotonic()
+        self.after = after
+        self.every = every
+        self.last = 0.0
+        try:
+            self.live = self.stream.isatty()
+        except (AttributeError, ValueError):
+            self.live = False
+
+    def read(self, path: str) -> None:
+        """A dependency file read (and parsed) for the graph."""
+        self.files += 1
+        if not self.live:
+            return
+        now = time.monotonic()
+        if now - self.start >= self.after and now - self.last >= self.every:
+            self.last = now
+            self.stream.write(f"\rimport-policy: reading dependencies: {self.files} files ({now - self.start:.0f} s)")
+            self.stream.flush()
+            self.shown = True
+
+    def done(self) -> None:
+        if self.shown:
+            self.stream.write("\r\033[K")
+            self.stream.flush()
+            self.shown = False
+
+
+# One per process: a run's dependency reads, shown where stderr is a terminal.
+PROGRESS = Progress()
 
 
 # Followed dependency files that do not parse, told by the pass as it reads them: path -> warning.

@@ -26,6 +26,7 @@ from import_policy.kinds.syntax import syntax_error
 from import_policy.pipeline import parallel, slow
 from import_policy.pipeline.extract import Reader, python_facts, read_file
 from import_policy.pipeline.plan import Plan
+from import_policy.graph import through
 from import_policy.graph.run import GraphRun
 from import_policy.kinds.project import ProjectContext
 from import_policy.rocm import gaps, gateway_closure
@@ -160,6 +161,7 @@ def project_phase(
     )
     found = [d for project_pass in plan.passes for d in project_pass.check(context)]
     graphs.save()
+    through.PROGRESS.done()
     return found + gaps.reports(graphs.asked, python, plan.policy.roots)
 
 

@@ -1,0 +1,216 @@
+"""What `import ENTRY` really loads, against what import-policy says it loads.
+
+    python bench/import_truth.py --venv DIR [--entries peft,transformers,...] [--watched torch,triton,...]
+                                 [--tool 'python -m import_policy'] [--installed environment|any] [--keep DIR]
+
+For each entry package: a subprocess of the venv's own Python imports it and reads `sys.modules`
+(nothing imported before it but what the interpreter loads at start); a finder first on
+`sys.meta_path` records, for each module imported, the module and line that imported it (the
+real importer). import-policy answers each watched name with a probe project (`pkg/__init__.py`:
+`import ENTRY`; `environment.python` the venv's, `follow: all`, one `kind: import-time` rule per
+watched name, `installed:` as given, the default platform `any`): a name is said to load when its
+rule has a finding. One rule per name, not one rule forbidding them all: a rule's chains stop at
+the first forbidden module (what `torch` imports is not reported again under a rule that forbids
+`torch` too), so one rule would answer "the first watched module reached", not each name. One
+probe folder serves every entry in turn, so the facts of the files they share are read once. The bench prints, per entry and
+in total, the confusion matrix, precision and recall, and every disagreement: a false positive
+with the tool's chain, a false negative with Python's real importer.
+
+Nothing is timed here (bench/run.py's T11 times the same probe). The venv is the T11 one
+(bench/run.py --t11-env builds it: torch, transformers, peft, accelerate, timm, torchvision,
+sentence-transformers, scikit-learn, pandas).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import subprocess
+import sys
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ENTRIES = (
+    "peft", "transformers", "accelerate", "timm", "torchvision", "torchaudio", "sentence_transformers", "diffusers",
+    "sklearn", "pandas", "scipy", "datasets", "huggingface_hub", "tokenizers", "safetensors", "sympy",
+)
+WATCHED = (
+    "torch", "triton", "torch._dynamo", "torch._inductor", "torch.distributed", "torch.fx", "torch.onnx",
+    "torch.utils.tensorboard", "torchvision", "torchaudio", "numpy", "scipy", "pandas", "sklearn", "PIL", "cv2",
+    "sympy", "networkx", "bitsandbytes", "flash_attn", "xformers", "deepspeed", "transformer_engine", "jax",
+    "tensorflow", "onnxruntime", "onnx", "yaml", "requests", "httpx", "fsspec", "filelock", "tqdm", "safetensors",
+    "tokenizers", "huggingface_hub", "transformers", "accelerate", "peft", "timm", "psutil", "regex", "jinja2",
+    "packaging", "matplotlib", "tensorboard", "wandb", "datasets",
+)
+
+# Runs in the venv's Python: imports the entry, prints every module loaded and who imported it.
+PROBE = r"""
+import json, sys
+importers = {}
+
+class Watch:
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        if name not in importers:
+            frame = sys._getframe(1)
+            while frame is not None and (frame.f_code.co_filename.startswith("<frozen") or
+                                         "importlib" in frame.f_code.co_filename):
+                frame = frame.f_back
+            if frame is not None:
+                importers[name] = f"{frame.f_globals.get('__name__', '?')}:{frame.f_lineno}"
+        return None
+
+sys.meta_path.insert(0, Watch)
+error = None
+try:
+    import {entry}
+except BaseException as exc:
+    error = f"{type(exc).__name__}: {exc}"
+print(json.dumps({"loaded": sorted(sys.modules), "importers": importers, "error": error}))
+"""
+
+
+@dataclass
+class Tally:
+    tp: int = 0
+    fp: int = 0
+    fn: int = 0
+    tn: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    def add(self, other: Tally) -> None:
+        self.tp += other.tp
+        self.fp += other.fp
+        self.fn += other.fn
+        self.tn += other.tn
+        self.notes += other.notes
+
+    @property
+    def precision(self) -> float:
+        return self.tp / (self.tp + self.fp) if self.tp + self.fp else 1.0
+
+    @property
+    def recall(self) -> float:
+        return self.tp / (self.tp + self.fn) if self.tp + self.fn else 1.0
+
+    def row(self, label: str) -> str:
+        return (f"| {label} | {self.tp} | {self.fp} | {self.fn} | {self.tn} | {self.precision:.2f} | "
+                f"{self.recall:.2f} |")
+
+
+def rule_id(name: str) -> str:
+    """The id of a rule forbidding one watched name (bench/run.py's T11 writes one per name)."""
+    return "no-" + name.replace(".", "-").replace("_", "-").lower()
+
+
+def python_truth(python: str, entry: str) -> dict[str, object]:
+    done = subprocess.run([python, "-c", PROBE.replace("{entry}", entry)], capture_output=True, text=True,
+                          check=False, cwd=tempfile.gettempdir())
+    try:
+        return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+    except (IndexError, ValueError):
+        return {"loaded": [], "importers": {}, "error": f"probe failed: {done.stderr.strip()[-300:]}"}
+
+
+def policy(python: str, watched: Sequence[str], installed: str) -> str:
+    rules = "".join(
+        f"  - id: {rule_id(name)}\n    kind: import-time\n    entry: [pkg]\n    forbid: [{name}]\n"
+        f"    installed: {installed}\n"
+        for name in watched
+    )
+    return f"version: 1\nenvironment:\n  python: {python}\nfollow: all\nrules:\n{rules}"
+
+
+def tool_answer(
+    tool: Sequence[str], folder: Path, entry: str, watched: Sequence[str],
+) -> tuple[dict[str, list[str]], str]:
+    """Each watched name a finding says the entry loads, with that finding's chain; and what
+    went wrong, if the tool failed."""
+    (folder / "pkg").mkdir(parents=True, exist_ok=True)
+    (folder / "pkg" / "__init__.py").write_text(f"import {entry}\n", encoding="utf-8")
+    done = subprocess.run([*tool, "check", "--format", "json"], cwd=folder, capture_output=True, text=True, check=False)
+    if done.returncode not in (0, 1):
+        return {}, f"exit {done.returncode}: {done.stderr.strip()[-500:]}"
+    try:
+        findings = json.loads(done.stdout or "[]")
+    except ValueError:
+        return {}, f"no JSON: {done.stdout[:200]!r}"
+    if isinstance(findings, dict):  # `{"version": 1, "diagnostics": [...], "summary": {...}}`
+        findings = findings.get("diagnostics", [])
+    by_rule = {rule_id(name): name for name in watched}
+    found: dict[str, list[str]] = {}
+    for finding in findings if isinstance(findings, list) else []:
+        name = by_rule.get(str(finding.get("rule", "")))
+        if name is not None:
+            found.setdefault(name, [str(m) for m in finding.get("chain") or []] or [str(finding.get("message", ""))])
+    return found, ""
+
+
+def judge(entry: str, truth: dict[str, object], answer: dict[str, list[str]], watched: Sequence[str]) -> Tally:
+    tally = Tally()
+    loaded = set(truth["loaded"])  # type: ignore[arg-type]
+    importers: dict[str, str] = truth["importers"]  # type: ignore[assignment]
+    for name in watched:
+        really = name in loaded
+        said = name in answer
+        if really and said:
+            tally.tp += 1
+        elif said:
+            tally.fp += 1
+            tally.notes.append(f"FP {entry}: {name}: {' -> '.join(answer[name])}")
+        elif really:
+            tally.fn += 1
+            tally.notes.append(f"FN {entry}: {name}: imported by {importers.get(name, '?')}")
+        else:
+            tally.tn += 1
+    return tally
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--venv", type=Path, required=True, help="the environment whose packages are imported")
+    parser.add_argument("--entries", default=",".join(ENTRIES), help="comma-separated entry packages")
+    parser.add_argument("--watched", default=",".join(WATCHED), help="comma-separated watched module names")
+    parser.add_argument("--tool", default=f"{shlex.quote(sys.executable)} -m import_policy",
+                        help="how to run import-policy (default: this Python's)")
+    parser.add_argument("--installed", choices=("environment", "any"), default="environment")
+    parser.add_argument("--keep", type=Path, help="keep the probe projects in this folder")
+    args = parser.parse_args(argv)
+    venv = args.venv.expanduser().absolute()
+    python = str(venv / "bin" / "python")
+    entries = [e for e in args.entries.split(",") if e]
+    watched = [w for w in args.watched.split(",") if w]
+    tool = shlex.split(args.tool)
+    work = args.keep.expanduser().absolute() if args.keep else Path(tempfile.mkdtemp(prefix="import-truth-"))
+    work.mkdir(parents=True, exist_ok=True)
+    (work / "import-policy.yaml").write_text(policy(python, watched, args.installed), encoding="utf-8")
+    total = Tally()
+    rows: list[str] = []
+    for entry in entries:
+        truth = python_truth(python, entry)
+        if truth.get("error"):
+            print(f"{entry}: skipped: Python cannot import it here ({truth['error']})", file=sys.stderr)
+            continue
+        answer, failure = tool_answer(tool, work, entry, watched)
+        if failure:
+            print(f"{entry}: the tool failed: {failure}", file=sys.stderr)
+            continue
+        tally = judge(entry, truth, answer, watched)
+        rows.append(tally.row(entry))
+        total.add(tally)
+        print(f"{entry}: TP {tally.tp} FP {tally.fp} FN {tally.fn} TN {tally.tn}", file=sys.stderr)
+    print(f"{len(rows)} entries, {len(watched)} watched names, installed: {args.installed}, venv {venv}\n")
+    print("| entry | TP | FP | FN | TN | precision | recall |\n| --- | --- | --- | --- | --- | --- | --- |")
+    print("\n".join(rows))
+    print(total.row("**all**"))
+    print("\nDisagreements:")
+    for note in total.notes:
+        print(f"- {note}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
