@@ -116,7 +116,8 @@ def errors(project: Project, config: str, *argv: str) -> list[str]:
             "import-policy: import-policy.yaml:3: kind must be one of: import, include, token, relative-imports, import-time, layers, independence, protected, acyclic; got 'module'",
         ),
         # the wording after "invalid YAML:" is PyYAML's, and differs with and without libyaml
-        ("rules: [\n", "import-policy: import-policy.yaml:2: invalid YAML: "),
+        # an unclosed bracket: where it opened, not one line past the end of the file
+        ("rules: [\n", "import-policy: import-policy.yaml:1: invalid YAML: "),
         (
             "x: !!python/object:os.system {}\n",
             "import-policy: import-policy.yaml:1: unsupported YAML tag 'tag:yaml.org,2002:python/object:os.system'; "
@@ -127,6 +128,46 @@ def errors(project: Project, config: str, *argv: str) -> list[str]:
 def test_each_fault(project: Project, config: str, expected: str) -> None:
     first = errors(project, config)[0]
     assert first == expected or (expected.endswith("invalid YAML: ") and first.startswith(expected))
+
+
+@pytest.mark.parametrize(
+    ("config", "line", "column"),
+    [
+        ("version: 1\nrules:\n  - id: a\n    forbid: [pickle\n", 4, 13),
+        ("version: 1\nrules:\n  - id: a\n    forbid: [pickle\n    message: x\n", 4, 13),
+        ("version: 1\nrules:\n  - {id: a, forbid: [pickle]\n", 3, 5),
+        ("version: 1\nrules:\n  - id: 'a\n    forbid: [pickle]\n", 3, 9),
+    ],
+)
+def test_an_unclosed_bracket_or_quote_is_reported_where_it_opened(
+    project: Project, config: str, line: int, column: int
+) -> None:
+    # PyYAML's own context mark is the expectation (1-based here): where the bracket or quote opened.
+    import yaml
+
+    with pytest.raises(yaml.MarkedYAMLError) as raised:
+        yaml.compose(config, Loader=yaml.SafeLoader)
+    mark = raised.value.context_mark
+    assert mark is not None and (mark.line + 1, mark.column + 1) == (line, column)
+    (first, *_) = errors(project, config)
+    assert first.startswith(f"import-policy: import-policy.yaml:{line}: invalid YAML: "), first
+    assert f" at column {column} " in first and "still open at " in first, first
+
+
+@pytest.mark.parametrize(
+    ("config", "line", "message"),
+    [
+        # PyYAML's context mark for a flow node is the stream's end: the bracket is found by its scanner
+        ("rules: [\n", 1, "(the `[` at column 8 is still open at the end of the file)"),
+        ("x: [a, {b: [1]\n", 1, "(the `{` at column 8 is still open at the end of the file)"),
+        ("x:\n  - [\n    a,\n", 2, "(the `[` at column 5 is still open at the end of the file)"),
+    ],
+)
+def test_an_unclosed_bracket_at_the_end_is_never_reported_past_the_last_line(
+    project: Project, config: str, line: int, message: str
+) -> None:
+    (first, *_) = errors(project, config)
+    assert first.startswith(f"import-policy: import-policy.yaml:{line}: invalid YAML: ") and first.endswith(message), first
 
 
 def test_unknown_preset_lists_unknown_and_valid(project: Project) -> None:

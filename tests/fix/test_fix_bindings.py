@@ -97,6 +97,30 @@ def test_a_dotted_import_aliased_to_its_root(
     assert capsys.readouterr().out.strip() == "All checks passed!"
 
 
+# --- imports in every kind of block ----------------------------------------------------------
+
+
+def test_imports_in_else_except_and_finally_blocks_are_fixed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = (
+        "import os\n"
+        "if os.sep == '/':\n    x = 1\nelse:\n    import triton\n"
+        "try:\n    import os.path\nexcept ImportError:\n    import tilelang\n"
+        "else:\n    import triton.language as tl\nfinally:\n    import tilelang.language as T\n"
+    )
+    out = same_bindings(tmp_path, {"app/m.py": source}, monkeypatch)
+    assert out["app/m.py"] == (
+        "import os\n"
+        "if os.sep == '/':\n    x = 1\nelse:\n    from pk.gw import triton\n"
+        "try:\n    import os.path\nexcept ImportError:\n    from pk.gw import tilelang\n"
+        "else:\n    from pk.gw import tl\nfinally:\n    from pk.gw import T\n"
+    )
+    capsys.readouterr()
+    main(["check", "--no-cache", "."])
+    assert capsys.readouterr().out.strip() == "All checks passed!"
+
+
 # --- every alias the original bound ----------------------------------------------------------
 
 

@@ -75,3 +75,32 @@ def test_the_run_cache_skips_a_run_it_cannot_store(tmp_path: Path) -> None:
     cache.put(key, files, snapshot, Outcome([_finding(SAMPLES[0])], 1, [], []), LAYOUT(tmp_path))
     stored = cache.get(key, files)
     assert stored is not None and stored.diagnostics[0].fix == SAMPLES[0]
+
+
+def test_a_dotted_target_survives_json() -> None:
+    # `import a.b as a`, which the facts read as `import a.b`: the edit carries the gateway's
+    # name for `a.b`; a codec dropping it would leave a warm run no edit for the statement.
+    payload = ImportFix("import", (AliasEdit("triton.language", False, "triton", "triton", "pk.gw", "tl"),))
+    assert decode(json.loads(json.dumps(encode(payload)))) == payload
+
+
+def test_a_warm_json_run_keeps_the_edit_of_a_dotted_import_aliased_to_its_root(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Against the contract's expectation (section 6: the alias the original bound, the gateway's
+    # name for `triton.language`), cold and then from the run cache: comparing the two runs
+    # alone would not see a codec both share.
+    from tests.fix.bindings import CONFIG, GATEWAY, write_tree
+    from import_policy.cli import main
+
+    write_tree(tmp_path, {"import-policy.yaml": CONFIG, **GATEWAY, "app/__init__.py": "",
+                          "app/m.py": "import triton.language as triton\n"})
+    monkeypatch.chdir(tmp_path)
+    for _ in ("cold", "warm", "warm again"):
+        capsys.readouterr()
+        main(["check", "--format", "json", "."])
+        found = json.loads(capsys.readouterr().out)["diagnostics"]
+        assert [(d["path"], d["line"], d["fix"] and [e["content"] for e in d["fix"]["edits"]]) for d in found] == [
+            ("app/m.py", 1, ["from pk.gw import tl as triton\n"])
+        ]
+    assert (tmp_path / ".import_policy_cache").is_dir()

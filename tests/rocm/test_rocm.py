@@ -388,6 +388,37 @@ def test_an_inline_probe_of_another_shape_is_left_alone_with_a_note(project: Pro
     assert "only a `try:` that sets a flag or returns True / False is rewritten" in out + err
 
 
+@pytest.mark.parametrize(
+    "source",
+    [
+        # a handler or a body that holds an `if`: the rewrite would drop it
+        "try:\n    import aiter\n    HAS = True\nexcept ImportError:\n    HAS = False\n    if HAS is False:\n        print('no aiter')\n",
+        "DEBUG = 1\ntry:\n    import aiter\n    if DEBUG:\n        print('aiter')\n    HAS = True\nexcept ImportError:\n    HAS = False\n",
+    ],
+)
+def test_an_inline_probe_with_an_if_in_its_handler_or_body_is_left_alone(project: Project, source: str) -> None:
+    project.config(POLICY.replace("entry_modules: [vllm, vllm.quant]", "entry_modules: [app]"))
+    project.write("app/__init__.py", "")
+    project.write("app/mod.py", source)
+    code, out, err = project.run("check", "--select", "trial-import-probe", "--fix", "--unsafe-fixes", "app/mod.py")
+    assert (project.root / "app/mod.py").read_text() == source
+    assert code == 1, out + err
+
+
+def test_an_inline_probe_fix_reads_fullwidth_true_and_false_as_python_does(project: Project) -> None:
+    # Python reads identifiers NFKC-normalized: `\uff34rue` is `True` (it runs so; the test checks).
+    source = "try:\n    import aiter\n    HAS = \uff34rue\nexcept ImportError:\n    HAS = \uff26alse\n"
+    namespace: dict[str, object] = {}
+    exec(compile(source.replace("import aiter", "import os"), "m.py", "exec"), namespace)
+    assert namespace["HAS"] is True
+    project.config(POLICY.replace("entry_modules: [vllm, vllm.quant]", "entry_modules: [app]"))
+    project.write("app/__init__.py", "")
+    path = project.write_bytes("app/mod.py", source.encode("utf-8"))
+    code, out, err = project.run("check", "--select", "trial-import-probe", "--fix", "--unsafe-fixes", "app/mod.py")
+    assert code == 0, out + err
+    assert path.read_text(encoding="utf-8") == 'import importlib.util\nHAS = importlib.util.find_spec("aiter") is not None\n'
+
+
 def test_trial_import_probe_unsafe_fix(project: Project) -> None:
     project.config(POLICY.replace("entry_modules: [vllm, vllm.quant]", "entry_modules: [app]"))
     project.write("app/__init__.py", "")

@@ -237,3 +237,156 @@ def test_a_method_of_an_instance_another_module_built(project: Project) -> None:
     assert loaded_by_python(project.root) == {"flashinfer"}
     heavy, [finding] = reported(project)
     assert heavy == {"flashinfer"} and (finding["path"], finding["line"]) == ("app/__init__.py", 2)
+
+
+# xfuser 0.7.0's shape (xfuser/envs.py): a module-level singleton whose `__new__` runs
+# `initialize()`, which runs check methods that each try an import; one under a platform test
+# (`torch.cuda.is_available()`, true on ROCm), the others under none.
+XFUSER_HEAVY = ("flash_attn", "flash_attn_interface", "flex_block_attn")
+XFUSER_ENVS = """\
+import torch
+
+
+def _is_npu():
+    return hasattr(torch, "npu")
+
+
+class PackagesEnvChecker:
+    _instance = None
+
+    def __new__(cls):
+        if cls._instance is None:
+            cls._instance = super(PackagesEnvChecker, cls).__new__(cls)
+            cls._instance.initialize()
+        return cls._instance
+
+    def initialize(self):
+        packages_info = {}
+        packages_info["has_flash_attn"] = self.check_flash_attn()
+        packages_info["has_flash_attn_3"] = self._check_flash_attn_3()
+        packages_info["has_flex_block_attn"] = self._check_flex_block_attn()
+        self.packages_info = packages_info
+
+    def check_flash_attn(self):
+        if not torch.cuda.is_available():
+            return False
+        if _is_npu():
+            return False
+        try:
+            from flash_attn import flash_attn_func
+            return True
+        except ImportError:
+            return False
+
+    def _check_flash_attn_3(self):
+        try:
+            from flash_attn_interface import flash_attn_func as flash3_attn_func
+            return True
+        except:
+            return False
+
+    def _check_flex_block_attn(self):
+        try:
+            from flex_block_attn import flex_block_attn_func
+            return True
+        except:
+            return False
+
+
+PACKAGES_CHECKER = PackagesEnvChecker()
+"""
+
+
+def test_a_call_that_loads_several_heavy_modules_is_one_finding_naming_each(project: Project) -> None:
+    standins = {
+        f"_standins/{name}/__init__.py": f"import _loaded\n_loaded.add({name!r})\nflash_attn_func = flex_block_attn_func = 1\n"
+        for name in XFUSER_HEAVY
+    }
+    write(project, {**standins, "app/__init__.py": "from app import envs\n", "app/envs.py": XFUSER_ENVS})
+    project.config(POLICY.replace("{transformer_engine: CUDA-only}", "[flash_attn_interface, flex_block_attn]"))
+    loaded = loaded_by_python(project.root)
+    assert loaded == set(XFUSER_HEAVY)
+    code, out, err = project.run("check", "--no-cache", "--format", "json", "--select", "heavy-import-reachable", "app")
+    found = json.loads(out)["diagnostics"]
+    assert [(d["path"], d["line"]) for d in found] == [("app/envs.py", 50)], out + err
+    named = {name for name in XFUSER_HEAVY if f"`{name}`" in str(found[0]["message"])}
+    assert named == loaded
+    # `why` finds the site by each of its modules.
+    code, out, err = project.run("why", "flex_block_attn")
+    assert "app.envs -> flex_block_attn (calls PackagesEnvChecker() -> initialize() -> _check_flex_block_attn()" in out, out + err
+
+
+# torchao 0.18.0's shape (torchao/prototype/moe_training/kernels/mxfp8/cute_utils.py): a module
+# table of module names, looped over in one helper that `find_spec`s each, run at import time
+# through another; `find_spec("cutlass.cute")` imports `cutlass` to look inside it.
+TORCHAO_UTILS = """\
+import importlib.util
+
+_CUTEDSL_RUNTIME_PACKAGES = {
+    "cuda.bindings.driver": "cuda-python",
+    "cutlass.cute": "nvidia-cutlass-dsl",
+    "tvm_ffi": "apache-tvm-ffi",
+}
+
+
+def _missing_cutedsl_runtime_packages():
+    missing = []
+    for module_name, package_name in _CUTEDSL_RUNTIME_PACKAGES.items():
+        try:
+            spec = importlib.util.find_spec(module_name)
+        except (ModuleNotFoundError, ValueError):
+            spec = None
+        if spec is None and package_name not in missing:
+            missing.append(package_name)
+    return missing
+
+
+def _cutedsl_runtime_available():
+    return len(_missing_cutedsl_runtime_packages()) == 0
+
+
+if _cutedsl_runtime_available():
+    AVAILABLE = True
+"""
+# The same through a loop over a display written in the loop, and a literal subscript.
+LOOP_AND_SUBSCRIPT = """\
+from importlib.util import find_spec
+
+KERNELS = ["xformers.ops", "flashinfer.jit"]
+
+
+def _probe_all():
+    for name in ("aiter.ops", "os.path"):
+        find_spec(name)
+
+
+def _probe_second():
+    return find_spec(KERNELS[1])
+
+
+_probe_all()
+HAS = _probe_second()
+"""
+
+
+@pytest.mark.parametrize(
+    ("files", "heavy", "lines"),
+    [
+        ({"app/__init__.py": "from app import cute_utils\n", "app/cute_utils.py": TORCHAO_UTILS}, ("cutlass",), [26]),
+        ({"app/__init__.py": "from app import kernels\n", "app/kernels.py": LOOP_AND_SUBSCRIPT}, ("aiter", "flashinfer"), [15, 16]),
+    ],
+    ids=["torchao", "loop-and-subscript"],
+)
+def test_find_spec_of_a_name_from_a_literal_table_loads_its_parent(
+    project: Project, files: dict[str, str], heavy: tuple[str, ...], lines: list[int]
+) -> None:
+    standins = {f"_standins/{name}/__init__.py": f"import _loaded\n_loaded.add({name!r})\n" for name in heavy}
+    standins.update({f"_standins/{name}/{sub}.py": "" for name, sub in (("cutlass", "cute"), ("aiter", "ops"), ("flashinfer", "jit"))})
+    write(project, {**standins, **files})
+    project.config(POLICY.replace("{transformer_engine: CUDA-only}", "[" + ", ".join(heavy) + "]"))
+    loaded = loaded_by_python(project.root)
+    assert loaded == set(heavy)
+    code, out, err = project.run("check", "--no-cache", "--format", "json", "--select", "heavy-import-reachable", "app")
+    found = json.loads(out)["diagnostics"]
+    assert [d["line"] for d in found] == lines, out + err
+    assert {name for name in heavy for d in found if f"`{name}`" in str(d["message"])} == loaded

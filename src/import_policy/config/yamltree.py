@@ -59,14 +59,51 @@ def parse(text: str) -> Node | None:
     try:
         root = yaml.compose(text, Loader=loader)
     except yaml.MarkedYAMLError as error:
-        mark = error.problem_mark or error.context_mark
-        line = mark.line + 1 if mark is not None else 1
-        raise YamlError(line, f"invalid YAML: {error.problem or error.context}") from None
+        raise YamlError(*_where(error, text, loader)) from None
     except yaml.YAMLError as error:
         raise YamlError(1, f"invalid YAML: {error}") from None
     if root is None:
         return None
     return _Converter().convert(root, depth=0)
+
+
+def _where(error: yaml.MarkedYAMLError, text: str, loader: type[yaml.SafeLoader | yaml.CSafeLoader]) -> tuple[int, str]:
+    """The line and message of a YAML fault. A bracket or quote left open is reported where it
+    opened, with the problem: where the parser gave up is often past the last line (PyYAML's
+    problem mark), and for a flow node its context mark is there too."""
+    problem, context = error.problem_mark, error.context_mark
+    message = f"invalid YAML: {error.problem or error.context}"
+    past_end = problem is None or problem.line >= len(text.splitlines())
+    stopped = "the end of the file" if past_end or problem is None else f"line {problem.line + 1}"
+    if context is not None and error.context is not None and "quoted" in error.context:
+        quote = text[context.index] if 0 <= context.index < len(text) and text[context.index] in "'\"" else "quote"
+        return context.line + 1, f"{message} (the `{quote}` at column {context.column + 1} is still open at {stopped})"
+    if past_end or (error.context is not None and "flow" in error.context):
+        bracket = _open_bracket(text, loader)
+        if bracket is not None:
+            line, column, char = bracket
+            return line, f"{message} (the `{char}` at column {column} is still open at {stopped})"
+    mark = problem if problem is not None and not past_end else context or problem
+    return (min(mark.line + 1, max(1, len(text.splitlines()))) if mark is not None else 1), message
+
+
+def _open_bracket(text: str, loader: type[yaml.SafeLoader | yaml.CSafeLoader]) -> tuple[int, int, str] | None:
+    """The innermost `[` or `{` the document leaves open where YAML stops reading it (1-based)."""
+    import yaml
+
+    opened: list[tuple[yaml.Mark, str]] = []
+    try:
+        for token in yaml.scan(text, Loader=loader):
+            if isinstance(token, (yaml.FlowSequenceStartToken, yaml.FlowMappingStartToken)):
+                opened.append((token.start_mark, "[" if isinstance(token, yaml.FlowSequenceStartToken) else "{"))
+            elif isinstance(token, (yaml.FlowSequenceEndToken, yaml.FlowMappingEndToken)) and opened:
+                opened.pop()
+    except yaml.YAMLError:
+        pass
+    if not opened:
+        return None
+    mark, char = opened[-1]
+    return mark.line + 1, mark.column + 1, char
 
 
 _MAX_DEPTH = 64

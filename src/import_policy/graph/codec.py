@@ -169,7 +169,7 @@ class GraphCodec:
     """The index: the inputs log, sites and reach."""
 
     name = "module-graph"
-    version = 7  # stat data in cache.stat's order (mtime, ctime, size, inode); a folder is watched by its listing; lookups that asked git's index; a site carries the tests it runs under that the pass could not judge
+    version = 8  # a call site names every heavy module it loads; stat data in cache.stat's order (mtime, ctime, size, inode); a folder is watched by its listing; lookups that asked git's index; a site carries the tests it runs under that the pass could not judge
 
     def encode(self, stored: Stored) -> Json:
         return {
@@ -218,7 +218,7 @@ def encode_sites(sites: list[HeavySite]) -> Json:
     return [
         [
             s.module, s.heavy, *_span(s.span), s.statement_line, s.kind, s.detail, s.trial, s.eager_lazy, s.loaded_by,
-            list(s.unjudged),
+            list(s.unjudged), [[name, way] for name, way in s.also],
         ]
         for s in sites
     ]
@@ -233,7 +233,7 @@ def decode_sites(path: str, raw: Json) -> list[HeavySite]:
     for item in _list(raw):
         (
             module, heavy, line, column, end_line, end_column, statement_line, kind, detail, trial, eager_lazy, loaded_by,
-            unjudged,
+            unjudged, also,
         ) = _list(item)
         if kind not in _SITE_KINDS:
             raise ValueError("unknown site kind")
@@ -243,6 +243,7 @@ def decode_sites(path: str, raw: Json) -> list[HeavySite]:
         found.append(HeavySite(
             path, _opt_str(module), _str(heavy), span, _int(statement_line), kind, _str(detail),
             trial, eager_lazy, _opt_str(loaded_by), tuple(_str(text) for text in _list(unjudged)),
+            tuple((_str(pair[0]), _str(pair[1])) for pair in map(_list, _list(also))),
         ))
     return found
 

@@ -57,10 +57,24 @@ class HeavySite:
     # The tests, as written, the site runs under only because the pass could not judge them
     # on the platform (its own, and those on the way through the functions a call runs).
     unjudged: tuple[str, ...] = ()
+    # The other heavy modules a call site loads, each with the calls that load it (`heavy` is the
+    # first one the call's body loads): a call that loads several is one site naming each.
+    also: tuple[tuple[str, str], ...] = ()
 
     @property
     def key(self) -> tuple[str, int, int]:
         return (self.path, self.span.line, self.span.column)
+
+    def loads(self) -> tuple[str, ...]:
+        """Every heavy module the site loads."""
+        return (self.heavy, *(name for name, _ in self.also))
+
+    def also_text(self) -> str:
+        """The other heavy modules a call loads, for a message (contract section 4: one finding names each)."""
+        if not self.also:
+            return ""
+        each = [f"`{name}` ({way})" for name, way in self.also]
+        return ", and also " + (each[0] if len(each) == 1 else ", ".join(each[:-1]) + " and " + each[-1])
 
 
 # heavy module, call steps (`has_x()`, `_has_module("x")`), tests on the way the pass could not judge
@@ -99,7 +113,7 @@ class Project:
         self.unparsed: dict[str, SyntaxErrorFact] = {}
         self._sites: dict[str, list[HeavySite]] = {}
         self._edges: dict[str, list[Link]] = {}
-        self._witnesses: dict[Target, _Witness | None] = {}
+        self._witnesses: dict[Target, tuple[_Witness, ...] | None] = {}
         self._scans: dict[Target, tuple[str, ...]] = {}
         self._body_imports: dict[Target, tuple[str, ...]] = {}
         self._mros: dict[ClassKey, tuple[ClassKey, ...]] = {}
@@ -192,41 +206,44 @@ class Project:
         memo[key] = found
         return found
 
-    def witness(self, target: Target, depth: int = 0) -> _Witness | None:
-        """Whether calling the function imports a heavy module on the platform, and through which calls."""
+    def witness(self, target: Target, depth: int = 0) -> tuple[_Witness, ...] | None:
+        """The heavy modules calling the function imports on the platform, each with the calls through
+        which it does first, in the order the body runs them; None for none."""
         return self._memo(self._witnesses, "witness", target, depth, None, lambda: self._witness(target, depth))
 
-    def _witness(self, target: Target, depth: int) -> _Witness | None:
-        found: _Witness | None = None
+    def _witness(self, target: Target, depth: int) -> tuple[_Witness, ...] | None:
+        found: list[_Witness] = []
         key, receiver = target
         path = key[0]
         file = self._file(path)
         for fact in file.bodies.get(key[1], ()) if file is not None else ():
             if not self.judge.runs(fact.context, path):
                 continue
+            inner: tuple[_Witness, ...] | None = None
             if isinstance(fact, ImportFact):
                 if is_heavy(self.question, fact.name):
                     # `from aiter.ops import mhc` imports `aiter.ops`; `mhc` may be a function in it.
                     name = fact.module if fact.kind == "from" and is_heavy(self.question, fact.module) else fact.name
-                    found = (name, (f"try: import {name}" if fact.probe else f"import {name}",), ())
+                    inner = ((name, (f"try: import {name}" if fact.probe else f"import {name}",), ()),)
             else:
-                found = self._call_witness(fact, path, depth + 1, receiver)
-            if found is not None:
-                found = (found[0], found[1], _joined(self.judge.unjudged(fact.context, path), found[2]))
-                break
-        return found
+                inner = self._call_witness(fact, path, depth + 1, receiver)
+            unjudged = self.judge.unjudged(fact.context, path) if inner else ()
+            found.extend((heavy, steps, _joined(unjudged, tests)) for heavy, steps, tests in inner or ())
+        return _each_once(found)
 
-    def _call_witness(self, call: CallFact, path: str, depth: int, receiver: ClassKey | None = None) -> _Witness | None:
+    def _call_witness(
+        self, call: CallFact, path: str, depth: int, receiver: ClassKey | None = None,
+    ) -> tuple[_Witness, ...] | None:
         if probe_of(self.question, call) is not None and call.first_string is not None:
-            return call.first_string, (f'{call.tail}("{call.first_string}")',), ()
+            return ((call.first_string, (f'{call.tail}("{call.first_string}")',), ()),)
         parent = find_spec_of(self.question, call)
         if parent is not None:
-            return parent, (f'{call.tail}("{call.first_string}")',), ()
+            return ((parent, (f'{call.tail}("{call.first_string}")',), ()),)
+        found: list[_Witness] = []
         for target in self.targets(call.callee, path, call.context.function, receiver):
-            inner = self.witness(target, depth)
-            if inner is not None:
-                return inner[0], (f"{call.tail}()", *inner[1]), inner[2]
-        return None
+            for heavy, steps, tests in self.witness(target, depth) or ():
+                found.append((heavy, (f"{call.tail}()", *steps), tests))
+        return _each_once(found)
 
     # --- calls through project classes ----------------------------------------------
 
@@ -475,14 +492,9 @@ class Project:
         for call in facts.calls:
             if not self.judge.eager(call.context, facts.path):
                 continue
-            found = self._call_witness(call, facts.path, 0)
-            if found is not None:
-                # One step is the probe itself; more is a call of a project function.
-                kind: SiteKind = "probe" if len(found[1]) == 1 else "call"
-                yield HeavySite(
-                    facts.path, facts.module, found[0], call.span, call.statement_line, kind, " -> ".join(found[1]),
-                    unjudged=_joined(self.judge.unjudged(call.context, facts.path), found[2]),
-                )
+            site = self._call_site(facts, call)
+            if site is not None:
+                yield site
         file = self._file(facts.path)
         for decorator in facts.decorators:
             if not self.judge.eager(decorator.context, facts.path):
@@ -497,6 +509,20 @@ class Project:
                         "jit", f"@{real}", unjudged=self.judge.unjudged(decorator.context, facts.path),
                     )
                     break
+
+    def _call_site(self, facts: FileFacts, call: CallFact) -> HeavySite | None:
+        """The call's site: every heavy module it loads, the first as `heavy` (contract section 4)."""
+        found = self._call_witness(call, facts.path, 0)
+        if not found:
+            return None
+        (heavy, steps, _), *others = found
+        # One step is the probe itself; more is a call of a project function.
+        kind: SiteKind = "probe" if len(steps) == 1 else "call"
+        return HeavySite(
+            facts.path, facts.module, heavy, call.span, call.statement_line, kind, " -> ".join(steps),
+            unjudged=_joined(self.judge.unjudged(call.context, facts.path), *(tests for _, _, tests in found)),
+            also=tuple((name, " -> ".join(way)) for name, way, _ in others),
+        )
 
     def _lazy_site(self, facts: FileFacts, heavy: str, read: ReadFact, detail: str) -> HeavySite:
         return HeavySite(
@@ -682,11 +708,11 @@ class Project:
         else:
             for module in parents:
                 sites = [
-                    site for site in self.sites(self.module_path[module])
-                    if site.heavy == target or site.heavy.startswith(target + ".")
+                    (site, name) for site in self.sites(self.module_path[module]) for name in site.loads()
+                    if name == target or name.startswith(target + ".")
                 ]
                 for prefix in routes(module) if sites else ():
-                    chains.extend(with_site(prefix, site) for site in sites)
+                    chains.extend(with_site(prefix, site, name) for site, name in sites)
         chains.sort(key=lambda chain: len(chain.links))
         return chains
 
@@ -761,11 +787,21 @@ def first_reached(
                 yield chain, site
 
 
-def with_site(chain: Chain, site: HeavySite) -> Chain:
-    """The chain to the module holding a site, with the site as its last link."""
+def with_site(chain: Chain, site: HeavySite, name: str | None = None) -> Chain:
+    """The chain to the module holding a site, with the site as its last link (to `name`, one
+    of the heavy modules it loads; the first by default)."""
     source = chain.modules[-1]
     kind: str = "import" if site.kind == "import" else site.kind
-    return Chain(chain.entry, (*chain.links, Link(source, site.heavy, site.path, site.span.line, kind, site.detail)))
+    detail = site.detail if name in (None, site.heavy) else dict(site.also).get(name or "", site.detail)
+    return Chain(chain.entry, (*chain.links, Link(source, name or site.heavy, site.path, site.span.line, kind, detail)))
+
+
+def _each_once(found: list[_Witness]) -> tuple[_Witness, ...] | None:
+    """Each heavy module once, by the first way found to it; None for none."""
+    first: dict[str, _Witness] = {}
+    for witness in found:
+        first.setdefault(witness[0], witness)
+    return tuple(first.values()) or None
 
 
 def _joined(*groups: tuple[str, ...]) -> tuple[str, ...]:

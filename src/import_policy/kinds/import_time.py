@@ -144,7 +144,7 @@ def message(rule: ImportTimeRule, chain: Chain, site: HeavySite) -> str:
         text = rule.message.replace("{name}", site.heavy).replace("{pattern}", pattern.text if pattern else site.heavy)
     else:
         text = f"importing `{chain.entry}` loads `{site.heavy}` at import time"
-    how = "" if site.kind == "import" else f" ({site.detail})"
+    how = "" if site.kind == "import" else f" ({site.detail}{site.also_text()})"
     return f"{text}: {' -> '.join(chain.modules)}{how}"
 
 

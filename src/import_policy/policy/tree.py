@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import ast
 import os
-import io
 import symtable
-import tokenize
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -29,6 +27,8 @@ from import_policy.project.modules import ProjectModules
 # What errors and warnings need (validation's records, the YAML lines of a rule) is imported
 # when there is one to tell: a tree that matches its configuration reads no YAML.
 if TYPE_CHECKING:
+    import libcst
+
     from import_policy.config.validate import ConfigError
 
 
@@ -251,14 +251,20 @@ def _submodule(policy: Policy, path: str, name: str) -> bool:
 def module_bindings(source: bytes, path: str) -> frozenset[str] | str:
     """The names a module binds at module level (assigned, imported, defined, in any
     branch), or why they cannot be told. A star import or a module `__getattr__` may bind
-    any name: then every name counts as bound (nothing to warn about)."""
-    from import_policy.facts.source.syntax import cpython_parse
+    any name: then every name counts as bound (nothing to warn about). The file is read as
+    the facts read it: its text as CPython decodes it, syntax newer than this interpreter's
+    through libcst."""
+    from import_policy.facts.records.model import SyntaxErrorFact
+    from import_policy.facts.shared.decoded import python_text
+    from import_policy.facts.source.syntax import newest_read
 
-    parsed = cpython_parse(source, path)
-    if not isinstance(parsed, ast.Module):
+    parsed, lazy = newest_read(source, path)
+    if isinstance(parsed, SyntaxErrorFact):
         return f"does not parse (line {parsed.line})"
+    if not isinstance(parsed, ast.Module):
+        return _cst_bindings(parsed)
     try:
-        text = source.decode(tokenize.detect_encoding(io.BytesIO(source).readline)[0])
+        text = python_text(lazy.source if lazy is not None else source)
         table = symtable.symtable(text, path, "exec")
     except (SyntaxError, LookupError, UnicodeDecodeError, ValueError, RecursionError) as error:
         return f"cannot be read ({type(error).__name__})"
@@ -269,6 +275,23 @@ def module_bindings(source: bytes, path: str) -> frozenset[str] | str:
     if "__getattr__" in names or _star_import(parsed):
         return _EVERY_NAME
     return names
+
+
+def _cst_bindings(tree: libcst.Module) -> frozenset[str] | str:
+    """`module_bindings` from libcst's tree (a file of syntax newer than this interpreter's)."""
+    import libcst.matchers as m
+    from libcst.metadata import GlobalScope, MetadataWrapper, ScopeProvider
+
+    from import_policy.facts.shared.identifiers import normal
+
+    try:
+        scopes = MetadataWrapper(tree, unsafe_skip_copy=True).resolve(ScopeProvider)
+    except RecursionError as error:
+        return f"cannot be read ({type(error).__name__})"
+    module = next((scope for scope in scopes.values() if isinstance(scope, GlobalScope)), None)
+    names = frozenset(normal(assignment.name) for assignment in module.assignments) if module is not None else frozenset()
+    star = bool(m.findall(tree, m.ImportFrom(names=m.ImportStar())))
+    return _EVERY_NAME if "__getattr__" in names or star else names
 
 
 class _Every(frozenset[str]):

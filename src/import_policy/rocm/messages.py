@@ -50,7 +50,7 @@ def eager(rocm: RocmSafety, site: HeavySite) -> Diagnostic:
     else:
         message = (
             f"`{site.detail.split(' -> ')[0]}` runs when this module is imported and imports "
-            f"`{site.heavy}` ({site.detail}){because}"
+            f"`{site.heavy}` ({site.detail}){site.also_text()}{because}"
         )
     return _diagnostic(EAGER_HEAVY_IMPORT, site, message)
 
@@ -66,7 +66,7 @@ def reached(rule: str, rocm: RocmSafety, chain: Chain, site: HeavySite) -> Diagn
     elif site.kind == "import":
         message = f"importing `{chain.entry}` imports `{site.heavy}`{_how(rocm, site)}: {path}{because}"
     else:
-        message = f"importing `{chain.entry}` calls `{site.detail}`, which imports `{site.heavy}`: {path}{because}"
+        message = f"importing `{chain.entry}` calls `{site.detail}`, which imports `{site.heavy}`{site.also_text()}: {path}{because}"
     return _diagnostic(rule, site, message, chain.modules)
 
 

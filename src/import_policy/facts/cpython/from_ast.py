@@ -17,9 +17,7 @@ interpreter's (facts.newer), the file goes to libcst instead.
 from __future__ import annotations
 
 import ast
-import io
 import re
-import tokenize
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any, Literal
@@ -50,6 +48,9 @@ from import_policy.facts.shared.identifiers import NAME, normal, spelled_at
 from import_policy.facts.cpython.loaders import loader_and_exports
 from import_policy.facts.records.kept import CallFilter, kept_calls
 from import_policy.facts.cpython.reads import read_names
+from import_policy.facts.shared.deep import on_deep_stack, retried
+from import_policy.facts.shared.tables import Table, looped, module_tables, subscripted
+from import_policy.facts.shared.decoded import python_text
 from import_policy.facts.source.syntax import newest_read
 from import_policy.facts.shared.usegate import UseGate, bound_imports, could_matter
 from import_policy.facts.shared.walkstate import (
@@ -77,7 +78,7 @@ def extract(
 ) -> FileFacts | None:
     """The file's facts without uses (with `keeps`, only the calls it keeps); None when only
     libcst can give them exactly."""
-    done = _collect(source, path, module, is_package, chains=False, keeps=keeps)
+    done = retried(lambda: _collect(source, path, module, is_package, chains=False, keeps=keeps))
     return None if done is None else done[0]
 
 
@@ -87,6 +88,12 @@ def rule_facts(
     """The facts the import rules read, exactly libcst's: with a `use_gate`, the uses it lets
     through too, resolved from `symtable` (facts.uses_ast). None: a spelling `ast` does not
     place, or a scope layout `symtable` does not match; libcst must parse the file."""
+    return retried(lambda: _rule_facts(source, path, module, is_package, use_gate))
+
+
+def _rule_facts(
+    source: bytes, path: str, module: str | None, is_package: bool, use_gate: UseGate | None
+) -> FileFacts | None:
     done = _collect(source, path, module, is_package, chains=use_gate is not None)
     if done is None:
         return None
@@ -150,7 +157,7 @@ def _collect(
     if lazy is not None:
         source = lazy.source  # the `lazy` keywords blanked, as the tree was parsed
     try:
-        text = source.decode(tokenize.detect_encoding(io.BytesIO(source).readline)[0])
+        text = python_text(source)  # as CPython read it: undecodable bytes only in comments
     except (SyntaxError, LookupError, UnicodeDecodeError):
         return None  # CPython compiled it, so this is an encoding corner libcst decides
     package = module if is_package else (module.rpartition(".")[0] if module else None)
@@ -160,8 +167,13 @@ def _collect(
     if lazy is not None:
         collector.lazy_at = lazy.at
     try:
+        collector.tables.module = module_tables([bound for statement in parsed.body for bound in _table_bindings(statement)])
         collector.body(parsed.body)
-    except (Unsupported, RecursionError):
+    except Unsupported:
+        return None
+    except RecursionError:
+        if not on_deep_stack():
+            raise  # walked again on a deeper stack (facts.shared.deep)
         return None
     collector.settle_probes()
     position = lambda fact: (fact.span.line, fact.span.column)  # noqa: E731 - stable source order
@@ -468,7 +480,38 @@ class _Collector(WalkState):
             return entry_name(target.value.id, key.value) if isinstance(key, ast.Constant) else None
         return None
 
+    def table_names(self, node: ast.Call) -> tuple[str, ...]:
+        """The strings the first positional argument takes from a literal table."""
+        if not node.args:
+            return ()
+        argument = node.args[0]
+        if isinstance(argument, ast.Name):
+            return self.tables.names_of(argument.id)
+        if isinstance(argument, ast.Subscript) and isinstance(argument.value, ast.Name):
+            table = self.tables.module.get(argument.value.id)
+            key = _ast_key(argument.slice)
+            if table is not None and key is not None:
+                value = subscripted(table, key)
+                return (value,) if value is not None else ()
+        return ()
+
     def loop(self, node: ast.For | ast.AsyncFor) -> None:
+        self.tables.enter_loop([name.id for name in _target_names(node.target)], self._looped(node))
+        try:
+            self._loop(node)
+        finally:
+            self.tables.leave_loop()
+
+    def _looped(self, node: ast.For | ast.AsyncFor) -> tuple[tuple[str, ...], ...]:
+        walked, method = node.iter, None
+        if isinstance(node.iter, ast.Call) and not node.iter.args and isinstance(node.iter.func, ast.Attribute):
+            walked, method = node.iter.func.value, node.iter.func.attr
+        table = _ast_table(walked) if not isinstance(walked, ast.Name) else self.tables.module.get(walked.id)
+        if table is None or not isinstance(node.target, (ast.Name, ast.Tuple)):
+            return ()
+        return looped(table, method, len(node.target.elts) if isinstance(node.target, ast.Tuple) else 1)
+
+    def _loop(self, node: ast.For | ast.AsyncFor) -> None:
         for name in _target_names(node.target):
             self.bind(name.id, Opaque(), name.lineno)
         context = self.context()
@@ -827,7 +870,9 @@ class _Collector(WalkState):
         line = self._statement_line
         if self._in_fstring and not self._placed(node.func, self.span(node)):
             raise Unsupported("a call misplaced inside an f-string")
-        self.calls.append((node, callee, dotted.rpartition(".")[2], first, line, context))
+        # A name from a literal table is a literal name: the call once for each it can take.
+        for taken in (first,) if first is not None else self.table_names(node) or (None,):
+            self.calls.append((node, callee, dotted.rpartition(".")[2], taken, line, context))
         dynamic = callee in DYNAMIC_IMPORTERS or dotted in DYNAMIC_IMPORTERS
         argument = _imported_argument(node) if dynamic else None
         imported = _string(argument) if argument is not None else None
@@ -972,6 +1017,44 @@ def _exits_early(statement: ast.stmt) -> bool:
         isinstance(statement, ast.If) and not statement.orelse
         and isinstance(statement.body[-1], (ast.Return, ast.Raise))
     )
+
+
+def _table_bindings(statement: ast.stmt) -> list[tuple[str, Table | None]]:
+    """A module-level statement's bindings of names to literal displays (or to anything else:
+    None), for `module_tables`."""
+    if isinstance(statement, ast.Assign):
+        table = _ast_table(statement.value) if len(statement.targets) == 1 else None
+        return [(name.id, table) for target in statement.targets for name in _target_names(target)]
+    if isinstance(statement, (ast.AnnAssign, ast.AugAssign)) and isinstance(statement.target, ast.Name):
+        value = statement.value if isinstance(statement, ast.AnnAssign) else None
+        return [(statement.target.id, _ast_table(value) if value is not None else None)]
+    return []
+
+
+def _ast_table(node: ast.expr) -> Table | None:
+    """A tuple, list, set or dict display, its string entries."""
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        if any(isinstance(element, ast.Starred) for element in node.elts):
+            return Table(tuple((None, None) for _ in node.elts), is_dict=False)  # no index is sure
+        return Table(tuple((text, text) for text in map(_string, node.elts)), is_dict=False)
+    if isinstance(node, ast.Dict):
+        entries: list[tuple[str | int | None, str | None]] = []
+        for key, value in zip(node.keys, node.values):
+            if key is None:
+                return None  # `**other`: entries the display does not spell
+            entries.append((_ast_key(key), _string(value)))
+        return Table(tuple(entries), is_dict=True)
+    return None
+
+
+def _ast_key(node: ast.expr) -> str | int | None:
+    """A literal key or index: a string, or an integer (`-1` included; never a bool)."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _ast_key(node.operand)
+        return -inner if isinstance(inner, int) else None
+    if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
+        return node.value
+    return _string(node)
 
 
 def _target_names(target: ast.expr) -> list[ast.Name]:

@@ -7,9 +7,7 @@ qualified names only when some rule judges uses of imported names.
 from __future__ import annotations
 
 import ast
-import io
 import re
-import tokenize
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from typing import ClassVar, Literal
 
@@ -55,6 +53,10 @@ from import_policy.facts.records.model import (
 from import_policy.facts.cpython.loaders import loader_and_exports
 from import_policy.facts.cpython.reads import read_names
 from import_policy.facts.cst.reads import cst_read_names
+from import_policy.facts.cst.parse import parse_module
+from import_policy.facts.shared.deep import on_deep_stack, overflowed, retried
+from import_policy.facts.shared.tables import Table, looped, module_tables, subscripted
+from import_policy.facts.shared.decoded import python_text
 from import_policy.facts.source.syntax import newest_read
 from import_policy.facts.shared.usegate import UseGate, bound_imports, could_matter
 from import_policy.facts.shared.walkstate import (
@@ -78,7 +80,14 @@ def extract(
     use_gate: UseGate | None = None,
 ) -> FileFacts:
     """`use_gate`, when given, limits the uses recorded to those it lets through; scope and
-    qualified-name analysis (the dearest part) runs only if some use could pass it."""
+    qualified-name analysis (the dearest part) runs only if some use could pass it. A file
+    whose tree is deeper than Python's stack takes is walked on a deeper one (facts.shared.deep)."""
+    return retried(lambda: _extract(source, path, module, is_package, want_uses, use_gate))
+
+
+def _extract(
+    source: bytes, path: str, module: str | None, is_package: bool, want_uses: bool, use_gate: UseGate | None,
+) -> FileFacts:
     suppressions = comments.suppressions(source)
     parsed, lazy = newest_read(source, path)
     if isinstance(parsed, SyntaxErrorFact):
@@ -87,13 +96,13 @@ def extract(
         source = lazy.source  # the `lazy` keywords blanked, as CPython's tree was parsed
     try:
         # Syntax newer than this interpreter's: libcst's tree, parsed already, is the only one.
-        tree = parsed if isinstance(parsed, cst.Module) else cst.parse_module(source)
+        tree = parsed if isinstance(parsed, cst.Module) else parse_module(source)
     except cst.ParserSyntaxError as error:
         return FileFacts(
             path, module, is_package, suppressions=suppressions,
             syntax_error=SyntaxErrorFact(error.message, error.raw_line, error.raw_column + 1),
         )
-    except (RecursionError, MemoryError):
+    except MemoryError:
         return FileFacts(
             path, module, is_package, suppressions=suppressions,
             syntax_error=SyntaxErrorFact("the file is nested too deeply to parse", 1, 1),
@@ -111,7 +120,9 @@ def extract(
     try:
         # Names as Python binds them (`ｐickle` is `pickle`), for the facts and the scope analysis.
         tree, resized = normalized(tree, source)
-    except RecursionError:
+    except Exception as error:
+        if not overflowed(error) or not on_deep_stack():
+            raise  # walked again on a deeper stack
         return FileFacts(
             path, module, is_package, suppressions=suppressions,
             syntax_error=SyntaxErrorFact("the file is nested too deeply to analyse", 1, 1),
@@ -128,10 +139,13 @@ def extract(
             collector.read_names = cst_read_names(wrapper)
         if resized:  # positions count the rewritten code: moved back to the source's columns
             collector.columns = columns(resized, wrapper.resolve(PositionProvider))
+        collector.tables.module = module_tables([bound for line in tree.body for bound in _table_bindings(line)])
         wrapper.visit(collector)
         uses = _resolve_uses(wrapper, collector, use_gate) if want_uses else ()
         reads = _loads(wrapper, collector.candidate_reads)
-    except RecursionError:
+    except Exception as error:
+        if not overflowed(error) or not on_deep_stack():
+            raise  # walked again on a deeper stack
         return FileFacts(
             path, module, is_package, suppressions=suppressions,
             syntax_error=SyntaxErrorFact("the file is nested too deeply to analyse", 1, 1),
@@ -163,7 +177,7 @@ def extract(
 def _source_lines(source: bytes) -> list[str]:
     """The file's lines as CPython's extractor splits them (for a test's text)."""
     try:
-        text = source.decode(tokenize.detect_encoding(io.BytesIO(source).readline)[0])
+        text = python_text(source)
     except (SyntaxError, LookupError, UnicodeDecodeError):
         return []
     return re.split(r"\r\n|\r|\n", text)
@@ -585,7 +599,32 @@ class _Collector(WalkState, cst.CSTVisitor):
         value = Leaf("None", "None") if node.value is None else self.condition(node.value)
         self.returned(value, self.span_of(node).line)
 
+    def _table_names(self, args: Sequence[cst.Arg]) -> tuple[str, ...]:
+        """The strings the first positional argument takes from a literal table."""
+        if not args or args[0].keyword is not None or args[0].star:
+            return ()
+        argument = args[0].value
+        if isinstance(argument, cst.Name):
+            return self.tables.names_of(argument.value)
+        if isinstance(argument, cst.Subscript) and isinstance(argument.value, cst.Name) and len(argument.slice) == 1:
+            table = self.tables.module.get(argument.value.value)
+            index = argument.slice[0].slice
+            key = _key(index.value) if isinstance(index, cst.Index) else None
+            value = subscripted(table, key) if table is not None and key is not None else None
+            return (value,) if value is not None else ()
+        return ()
+
+    def _looped(self, node: cst.For) -> tuple[tuple[str, ...], ...]:
+        walked, method = node.iter, None
+        if isinstance(node.iter, cst.Call) and not node.iter.args and isinstance(node.iter.func, cst.Attribute):
+            walked, method = node.iter.func.value, node.iter.func.attr.value
+        table = self.tables.module.get(walked.value) if isinstance(walked, cst.Name) else _cst_table(walked)
+        if table is None or not isinstance(node.target, (cst.Name, cst.Tuple)):
+            return ()
+        return looped(table, method, len(node.target.elements) if isinstance(node.target, cst.Tuple) else 1)
+
     def _for(self, node: cst.For) -> None:
+        self.tables.enter_loop([name.value for name in _target_names(node.target)], self._looped(node))
         for name in _target_names(node.target):
             self.bind(name.value, Opaque(), self.span_of(name).line)
         walked = node.iter
@@ -599,6 +638,7 @@ class _Collector(WalkState, cst.CSTVisitor):
         self._loops.append((is_walk, package, self.context(), self.computed_imports))
 
     def leave_For(self, original_node: cst.For) -> None:
+        self.tables.leave_loop()
         is_walk, package, context, before = self._loops.pop()
         if is_walk:
             self.scanned(package, self.span_of(original_node).line, context, self.computed_imports - before)
@@ -813,7 +853,9 @@ class _Collector(WalkState, cst.CSTVisitor):
         span = self.span_of(node)
         context = self.context()
         line = self._statement_lines[-1]
-        self.calls.append(CallFact(callee, dotted.rpartition(".")[2], first, span, line, context))
+        # A name from a literal table is a literal name: the call once for each it can take.
+        for taken in (first,) if first is not None else self._table_names(node.args) or (None,):
+            self.calls.append(CallFact(callee, dotted.rpartition(".")[2], taken, span, line, context))
         dynamic = callee in DYNAMIC_IMPORTERS or dotted in DYNAMIC_IMPORTERS
         argument = _imported_argument(node.args) if dynamic else None
         imported = _string(argument) if argument is not None else None
@@ -971,6 +1013,50 @@ def _strings(node: cst.BaseExpression) -> tuple[str, ...] | None:
             return None
         out.append(evaluated)
     return tuple(out)
+
+
+def _table_bindings(line: cst.CSTNode) -> list[tuple[str, Table | None]]:
+    """A module-level statement's bindings of names to literal displays (or to anything else:
+    None), for `module_tables`."""
+    found: list[tuple[str, Table | None]] = []
+    for small in line.body if isinstance(line, cst.SimpleStatementLine) else ():
+        if isinstance(small, cst.Assign):
+            table = _cst_table(small.value) if len(small.targets) == 1 else None
+            found.extend((name.value, table) for target in small.targets for name in _target_names(target.target))
+        elif isinstance(small, (cst.AnnAssign, cst.AugAssign)) and isinstance(small.target, cst.Name):
+            value = small.value if isinstance(small, cst.AnnAssign) else None
+            found.append((small.target.value, _cst_table(value) if value is not None else None))
+    return found
+
+
+def _key(node: cst.BaseExpression) -> str | int | None:
+    """A literal key or index: a string, or a decimal integer (`-1` included)."""
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        inner = _key(node.expression)
+        return -inner if isinstance(inner, int) else None
+    if isinstance(node, cst.Integer):
+        try:
+            value = ast.literal_eval(node.value)
+        except (ValueError, SyntaxError):
+            return None
+        return value if isinstance(value, int) else None
+    return _string(node)
+
+
+def _cst_table(node: cst.BaseExpression) -> Table | None:
+    """A tuple, list, set or dict display, its string entries."""
+    if isinstance(node, (cst.Tuple, cst.List, cst.Set)):
+        if any(isinstance(element, cst.StarredElement) for element in node.elements):
+            return Table(tuple((None, None) for _ in node.elements), is_dict=False)  # no index is sure
+        return Table(tuple((text, text) for text in (_string(element.value) for element in node.elements)), is_dict=False)
+    if isinstance(node, cst.Dict):
+        entries: list[tuple[str | int | None, str | None]] = []
+        for element in node.elements:
+            if not isinstance(element, cst.DictElement):
+                return None  # `**other`: entries the display does not spell
+            entries.append((_key(element.key), _string(element.value)))
+        return Table(tuple(entries), is_dict=True)
+    return None
 
 
 def _target_names(target: cst.BaseExpression) -> list[cst.Name]:

@@ -36,6 +36,7 @@ import tokenize
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
+from import_policy.facts.cst.parse import parse_module
 from import_policy.facts.source.lazy import Lazy, refusal
 from import_policy.facts.records.model import SyntaxErrorFact
 
@@ -73,7 +74,7 @@ def _judge(source: bytes, refused: SyntaxErrorFact) -> cst.Module | SyntaxErrorF
     if _NEWER.search(source) is None or _too_deep(source):
         return refused
     try:
-        tree = cst.parse_module(source)
+        tree = parse_module(source)
     except cst.ParserSyntaxError as error:
         found = _LIBCST_AT.search(error.message)
         if found is not None:
@@ -102,7 +103,7 @@ def _explained(source: bytes, line: int, refused: SyntaxErrorFact) -> bool:
     and libcst's error is the file's first. Otherwise CPython's error is the one to report."""
     head = b"".join(source.splitlines(keepends=True)[: line - 1])
     try:
-        return _within(cst.parse_module(head), refused)
+        return _within(parse_module(head), refused)
     except (cst.ParserSyntaxError, RecursionError, MemoryError, UnicodeDecodeError, LookupError, ValueError, SyntaxError):
         return False
 

@@ -11,6 +11,7 @@ import re
 import tokenize
 
 from import_policy.facts.records.model import Suppressions
+from import_policy.facts.shared.decoded import python_text
 
 MARKER = b"import-policy:"
 _DIRECTIVE = re.compile(r"import-policy:\s*ignore(?P<file>-file)?(?:\[(?P<rules>[^\]]*)\])?")
@@ -33,7 +34,8 @@ def suppressions(source: bytes) -> Suppressions:
     whole_file = False
     lines: dict[int, frozenset[str]] = {}
     try:
-        for token in tokenize.tokenize(io.BytesIO(source).readline):
+        # Read as CPython reads the file: a comment's undecodable bytes do not end the reading.
+        for token in tokenize.generate_tokens(io.StringIO(python_text(source)).readline):
             if token.type != tokenize.COMMENT:
                 continue
             directive = parse_directive(token.string)

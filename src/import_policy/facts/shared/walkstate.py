@@ -16,6 +16,7 @@ from import_policy.facts.records.model import (
     Value,
 )
 from import_policy.facts.shared.identifiers import normal
+from import_policy.facts.shared.tables import Tables
 from import_policy.facts.shared.typecheck import is_type_checking_only
 
 # Calls whose first argument (or `name=`), a string, is a module imported by name.
@@ -143,6 +144,8 @@ class WalkState:
         self.read_names: frozenset[str] | None = None
         # For each open handler that catches a failed import: what its `try:` body imported.
         self.fallbacks: list[tuple[str, ...]] = []
+        # Literal tables and the loop variables that take their strings (facts.shared.tables).
+        self.tables = Tables()
 
     def module_level(self) -> bool:
         """At module level proper: not in a function, not in a class body."""

@@ -17,6 +17,7 @@ import sys
 import warnings
 from typing import TYPE_CHECKING
 
+from import_policy.facts.shared.deep import python_limit
 from import_policy.facts.source.lazy import Lazy, blank_lazy, misplaced
 from import_policy.facts.source.longnames import shorten_names
 from import_policy.facts.records.model import SyntaxErrorFact
@@ -94,7 +95,8 @@ def _compile(source: bytes, path: str) -> ast.Module | SyntaxErrorFact:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            tree = compile(source, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+            with python_limit():
+                tree = compile(source, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
     except SyntaxError as error:
         # CPython gives offset -1 (or None) for a bad coding cookie; positions start at 1.
         return SyntaxErrorFact(error.msg, max(error.lineno or 1, 1), max(error.offset or 1, 1))

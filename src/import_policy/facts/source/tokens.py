@@ -7,6 +7,8 @@ import io
 import tokenize
 from dataclasses import dataclass
 
+from import_policy.facts.shared.decoded import python_encoding, python_text
+
 # Neither starts nor ends a statement: the passes look past them.
 _SKIPPED = frozenset({tokenize.NL, tokenize.COMMENT})
 
@@ -27,8 +29,10 @@ def significant(source: bytes) -> Tokens | None:
     """The tokens of `source` but comments and blank lines; None when it does not tokenize
     (then the parser says what is wrong)."""
     try:
-        tokens = [t for t in tokenize.tokenize(io.BytesIO(source).readline) if t.type not in _SKIPPED]
-        encoding = tokenize.detect_encoding(io.BytesIO(source).readline)[0]
+        encoding = python_encoding(source)
+        # Read as CPython reads it: bytes its encoding cannot decode only in comments.
+        text = python_text(source)
+        tokens = [t for t in tokenize.generate_tokens(io.StringIO(text).readline) if t.type not in _SKIPPED]
     except (SyntaxError, tokenize.TokenError, LookupError, UnicodeDecodeError, ValueError):
         return None
     starts = [0]
