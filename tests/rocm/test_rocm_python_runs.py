@@ -390,3 +390,41 @@ def test_find_spec_of_a_name_from_a_literal_table_loads_its_parent(
     found = json.loads(out)["diagnostics"]
     assert [d["line"] for d in found] == lines, out + err
     assert {name for name in heavy for d in found if f"`{name}`" in str(d["message"])} == loaded
+
+
+# A literal name passed through a project function: the loop's name (or a string literal) is the
+# argument of a helper, in the same module or another, whose body `find_spec`s its parameter.
+PASSED_CHECKS = """\
+import importlib.util
+
+
+def check(n):
+    return importlib.util.find_spec(n) is not None
+"""
+PASSED_APP = """\
+from app.checks import check
+
+
+def helper(name):
+    return check(name)
+
+
+for name in ("cutlass.cute", "os.path"):
+    check(name)
+
+OK = helper("aiter.ops")
+"""
+
+
+def test_find_spec_of_a_literal_name_passed_through_project_functions_loads_its_parent(project: Project) -> None:
+    heavy = ("aiter", "cutlass")
+    standins = {f"_standins/{name}/__init__.py": f"import _loaded\n_loaded.add({name!r})\n" for name in heavy}
+    standins.update({"_standins/cutlass/cute.py": "", "_standins/aiter/ops.py": ""})
+    write(project, {**standins, "app/__init__.py": "from app import main\n", "app/checks.py": PASSED_CHECKS, "app/main.py": PASSED_APP})
+    project.config(POLICY.replace("{transformer_engine: CUDA-only}", "[" + ", ".join(heavy) + "]"))
+    assert loaded_by_python(project.root) == set(heavy)
+    code, out, err = project.run("check", "--no-cache", "--format", "json", "--select", "heavy-import-reachable", "app")
+    found = json.loads(out)["diagnostics"]
+    assert [(d["path"], d["line"]) for d in found] == [("app/main.py", 9), ("app/main.py", 11)], out + err
+    assert "`cutlass`" in str(found[0]["message"]) and 'check() -> find_spec("cutlass.cute")' in str(found[0]["message"]), out
+    assert "`aiter`" in str(found[1]["message"]) and 'helper() -> check() -> find_spec("aiter.ops")' in str(found[1]["message"]), out

@@ -12,7 +12,7 @@ probes one, or a decorator from a heavy module.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal, Optional, TypeVar, Union
 
 from import_policy.facts.records.model import (
@@ -113,7 +113,8 @@ class Project:
         self.unparsed: dict[str, SyntaxErrorFact] = {}
         self._sites: dict[str, list[HeavySite]] = {}
         self._edges: dict[str, list[Link]] = {}
-        self._witnesses: dict[Target, tuple[_Witness, ...] | None] = {}
+        # By target and the literal passed as its first positional argument (`CallFact.parameter`).
+        self._witnesses: dict[tuple[Target, str | None], tuple[_Witness, ...] | None] = {}
         self._scans: dict[Target, tuple[str, ...]] = {}
         self._body_imports: dict[Target, tuple[str, ...]] = {}
         self._mros: dict[ClassKey, tuple[ClassKey, ...]] = {}
@@ -206,12 +207,14 @@ class Project:
         memo[key] = found
         return found
 
-    def witness(self, target: Target, depth: int = 0) -> tuple[_Witness, ...] | None:
+    def witness(self, target: Target, depth: int = 0, passed: str | None = None) -> tuple[_Witness, ...] | None:
         """The heavy modules calling the function imports on the platform, each with the calls through
-        which it does first, in the order the body runs them; None for none."""
-        return self._memo(self._witnesses, "witness", target, depth, None, lambda: self._witness(target, depth))
+        which it does first, in the order the body runs them; None for none. `passed`: a literal
+        the call gives its first positional parameter (a plain function's), for `find_spec` on it."""
+        key = (target, passed)
+        return self._memo(self._witnesses, "witness", key, depth, None, lambda: self._witness(target, depth, passed))
 
-    def _witness(self, target: Target, depth: int) -> tuple[_Witness, ...] | None:
+    def _witness(self, target: Target, depth: int, passed: str | None) -> tuple[_Witness, ...] | None:
         found: list[_Witness] = []
         key, receiver = target
         path = key[0]
@@ -226,10 +229,16 @@ class Project:
                     name = fact.module if fact.kind == "from" and is_heavy(self.question, fact.module) else fact.name
                     inner = ((name, (f"try: import {name}" if fact.probe else f"import {name}",), ()),)
             else:
+                if passed is not None and fact.parameter == 0 and fact.first_string is None and not self._probe(fact):
+                    fact = replace(fact, first_string=passed)  # `find_spec(n)`, `check(n)`: the literal passed
                 inner = self._call_witness(fact, path, depth + 1, receiver)
             unjudged = self.judge.unjudged(fact.context, path) if inner else ()
             found.extend((heavy, steps, _joined(unjudged, tests)) for heavy, steps, tests in inner or ())
         return _each_once(found)
+
+    def _probe(self, call: CallFact) -> bool:
+        """A configured probe's call (its argument is followed only where written as a literal)."""
+        return any(probe in (call.tail, call.callee) for probe, _ in self.question.probes)
 
     def _call_witness(
         self, call: CallFact, path: str, depth: int, receiver: ClassKey | None = None,
@@ -241,7 +250,8 @@ class Project:
             return ((parent, (f'{call.tail}("{call.first_string}")',), ()),)
         found: list[_Witness] = []
         for target in self.targets(call.callee, path, call.context.function, receiver):
-            for heavy, steps, tests in self.witness(target, depth) or ():
+            passed = call.first_string if target[1] is None else None  # a method's first is `self`
+            for heavy, steps, tests in self.witness(target, depth, passed) or ():
                 found.append((heavy, (f"{call.tail}()", *steps), tests))
         return _each_once(found)
 

@@ -46,7 +46,7 @@ from import_policy.facts.records.model import (
 from import_policy.facts.cpython import uses_ast
 from import_policy.facts.shared.identifiers import NAME, normal, spelled_at
 from import_policy.facts.cpython.loaders import loader_and_exports
-from import_policy.facts.records.kept import CallFilter, kept_calls
+from import_policy.facts.records.kept import CallFilter, is_kept, kept_calls
 from import_policy.facts.cpython.reads import read_names
 from import_policy.facts.shared.deep import on_deep_stack, retried
 from import_policy.facts.shared.tables import Table, looped, module_tables, subscripted
@@ -198,9 +198,9 @@ def _collect(
     kept = keeps(facts) if keeps is not None else None
     # A call is placed only when kept: most of a file's calls matter to no reader.
     calls = [
-        CallFact(callee, tail, first, collector.span(node), line, context)
-        for node, callee, tail, first, line, context in collector.calls
-        if kept is None or first is not None or kept(callee)
+        CallFact(callee, tail, first, collector.span(node), line, context, parameter)
+        for node, callee, tail, first, line, context, parameter in collector.calls
+        if kept is None or is_kept(callee, first, parameter, kept)
     ]
     facts = replace(facts, calls=tuple(sorted(calls, key=position)))
     return facts, collector, parsed
@@ -258,7 +258,7 @@ class _Collector(WalkState):
         self.sites: list[tuple[ast.Name | ast.Attribute, int, Context, bool]] = []
         # Each call of a dotted callee: (node, callee, tail, first string argument, statement
         # line, context); placed (`span`) only if the file's reader keeps it.
-        self.calls: list[tuple[ast.Call, str, str, str | None, int, Context]] = []
+        self.calls: list[tuple[ast.Call, str, str, str | None, int, Context, int | None]] = []
         self.decorators: list[DecoratorFact] = []
         self.functions: list[FunctionFact] = []
         self.classes: list[ClassFact] = []
@@ -542,6 +542,7 @@ class _Collector(WalkState):
         self.functions.append(
             FunctionFact(".".join([*self.names, node.name]), node.lineno, self.context(), _globals(node.body))
         )
+        self.parameters[".".join([*self.names, node.name])] = _parameters(node)
         self.type_params(node)
         self.decorators_of(node.decorator_list)
         self.arguments(node.args)
@@ -871,8 +872,10 @@ class _Collector(WalkState):
         if self._in_fstring and not self._placed(node.func, self.span(node)):
             raise Unsupported("a call misplaced inside an f-string")
         # A name from a literal table is a literal name: the call once for each it can take.
+        named = node.args[0].id if node.args and isinstance(node.args[0], ast.Name) else None
+        parameter = self.parameter_of(callee, named) if first is None else None
         for taken in (first,) if first is not None else self.table_names(node) or (None,):
-            self.calls.append((node, callee, dotted.rpartition(".")[2], taken, line, context))
+            self.calls.append((node, callee, dotted.rpartition(".")[2], taken, line, context, parameter))
         dynamic = callee in DYNAMIC_IMPORTERS or dotted in DYNAMIC_IMPORTERS
         argument = _imported_argument(node) if dynamic else None
         imported = _string(argument) if argument is not None else None
@@ -1017,6 +1020,24 @@ def _exits_early(statement: ast.stmt) -> bool:
         isinstance(statement, ast.If) and not statement.orelse
         and isinstance(statement.body[-1], (ast.Return, ast.Raise))
     )
+
+
+def _parameters(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str | None, ...]:
+    """The positional parameters, None for one the body binds again (or a nested scope names)."""
+    rebound = {
+        name.id for inner in node.body for name in ast.walk(inner)
+        if isinstance(name, ast.Name) and not isinstance(name.ctx, ast.Load)
+    } | {
+        str(bound) for inner in node.body for scoped in ast.walk(inner)
+        for bound in getattr(scoped, "names", ()) if isinstance(bound, str)  # global, nonlocal
+    } | {
+        scoped.name for inner in node.body for scoped in ast.walk(inner)
+        if isinstance(scoped, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and scoped.name
+    } | {
+        (alias.asname or alias.name).partition(".")[0] for inner in node.body for alias in ast.walk(inner)
+        if isinstance(alias, ast.alias)
+    }
+    return tuple(None if a.arg in rebound else a.arg for a in [*node.args.posonlyargs, *node.args.args])
 
 
 def _table_bindings(statement: ast.stmt) -> list[tuple[str, Table | None]]:

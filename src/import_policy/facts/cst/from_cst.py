@@ -357,6 +357,7 @@ class _Collector(WalkState, cst.CSTVisitor):
             self._statement_lines.pop()
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.parameters[".".join([*self.names, node.name.value])] = _parameters(node)
         self.functions.append(
             FunctionFact(
                 ".".join([*self.names, node.name.value]), self.span_of(node.name).line, self.context(),
@@ -854,8 +855,10 @@ class _Collector(WalkState, cst.CSTVisitor):
         context = self.context()
         line = self._statement_lines[-1]
         # A name from a literal table is a literal name: the call once for each it can take.
+        named = _first_name(node.args)
+        parameter = self.parameter_of(callee, named) if first is None else None
         for taken in (first,) if first is not None else self._table_names(node.args) or (None,):
-            self.calls.append(CallFact(callee, dotted.rpartition(".")[2], taken, span, line, context))
+            self.calls.append(CallFact(callee, dotted.rpartition(".")[2], taken, span, line, context, parameter))
         dynamic = callee in DYNAMIC_IMPORTERS or dotted in DYNAMIC_IMPORTERS
         argument = _imported_argument(node.args) if dynamic else None
         imported = _string(argument) if argument is not None else None
@@ -1086,6 +1089,46 @@ def _main_side(node: cst.BaseExpression) -> str | None:
     if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)) and node.evaluated_value == "__main__":
         return "main"
     return None
+
+
+def _first_name(args: Sequence[cst.Arg]) -> str | None:
+    if not args or args[0].keyword is not None or args[0].star or not isinstance(args[0].value, cst.Name):
+        return None
+    return args[0].value.value
+
+
+def _parameters(node: cst.FunctionDef) -> tuple[str | None, ...]:
+    """The positional parameters, None for one the body binds again (or a nested scope names)."""
+    rebound: set[str] = set()
+    pending: list[cst.CSTNode] = [node.body]
+    while pending:
+        inner = pending.pop()
+        pending.extend(inner.children)
+        bound: Sequence[cst.CSTNode | None] = ()
+        if isinstance(inner, (cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor, cst.NamedExpr)):
+            bound = (inner.target,)
+        elif isinstance(inner, (cst.AsName, cst.Global, cst.Nonlocal, cst.Del)):
+            bound = (inner,)
+        elif isinstance(inner, cst.ImportAlias) and inner.asname is None:
+            rebound.add((get_full_name_for_node(inner.name) or "").partition(".")[0])  # `import a.b` binds `a`
+        elif isinstance(inner, (cst.FunctionDef, cst.ClassDef, cst.MatchAs, cst.MatchStar)):
+            bound = (inner.name,)
+        for part in bound:
+            rebound.update(_names_in(part) if part is not None else ())
+    return tuple(
+        None if param.name.value in rebound else param.name.value for param in [*node.params.posonly_params, *node.params.params]
+    )
+
+
+def _names_in(node: cst.CSTNode) -> set[str]:
+    """Every name written under the node (a binding's target: more than it binds is safe)."""
+    found, pending = set(), [node]
+    while pending:
+        inner = pending.pop()
+        pending.extend(inner.children)
+        if isinstance(inner, cst.Name):
+            found.add(inner.value)
+    return found
 
 
 def _first_string(args: Sequence[cst.Arg]) -> str | None:

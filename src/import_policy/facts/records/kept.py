@@ -13,10 +13,19 @@ from import_policy.facts.records.model import FileFacts
 CallFilter = Callable[[FileFacts], Callable[[str], bool]]
 
 
+# `find_spec(n)` on a function's parameter: the literal a caller passes is followed to it.
+FIND_SPEC = "importlib.util.find_spec"
+
+
+def is_kept(callee: str, first: str | None, parameter: int | None, kept: Callable[[str], bool]) -> bool:
+    """A call with a string first argument, `find_spec` on a parameter, or a callee kept."""
+    return first is not None or (parameter is not None and callee == FIND_SPEC) or kept(callee)
+
+
 def kept_calls(facts: FileFacts, keeps: CallFilter | None) -> FileFacts:
     """The facts with only the calls `keeps` keeps."""
     if keeps is None:
         return facts
     kept = keeps(facts)
-    calls = tuple(call for call in facts.calls if call.first_string is not None or kept(call.callee))
+    calls = tuple(call for call in facts.calls if is_kept(call.callee, call.first_string, call.parameter, kept))
     return replace(facts, calls=calls) if len(calls) < len(facts.calls) else facts

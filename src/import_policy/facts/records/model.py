@@ -190,6 +190,9 @@ class CallFact:
     span: Span
     statement_line: int
     context: Context
+    # The first argument is the enclosing function's positional parameter at this index (never
+    # rebound in it): a call of the function with a literal there passes it on (`find_spec(n)`).
+    parameter: int | None = None
 
 
 @dataclass(frozen=True)

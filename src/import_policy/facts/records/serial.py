@@ -88,6 +88,7 @@ def to_json(facts: FileFacts) -> Json:
         ],
         "calls": [
             [c.callee, c.tail, c.first_string, _span(c.span), c.statement_line, ctx(c.context)]
+            + ([c.parameter] if c.parameter is not None else [])
             for c in facts.calls
         ],
         "decorators": [
@@ -233,6 +234,15 @@ def _loader_of(value: Json) -> LoaderFact | None:
     )
 
 
+def _call(value: list[Json], ctx: Callable[[Json], Context]) -> CallFact:
+    """A call: six parts, and a seventh (the parameter passed to `find_spec`) when it has one."""
+    if len(value) not in (6, 7):
+        raise ValueError("expected a list of 6 or 7")
+    callee, tail, first, span, line, ctx_index = value[:6]
+    parameter = _int(value[6]) if len(value) == 7 else None
+    return CallFact(_str(callee), _str(tail), _opt_str(first), _span_of(span), _int(line), ctx(ctx_index), parameter)
+
+
 def from_json(value: Json) -> FileFacts:
     if not isinstance(value, dict):
         raise ValueError("expected an object")
@@ -257,8 +267,7 @@ def from_json(value: Json) -> FileFacts:
             for names, root, span, line, ctx_index in (_list(v, 5) for v in _list(value["uses"]))
         ),
         calls=tuple(
-            CallFact(_str(callee), _str(tail), _opt_str(first), _span_of(span), _int(line), ctx(ctx_index))
-            for callee, tail, first, span, line, ctx_index in (_list(v, 6) for v in _list(value["calls"]))
+            _call(_list(call), ctx) for call in _list(value["calls"])
         ),
         decorators=tuple(
             DecoratorFact(tuple(_str(q) for q in _list(names)), _span_of(span), _int(line), ctx(ctx_index))

@@ -146,6 +146,17 @@ class WalkState:
         self.fallbacks: list[tuple[str, ...]] = []
         # Literal tables and the loop variables that take their strings (facts.shared.tables).
         self.tables = Tables()
+        # Each function's positional parameters, a rebound one as None (`CallFact.parameter`).
+        self.parameters: dict[str, tuple[str | None, ...]] = {}
+
+    def parameter_of(self, callee: str, argument: str | None) -> int | None:
+        """A call given the enclosing function's positional parameter `n` (never rebound) first:
+        its index (`find_spec(n)`, or `check(n)` passing it on)."""
+        function = self.context().function
+        if argument is None or function is None:
+            return None
+        names = self.parameters.get(function, ())
+        return names.index(argument) if argument in names else None
 
     def module_level(self) -> bool:
         """At module level proper: not in a function, not in a class body."""
