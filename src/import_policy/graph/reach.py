@@ -236,6 +236,12 @@ class Project:
             found.extend((heavy, steps, _joined(unjudged, tests)) for heavy, steps, tests in inner or ())
         return _each_once(found)
 
+    def _forwards(self, target: Target) -> bool:
+        """Whether the function's body calls something with its first parameter first."""
+        file = self._file(target[0][0])
+        bodies = file.bodies.get(target[0][1], ()) if file is not None else ()
+        return any(isinstance(fact, CallFact) and fact.parameter == 0 for fact in bodies)
+
     def _probe(self, call: CallFact) -> bool:
         """A configured probe's call (its argument is followed only where written as a literal)."""
         return any(probe in (call.tail, call.callee) for probe, _ in self.question.probes)
@@ -250,7 +256,8 @@ class Project:
             return ((parent, (f'{call.tail}("{call.first_string}")',), ()),)
         found: list[_Witness] = []
         for target in self.targets(call.callee, path, call.context.function, receiver):
-            passed = call.first_string if target[1] is None else None  # a method's first is `self`
+            # A method's first parameter is `self`; a function that passes nothing on shares one witness.
+            passed = call.first_string if target[1] is None and self._forwards(target) else None
             for heavy, steps, tests in self.witness(target, depth, passed) or ():
                 found.append((heavy, (f"{call.tail}()", *steps), tests))
         return _each_once(found)

@@ -1104,31 +1104,28 @@ def _parameters(node: cst.FunctionDef) -> tuple[str | None, ...]:
     while pending:
         inner = pending.pop()
         pending.extend(inner.children)
-        bound: Sequence[cst.CSTNode | None] = ()
-        if isinstance(inner, (cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor, cst.NamedExpr)):
-            bound = (inner.target,)
-        elif isinstance(inner, (cst.AsName, cst.Global, cst.Nonlocal, cst.Del)):
-            bound = (inner,)
+        if isinstance(inner, (cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor, cst.NamedExpr, cst.Del)):
+            rebound.update(_target_binds(inner.target))
+        elif isinstance(inner, cst.AsName):
+            rebound.update(_target_binds(inner.name))
+        elif isinstance(inner, (cst.Global, cst.Nonlocal)):
+            rebound.update(item.name.value for item in inner.names)
         elif isinstance(inner, cst.ImportAlias) and inner.asname is None:
             rebound.add((get_full_name_for_node(inner.name) or "").partition(".")[0])  # `import a.b` binds `a`
-        elif isinstance(inner, (cst.FunctionDef, cst.ClassDef, cst.MatchAs, cst.MatchStar)):
-            bound = (inner.name,)
-        for part in bound:
-            rebound.update(_names_in(part) if part is not None else ())
+        elif isinstance(inner, (cst.FunctionDef, cst.ClassDef, cst.MatchAs, cst.MatchStar)) and inner.name is not None:
+            rebound.add(inner.name.value)
     return tuple(
         None if param.name.value in rebound else param.name.value for param in [*node.params.posonly_params, *node.params.params]
     )
 
 
-def _names_in(node: cst.CSTNode) -> set[str]:
-    """Every name written under the node (a binding's target: more than it binds is safe)."""
-    found, pending = set(), [node]
-    while pending:
-        inner = pending.pop()
-        pending.extend(inner.children)
-        if isinstance(inner, cst.Name):
-            found.add(inner.value)
-    return found
+def _target_binds(target: cst.BaseExpression) -> set[str]:
+    """The names a target binds (as `ast` stores them): `n`, `a, (b, *c)`; none in `x[n]`, `x.n`."""
+    if isinstance(target, cst.Name):
+        return {target.value}
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return {name for element in target.elements for name in _target_binds(element.value)}
+    return set()
 
 
 def _first_string(args: Sequence[cst.Arg]) -> str | None:
