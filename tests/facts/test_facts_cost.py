@@ -70,3 +70,43 @@ def test_scope_analysis_only_when_a_use_could_be_judged(
 def test_without_a_gate_every_use_is_recorded(rules: list[ImportRule]) -> None:
     facts = extract(b"import torch\ntorch.ones(1)\n", "m.py", "m", False, want_uses=True)
     assert [(u.root, u.qualified_names) for u in facts.uses] == [("torch", ("torch.ones",))]
+
+
+# Each function's parameters, and a call passing one on: only such a function's body is walked
+# for what it binds again, and with a reader that keeps few calls, only for a call it keeps.
+PASSING = """\
+def plain(a, b):
+    return len(total)
+
+def outer(n):
+    def inner(m):
+        return m + 1
+    return probe(n)
+
+def rebinding(n):
+    n = n.strip()
+    return probe(n)
+"""
+
+
+def test_a_body_is_walked_for_its_bindings_only_when_a_kept_call_passes_a_parameter(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from import_policy.facts.cpython import from_ast
+
+    walked: list[int] = []
+    rebound = from_ast._rebound
+
+    def counting(body: list[object]) -> set[str]:
+        walked.append(1)
+        return rebound(body)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(from_ast, "_rebound", counting)
+    facts = from_ast.extract(PASSING.encode(), "m.py", "m", False)
+    assert facts is not None
+    assert [(c.callee, c.parameter) for c in facts.calls if c.callee == "probe"] == [("probe", 0), ("probe", None)]
+    assert len(walked) == 2  # `outer` and `rebinding`; `plain` passes no parameter, `inner` calls nothing
+    walked.clear()
+    lean = from_ast.extract(PASSING.encode(), "m.py", "m", False, keeps=lambda facts: lambda callee: False)
+    assert lean is not None and lean.calls == ()
+    assert walked == []  # no call kept: no body walked

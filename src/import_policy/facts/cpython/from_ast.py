@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import Any, Literal
 
@@ -46,7 +46,7 @@ from import_policy.facts.records.model import (
 from import_policy.facts.cpython import uses_ast
 from import_policy.facts.shared.identifiers import NAME, normal, spelled_at
 from import_policy.facts.cpython.loaders import loader_and_exports
-from import_policy.facts.records.kept import CallFilter, is_kept, kept_calls
+from import_policy.facts.records.kept import FIND_SPEC, CallFilter, is_kept, kept_calls
 from import_policy.facts.cpython.reads import read_names
 from import_policy.facts.shared.deep import on_deep_stack, retried
 from import_policy.facts.shared.tables import Table, looped, module_tables, subscripted
@@ -54,11 +54,13 @@ from import_policy.facts.shared.decoded import python_text
 from import_policy.facts.source.syntax import newest_read
 from import_policy.facts.shared.usegate import UseGate, bound_imports, could_matter
 from import_policy.facts.shared.walkstate import (
-    DYNAMIC_IMPORTERS, IMPORT_CATCHERS, IMPORTED_NAME, PACKAGE_WALKERS, WalkState, compared, entry_leaf, entry_name,
-    getattr_leaf, written,
+    DYNAMIC_IMPORTERS, IMPORT_CATCHERS, IMPORTED_NAME, PACKAGE_WALKERS, Parameters, WalkState, compared, entry_leaf,
+    entry_name, getattr_leaf, written,
 )
 
 
+# Nodes whose `name` a function body binds (`MatchAs`, `MatchStar` and a handler may have none).
+_SCOPED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.ExceptHandler, ast.MatchAs, ast.MatchStar)
 _COMPOUND = (
     ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try,
     ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Match,
@@ -196,12 +198,13 @@ def _collect(
     if loader is not None or exports:
         facts = replace(facts, loader=loader, exports=exports)
     kept = keeps(facts) if keeps is not None else None
-    # A call is placed only when kept: most of a file's calls matter to no reader.
-    calls = [
-        CallFact(callee, tail, first, collector.span(node), line, context, parameter)
-        for node, callee, tail, first, line, context, parameter in collector.calls
-        if kept is None or is_kept(callee, first, parameter, kept)
-    ]
+    # A call is placed only when kept, and its parameter told only then: most of a file's
+    # calls matter to no reader.
+    calls = []
+    for node, callee, tail, first, line, context, passing in collector.calls:
+        parameter = passing() if passing is not None and (kept is None or callee == FIND_SPEC or kept(callee)) else None
+        if kept is None or is_kept(callee, first, parameter, kept):
+            calls.append(CallFact(callee, tail, first, collector.span(node), line, context, parameter))
     facts = replace(facts, calls=tuple(sorted(calls, key=position)))
     return facts, collector, parsed
 
@@ -258,7 +261,7 @@ class _Collector(WalkState):
         self.sites: list[tuple[ast.Name | ast.Attribute, int, Context, bool]] = []
         # Each call of a dotted callee: (node, callee, tail, first string argument, statement
         # line, context); placed (`span`) only if the file's reader keeps it.
-        self.calls: list[tuple[ast.Call, str, str, str | None, int, Context, int | None]] = []
+        self.calls: list[tuple[ast.Call, str, str, str | None, int, Context, Callable[[], int | None] | None]] = []
         self.decorators: list[DecoratorFact] = []
         self.functions: list[FunctionFact] = []
         self.classes: list[ClassFact] = []
@@ -873,9 +876,9 @@ class _Collector(WalkState):
             raise Unsupported("a call misplaced inside an f-string")
         # A name from a literal table is a literal name: the call once for each it can take.
         named = node.args[0].id if node.args and isinstance(node.args[0], ast.Name) else None
-        parameter = self.parameter_of(callee, named) if first is None else None
+        passing = self.passing(named) if first is None else None
         for taken in (first,) if first is not None else self.table_names(node) or (None,):
-            self.calls.append((node, callee, dotted.rpartition(".")[2], taken, line, context, parameter))
+            self.calls.append((node, callee, dotted.rpartition(".")[2], taken, line, context, passing))
         dynamic = callee in DYNAMIC_IMPORTERS or dotted in DYNAMIC_IMPORTERS
         argument = _imported_argument(node) if dynamic else None
         imported = _string(argument) if argument is not None else None
@@ -1022,22 +1025,27 @@ def _exits_early(statement: ast.stmt) -> bool:
     )
 
 
-def _parameters(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str | None, ...]:
-    """The positional parameters, None for one the body binds again (or a nested scope names)."""
-    rebound = {
-        name.id for inner in node.body for name in ast.walk(inner)
-        if isinstance(name, ast.Name) and not isinstance(name.ctx, ast.Load)
-    } | {
-        str(bound) for inner in node.body for scoped in ast.walk(inner)
-        for bound in getattr(scoped, "names", ()) if isinstance(bound, str)  # global, nonlocal
-    } | {
-        scoped.name for inner in node.body for scoped in ast.walk(inner)
-        if isinstance(scoped, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and scoped.name
-    } | {
-        (alias.asname or alias.name).partition(".")[0] for inner in node.body for alias in ast.walk(inner)
-        if isinstance(alias, ast.alias)
-    }
-    return tuple(None if a.arg in rebound else a.arg for a in [*node.args.posonlyargs, *node.args.args])
+def _parameters(node: ast.FunctionDef | ast.AsyncFunctionDef) -> Parameters:
+    """The positional parameters; which the body binds again is read when first asked."""
+    return Parameters(tuple(a.arg for a in [*node.args.posonlyargs, *node.args.args]), lambda: _rebound(node.body))
+
+
+def _rebound(body: list[ast.stmt]) -> set[str]:
+    """Names a function body binds (nested scopes included): stored or deleted names, `global`
+    and `nonlocal` names, what `def`, `class`, `except ... as`, a match capture and an import bind."""
+    rebound: set[str] = set()
+    for inner in body:
+        for node in ast.walk(inner):
+            if isinstance(node, ast.Name):
+                if not isinstance(node.ctx, ast.Load):
+                    rebound.add(node.id)
+            elif isinstance(node, (ast.Global, ast.Nonlocal)):
+                rebound.update(node.names)
+            elif isinstance(node, ast.alias):
+                rebound.add((node.asname or node.name).partition(".")[0])
+            elif isinstance(node, _SCOPED) and node.name:
+                rebound.add(node.name)
+    return rebound
 
 
 def _table_bindings(statement: ast.stmt) -> list[tuple[str, Table | None]]:

@@ -60,8 +60,8 @@ from import_policy.facts.shared.decoded import python_text
 from import_policy.facts.source.syntax import newest_read
 from import_policy.facts.shared.usegate import UseGate, bound_imports, could_matter
 from import_policy.facts.shared.walkstate import (
-    DYNAMIC_IMPORTERS, IMPORT_CATCHERS, IMPORTED_NAME, PACKAGE_WALKERS, WalkState, compared, entry_leaf, entry_name,
-    getattr_leaf, written,
+    DYNAMIC_IMPORTERS, IMPORT_CATCHERS, IMPORTED_NAME, PACKAGE_WALKERS, Parameters, WalkState, compared, entry_leaf,
+    entry_name, getattr_leaf, written,
 )
 
 # A possible use: the chain, its root name, span, statement line, context.
@@ -1097,10 +1097,16 @@ def _first_name(args: Sequence[cst.Arg]) -> str | None:
     return args[0].value.value
 
 
-def _parameters(node: cst.FunctionDef) -> tuple[str | None, ...]:
-    """The positional parameters, None for one the body binds again (or a nested scope names)."""
+def _parameters(node: cst.FunctionDef) -> Parameters:
+    """The positional parameters; which the body binds again is read when first asked."""
+    names = tuple(param.name.value for param in [*node.params.posonly_params, *node.params.params])
+    return Parameters(names, lambda: _rebound(node.body))
+
+
+def _rebound(body: cst.BaseSuite) -> set[str]:
+    """Names a function body binds (nested scopes included), as `ast`'s reading has them."""
     rebound: set[str] = set()
-    pending: list[cst.CSTNode] = [node.body]
+    pending: list[cst.CSTNode] = [body]
     while pending:
         inner = pending.pop()
         pending.extend(inner.children)
@@ -1114,9 +1120,7 @@ def _parameters(node: cst.FunctionDef) -> tuple[str | None, ...]:
             rebound.add((get_full_name_for_node(inner.name) or "").partition(".")[0])  # `import a.b` binds `a`
         elif isinstance(inner, (cst.FunctionDef, cst.ClassDef, cst.MatchAs, cst.MatchStar)) and inner.name is not None:
             rebound.add(inner.name.value)
-    return tuple(
-        None if param.name.value in rebound else param.name.value for param in [*node.params.posonly_params, *node.params.params]
-    )
+    return rebound
 
 
 def _target_binds(target: cst.BaseExpression) -> set[str]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import tokenize
+from collections.abc import Callable
 from dataclasses import replace
 
 from import_policy.facts.records.model import (
@@ -114,6 +115,28 @@ def getattr_leaf(owner: str | None, name: str | None) -> Leaf | None:
     return Leaf(name, f"{owner}.{name}", False, True)
 
 
+
+class Parameters:
+    """A function's positional parameters. Which of them its body binds again (or a nested
+    scope names) is worked out the first time a call passes one of them on: walking every
+    function's body for it cost more than the rest of the extraction."""
+
+    __slots__ = ("names", "_rebound", "_bound")
+
+    def __init__(self, names: tuple[str, ...], rebound: Callable[[], set[str]]) -> None:
+        self.names = names
+        self._rebound = rebound
+        self._bound: set[str] | None = None
+
+    def index(self, argument: str) -> int | None:
+        """The position of the parameter `argument`, None when it is none or is rebound."""
+        if argument not in self.names:
+            return None
+        if self._bound is None:
+            self._bound = self._rebound()
+        return None if argument in self._bound else self.names.index(argument)
+
+
 class WalkState:
     def __init__(self) -> None:
         super().__init__()  # the other base of libcst's collector: its visitor
@@ -146,17 +169,25 @@ class WalkState:
         self.fallbacks: list[tuple[str, ...]] = []
         # Literal tables and the loop variables that take their strings (facts.shared.tables).
         self.tables = Tables()
-        # Each function's positional parameters, a rebound one as None (`CallFact.parameter`).
-        self.parameters: dict[str, tuple[str | None, ...]] = {}
+        # Each function's positional parameters (`CallFact.parameter`).
+        self.parameters: dict[str, Parameters] = {}
 
     def parameter_of(self, callee: str, argument: str | None) -> int | None:
         """A call given the enclosing function's positional parameter `n` (never rebound) first:
         its index (`find_spec(n)`, or `check(n)` passing it on)."""
+        passing = self.passing(argument)
+        return passing() if passing is not None else None
+
+    def passing(self, argument: str | None) -> Callable[[], int | None] | None:
+        """`parameter_of`, told only when asked (a reader keeps few calls); None when `argument`
+        is surely no parameter of the enclosing function."""
         function = self.context().function
         if argument is None or function is None:
             return None
-        names = self.parameters.get(function, ())
-        return names.index(argument) if argument in names else None
+        parameters = self.parameters.get(function)
+        if parameters is None or argument not in parameters.names:
+            return None
+        return lambda: parameters.index(argument)
 
     def module_level(self) -> bool:
         """At module level proper: not in a function, not in a class body."""
