@@ -3,6 +3,7 @@ answers as compiling the rules, keyed by the rules' bytes, off with --no-cache."
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -119,3 +120,23 @@ def test_check_keeps_verdicts_and_no_cache_keeps_none(project: Project, monkeypa
     _new_process(monkeypatch)
     _refuse_compiling(monkeypatch)
     assert project.run("check", "pkg/__init__.py") == first
+
+
+def test_a_later_listing_of_every_module_reuses_the_walk_without_compiling(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A contract lists every module of the project: with the caches, that walk keeps what each
+    folder held (cache.walk), so an unchanged tree is listed again without matching `.gitignore`
+    rules; the same listing as a walk without the caches."""
+    _tree(tmp_path)
+    fresh = dict(ProjectModules(load(None, tmp_path).policy, {}).items())
+    _new_process(monkeypatch)
+    assert dict(ProjectModules(load(None, tmp_path).policy, {}, True).items()) == fresh  # the cache folder made
+    for path in [tmp_path, *tmp_path.rglob("*")]:  # older than the racy-clean window (cache.stat)
+        os.utime(path, (1_600_000_000, 1_600_000_000))
+    _new_process(monkeypatch)
+    assert dict(ProjectModules(load(None, tmp_path).policy, {}, True).items()) == fresh  # folders kept as they are
+    _new_process(monkeypatch)
+    _refuse_compiling(monkeypatch)
+    assert sorted(ProjectModules(load(None, tmp_path).policy, {}, True)) == sorted(fresh)  # the walk alone
+    assert "pkg.kept_again" in fresh and "pkg.dropped" not in fresh

@@ -119,6 +119,7 @@ class ProjectModules(Mapping[str, str]):
         self.policy = policy
         self.known = modules_of(known.values(), policy.roots)
         self.locator = Locator(policy.root, policy.exclude, remember)
+        self.remember = remember
         self.found: dict[str, str | None] = {}
         self._asked_git: set[str] = set()
         self._all: dict[str, str] | None = None
@@ -163,7 +164,10 @@ class ProjectModules(Mapping[str, str]):
         if self._all is None:
             policy = self.policy
             found = dict(self.known)
-            for file in discover([policy.root], policy.root, policy.exclude, frozenset({"python"})):
+            # With the caches, the walk's own (cache.walk): an unchanged folder is listed again
+            # without matching its files against `.gitignore` rules.
+            walked = discover([policy.root], policy.root, policy.exclude, frozenset({"python"}), remember=self.remember)
+            for file in walked:
                 module = module_name(file.relative, policy.roots)[0]
                 if module is not None and not file.relative.endswith(".pyi"):
                     winner = prefer(found.get(module), file.relative, policy.roots)
