@@ -3,9 +3,10 @@
 The entry is keyed by the tool's version, the policy (a digest of its full, resolved form,
 which cache.policy also records), the selection flags and the list of files the walk found; it records each file's stat data and the
 hash of its bytes. A file whose stat data changed, or is racily clean (cache.stat: git's
-rule), is confirmed by its bytes: same hash, still a hit. Only whole-tree checks use it: then the ROCm pass reads no file outside those
+rule), is confirmed by its bytes: same hash, still a hit. Whole-tree checks use it: then the ROCm pass reads no file outside those
 checked (a module it looks up that the walk did not find cannot appear without changing the
-list), so the files checked are everything the result depends on. A new, removed or changed
+list), so the files checked are everything the result depends on. A check of folders below
+the root keys and watches the whole tree's files instead (commands.run_scope). A new, removed or changed
 file, another policy, selection or set of paths: a miss, and the run goes the usual way, the
 per-file cache included.
 

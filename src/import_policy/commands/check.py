@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from import_policy.cache.run import Outcome, RunCache, policy_digest
 from import_policy.commands import EXIT_ERROR, EXIT_OK, EXIT_VIOLATIONS, UsageError, discard_stdout
 from import_policy.commands.options import CheckOptions
+from import_policy.commands.run_scope import any_excluded, named_folders, scoped, whole_tree_files
 from import_policy.policy.load import Loaded
 from import_policy.config.model import Policy
 from import_policy.diagnostics import SYNTAX_ERROR, Diagnostic
@@ -68,6 +69,9 @@ class Caches:
     run_key: str | None
     tracker: ExceptTracker | None  # set only when the whole tree is checked, so stale entries can be told
     policy_digest: str | None = None  # what the run cache keys the policy by
+    # The files the run cache's entry watches (the files checked, or the whole tree's for a
+    # check of folders below the root); None: the files checked.
+    watched: Sequence[SourceFile] | None = None
 
 
 @dataclass
@@ -95,12 +99,15 @@ def answer_warm(args: CheckOptions, cwd: Path) -> int | None:
     entry, config = found
     paths = args.paths or [Path(".")]
     root = entry.root
-    if not all(path.is_dir() and path.resolve() == root for path in paths):
-        return None  # a named subfolder may be excluded, which is warned about: that needs the policy
+    folders = None if all(path.is_dir() and path.resolve() == root for path in paths) else named_folders(paths, root)
+    if folders is None and not all(path.is_dir() and path.resolve() == root for path in paths):
+        return None  # files named (a batch), or the root with other paths: the usual way
     try:
         exclude = tuple(PathGlob.compile(text) for text in entry.exclude)
     except PatternError:
         return None
+    if folders is not None and any_excluded(folders, exclude):
+        return None  # a named folder `exclude` covers is warned about: that needs the policy
     skipped: list[tuple[str, str]] = []
     unreadable: list[tuple[str, str]] = []
     links: list[tuple[str, str]] = []
@@ -119,8 +126,12 @@ def answer_warm(args: CheckOptions, cwd: Path) -> int | None:
     if not named <= set(entry.ids) or SYNTAX_ERROR in (args.ignore or ()):
         return None  # the usual way expands prefixes, says which is unknown, warns of what cannot be ignored
     stamp = followed_stamp(root, entry.follow)
-    run_key = RunCache.key(entry.policy, _keyed(args, stamp), files, links) if stamp is not None else None
-    outcome = RunCache(root).get(run_key, files) if run_key is not None else None
+    watched = (files, links) if folders is None else whole_tree_files(root, exclude)
+    run_key = (
+        RunCache.key(entry.policy, scoped(_keyed(args, stamp), folders), *watched)
+        if stamp is not None and watched is not None else None
+    )
+    outcome = RunCache(root).get(run_key, watched[0]) if run_key is not None and watched is not None else None
     if outcome is None:
         return None
     if config is None and not args.quiet:
@@ -428,14 +439,20 @@ def cache_policy(policy: Policy, selection: Selection, inputs: Inputs, args: Che
     from import_policy.policy.follow import asks_installed
 
     unwatched = asks_installed(policy) and _follow_of(policy) is None
-    runs = RunCache(policy.root) if facts is not None and tracker is not None and not fixing and not unwatched else None
+    # Folders below the root (`check vllm`): keyed and watched over the whole tree (commands.run_scope).
+    folders = named_folders(inputs.paths, policy.root) if inputs.stdin is None and tracker is None else None
+    cached = facts is not None and (tracker is not None or folders is not None) and not fixing and not unwatched
+    runs = RunCache(policy.root) if cached else None
     digest = policy_digest(policy) if runs is not None else None
     stamp = followed_stamp(policy.root, _follow_of(policy)) if digest is not None else None
+    watched = (inputs.files, inputs.links) if folders is None else None
+    if folders is not None and stamp is not None:
+        watched = whole_tree_files(policy.root, policy.exclude)
     run_key = (
-        RunCache.key(digest, _keyed(args, stamp), inputs.files, inputs.links) if digest is not None and stamp is not None
-        else None
+        RunCache.key(digest, scoped(_keyed(args, stamp), folders), *watched)
+        if digest is not None and stamp is not None and watched is not None else None
     )
-    return Caches(facts, runs, run_key, tracker, digest)
+    return Caches(facts, runs, run_key, tracker, digest, watched[0] if watched is not None else None)
 
 
 def followed_stamp(root: Path, follow: tuple[str | None, tuple[str, ...], bool] | None) -> str | None:
@@ -507,10 +524,11 @@ def run_or_reuse(
     from import_policy.pipeline.plan import Plan
 
     runs, run_key, files = caches.runs, caches.run_key, inputs.files
-    reused = runs.get(run_key, files) if runs is not None and run_key is not None else None
+    watched = caches.watched if caches.watched is not None else files
+    reused = runs.get(run_key, watched) if runs is not None and run_key is not None else None
     if reused is not None:
         return Checked(Result(reused.diagnostics, reused.files, reused.unreadable), reused.stale)
-    snapshot = RunCache.snapshot(files) if runs is not None and run_key is not None else None
+    snapshot = RunCache.snapshot(watched) if runs is not None and run_key is not None else None
     layout = (list(policy.roots), layout_digest(policy.root, policy.roots)) if snapshot is not None else None
     tracker = caches.tracker
     plan = Plan(
@@ -535,7 +553,7 @@ def run_or_reuse(
     ]
     if runs is not None and run_key is not None and snapshot is not None and layout is not None:
         runs.put(
-            run_key, files, snapshot, Outcome(list(result.diagnostics), result.files, result.unreadable, stale), layout,
+            run_key, watched, snapshot, Outcome(list(result.diagnostics), result.files, result.unreadable, stale), layout,
         )
     return Checked(result, stale)
 
