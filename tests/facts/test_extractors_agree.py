@@ -9,6 +9,7 @@ back to libcst (None).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -97,6 +98,21 @@ def test_a_reader_that_keeps_some_calls_gets_the_same_facts_with_those_calls(nam
     lean = fast.graph_facts(data, "pkg/sub/mod.py", "pkg.sub.mod", False, _keeps)
     assert lean == kept_calls(whole, _keeps)
     assert all(is_kept(call.callee, call.first_string, call.parameter, _keeps(whole)) for call in lean.calls)
+
+
+@pytest.mark.parametrize(("name", "source"), _params())
+def test_the_imports_only_record_holds_the_whole_extractions_import_statements(name: str, source: str) -> None:
+    """A graph whose every question reads an import statement as an edge (`scope: any`)
+    keeps the imports alone, walked without reading any expression: each import statement's
+    fact as the whole extraction gives it (no dynamic imports, no probe or caught flags: no
+    such graph reads them)."""
+    data = _as_python_saved_it(source)
+    whole = fast.graph_facts(data, "pkg/sub/mod.py", "pkg.sub.mod", False)
+    lean = fast.graph_facts(data, "pkg/sub/mod.py", "pkg.sub.mod", False, imports_only=True)
+    plain = lambda facts: [replace(f, probe=False, caught=False) for f in facts.imports if f.kind != "dynamic"]  # noqa: E731
+    assert plain(lean) == plain(whole)
+    assert (lean.escapes, lean.suppressions, lean.syntax_error) == (whole.escapes, whole.suppressions, whole.syntax_error)
+    assert not (lean.calls or lean.functions or lean.classes or lean.assigns or lean.reads)
 
 
 @pytest.mark.parametrize("source", [TRICKY[1], TRICKY[10]])

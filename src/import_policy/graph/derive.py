@@ -126,9 +126,7 @@ class _Loader:
         # Cached as the graph keeps them (slimmed): what a batch decodes for every reached module.
         facts = cache.get(key) if cache is not None else None
         if facts is None:
-            from import_policy.facts.cpython.from_ast import graph_facts  # a warm batch parses nothing: never loaded
-
-            facts = graph_facts(source, file.relative, module, is_package, plan.keeps)
+            facts = plan.extract(source, file.relative, module, is_package)
             if cache is not None:
                 cache.put(key, facts)
         return facts

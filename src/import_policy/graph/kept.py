@@ -187,9 +187,7 @@ def record(plan: GraphPlan, source: bytes, path: str, module: str | None, is_pac
     """The record the graph keeps of a file (as `graph.derive.project` derives it for a file read)."""
     if not plan.wants_parse(python_text(source), path):
         return FileFacts(path, module, is_package)
-    from import_policy.facts.cpython.from_ast import graph_facts
-
-    return graph_facts(source, path, module, is_package, plan.keeps)
+    return plan.extract(source, path, module, is_package)
 
 
 # Fields that hold a line (or a column) of the file, in the records' dataclasses.

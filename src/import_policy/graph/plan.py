@@ -45,6 +45,10 @@ class GraphPlan:
     followed: Followed | None = field(default=None, compare=False)
     # What is installed, for a question the environment decides (`Question.installed`).
     installed: Availability | None = field(default=None, compare=False)
+    # Every question reads an import statement as an edge to the module it names and nothing
+    # else of a file (a contract's `scope: any`): a file's record is its imports alone
+    # (`facts.records.kept.imports_of`), and a file without `import` holds none.
+    imports_only: bool = False
 
     def asking(self, question: Question) -> GraphPlan:
         """The same files, prefilter and records, asking `question` (its graph is kept apart:
@@ -56,7 +60,14 @@ class GraphPlan:
         """The facts cache mode of the graph's records: what `slim` keeps depends on the
         project's top-level names, so they are part of the key."""
         names = ",".join(sorted(self.project_names))
-        return f"{GRAPH_MODE}:{hashlib.blake2b(names.encode(), digest_size=8).hexdigest()}"
+        mode = f"{GRAPH_MODE}:{hashlib.blake2b(names.encode(), digest_size=8).hexdigest()}"
+        return f"{mode}:imports" if self.imports_only else mode
+
+    def extract(self, source: bytes, path: str, module: str | None, is_package: bool) -> FileFacts:
+        """A file's record as this plan's graph reads it, parsed (`wants_parse` said yes)."""
+        from import_policy.facts.cpython.from_ast import graph_facts  # a warm batch parses nothing: never loaded
+
+        return graph_facts(source, path, module, is_package, self.keeps, self.imports_only)
 
     def slim(self, facts: FileFacts) -> FileFacts:
         """What the graph keeps of a file: calls that may be probes (a string argument), walk a
@@ -133,6 +144,9 @@ def make_plan(
     )
     if not prefilter:
         return plain
+    if all(q.reading is not None and q.reading[0] == "any" for q in questions):
+        # An edge is an import statement (`import` or `from ... import`): nothing else matters.
+        return replace(plain, tokens=(b"import",), import_heads=project_names, imports_only=True)
     heads: set[str] = set()
     for pattern in (p for question in questions for p in question.heavy):
         head = pattern.literal_head

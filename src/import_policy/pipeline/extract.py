@@ -71,12 +71,12 @@ def _facts(
         return None
     gate = needs.gate() if want_uses else None
     # Imported at the first parse: a batch whose files all skip it (and hit the cache) never loads the extractor.
-    from import_policy.facts.cpython.from_ast import graph_facts, rule_facts
+    from import_policy.facts.cpython.from_ast import rule_facts
 
     started = time.process_time()
     facts: FileFacts | None = None
-    if for_graph and plan.fast_facts:
-        facts = graph_facts(source, file.relative, module, is_package, graph.keeps if graph is not None else None)
+    if for_graph and plan.fast_facts and graph is not None:
+        facts = graph.extract(source, file.relative, module, is_package)
     elif plan.fast_facts:
         # CPython's parse and `symtable` give libcst's facts exactly (tests/facts/test_extractors_agree.py),
         # uses included, unless `ast` does not place a spelling.

@@ -164,3 +164,33 @@ def test_an_unknown_platform_is_a_configuration_error_at_its_line(tmp_path, monk
     code, _, err = run(tmp_path, monkeypatch, capsys, "check", "--no-cache")
     assert code == 2
     assert "import-policy.yaml:7" in err and "unknown platform 'nosuch'" in err
+
+
+def test_a_scope_any_graph_reads_import_statements_alone(tmp_path, monkeypatch, capsys) -> None:
+    """Under `scope: any` an edge is an import statement: each file's record is its imports,
+    walked without reading an expression, and a file that never spells `import` is not parsed;
+    the findings are those of the whole extraction (`scope: module` reads it all)."""
+    from import_policy.facts.cpython import from_ast
+
+    files = {
+        "app/util.py": "if TYPE_CHECKING:\n    from app.mid import m\ndef f():\n    from app.high import h\n",
+        "app/low/plain.py": "X = [1, 2]\n",
+    }
+    project(tmp_path, POLICY + "    scope: any\n    type_checking: check\n", files)
+    whole = run(tmp_path, monkeypatch, capsys, "check", "--no-cache")
+    assert whole[0] == 1 and "app.low.a -> app.util -> app.mid.m" in whole[1]
+    parsed: list[str] = []
+    collect = from_ast._collect
+
+    def lean(source: bytes, path: str, *args: object, **kwargs: object) -> object:
+        parsed.append(path)
+        return collect(source, path, *args, **kwargs)  # type: ignore[arg-type]
+
+    def refuse(self: object, node: object) -> None:
+        raise AssertionError("an expression was read")
+
+    monkeypatch.setattr(from_ast, "_collect", lean)
+    monkeypatch.setattr(from_ast._Collector, "expression", refuse)
+    monkeypatch.setattr(from_ast._ImportsOnly, "expression", lambda self, node: None)
+    assert run(tmp_path, monkeypatch, capsys, "check", "--no-cache") == whole
+    assert "app/util.py" in parsed and "app/low/plain.py" not in parsed

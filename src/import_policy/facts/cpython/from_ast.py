@@ -46,7 +46,7 @@ from import_policy.facts.records.model import (
 from import_policy.facts.cpython import uses_ast
 from import_policy.facts.shared.identifiers import NAME, normal, spelled_at
 from import_policy.facts.cpython.loaders import loader_and_exports
-from import_policy.facts.records.kept import FIND_SPEC, CallFilter, is_kept, kept_calls
+from import_policy.facts.records.kept import FIND_SPEC, CallFilter, imports_of, is_kept, kept_calls
 from import_policy.facts.cpython.reads import read_names
 from import_policy.facts.shared.deep import on_deep_stack, retried
 from import_policy.facts.shared.tables import Table, looped, module_tables, subscripted
@@ -76,11 +76,12 @@ class Unsupported(Exception):
 
 
 def extract(
-    source: bytes, path: str, module: str | None, is_package: bool, keeps: CallFilter | None = None
+    source: bytes, path: str, module: str | None, is_package: bool, keeps: CallFilter | None = None,
+    imports_only: bool = False,
 ) -> FileFacts | None:
-    """The file's facts without uses (with `keeps`, only the calls it keeps); None when only
-    libcst can give them exactly."""
-    done = retried(lambda: _collect(source, path, module, is_package, chains=False, keeps=keeps))
+    """The file's facts without uses (with `keeps`, only the calls it keeps; `imports_only`:
+    only its import statements, `facts.records.kept.imports_of`); None when only libcst can give them exactly."""
+    done = retried(lambda: _collect(source, path, module, is_package, chains=False, keeps=keeps, imports_only=imports_only))
     return None if done is None else done[0]
 
 
@@ -148,7 +149,8 @@ def _uses_could_matter(imports: Sequence[ImportFact], chains: dict[str, set[str]
 
 
 def _collect(
-    source: bytes, path: str, module: str | None, is_package: bool, chains: bool, keeps: CallFilter | None = None
+    source: bytes, path: str, module: str | None, is_package: bool, chains: bool, keeps: CallFilter | None = None,
+    imports_only: bool = False,
 ) -> tuple[FileFacts, _Collector | None, ast.Module | None] | None:
     suppressions = comments.suppressions(source)
     parsed, lazy = newest_read(source, path)
@@ -163,13 +165,14 @@ def _collect(
     except (SyntaxError, LookupError, UnicodeDecodeError):
         return None  # CPython compiled it, so this is an encoding corner libcst decides
     package = module if is_package else (module.rpartition(".")[0] if module else None)
-    collector = _Collector(package, _NEWLINES.split(text), chains)
+    collector = (_ImportsOnly if imports_only else _Collector)(package, _NEWLINES.split(text), chains)
     collector.tree = parsed
     collector.source = source
     if lazy is not None:
         collector.lazy_at = lazy.at
     try:
-        collector.tables.module = module_tables([bound for statement in parsed.body for bound in _table_bindings(statement)])
+        if not imports_only:
+            collector.tables.module = module_tables([b for statement in parsed.body for b in _table_bindings(statement)])
         collector.body(parsed.body)
     except Unsupported:
         return None
@@ -177,8 +180,11 @@ def _collect(
         if not on_deep_stack():
             raise  # walked again on a deeper stack (facts.shared.deep)
         return None
-    collector.settle_probes()
     position = lambda fact: (fact.span.line, fact.span.column)  # noqa: E731 - stable source order
+    if imports_only:
+        imports, escapes = sorted(collector.imports, key=position), sorted(collector.escapes, key=position)
+        return FileFacts(path, module, is_package, imports=tuple(imports), escapes=tuple(escapes), suppressions=suppressions), None, None
+    collector.settle_probes()
     facts = FileFacts(
         path=path,
         module=module,
@@ -210,16 +216,19 @@ def _collect(
 
 
 def graph_facts(
-    source: bytes, path: str, module: str | None, is_package: bool, keeps: CallFilter | None = None
+    source: bytes, path: str, module: str | None, is_package: bool, keeps: CallFilter | None = None,
+    imports_only: bool = False,
 ) -> FileFacts:
-    """The facts the ROCm pass reads (with `keeps`, only the calls it keeps): from `ast` when it
-    places everything, else from libcst."""
-    facts = extract(source, path, module, is_package, keeps)
+    """The facts the ROCm pass reads (with `keeps`, only the calls it keeps; `imports_only`:
+    what a graph of import statements alone reads, `facts.records.kept.imports_of`): from `ast` when it places
+    everything, else from libcst."""
+    facts = extract(source, path, module, is_package, keeps, imports_only)
     if facts is not None:
         return facts
     from import_policy.facts.cst.from_cst import extract as libcst_extract  # libcst only when needed
 
-    return kept_calls(libcst_extract(source, path, module, is_package), keeps)
+    whole = libcst_extract(source, path, module, is_package)
+    return imports_of(whole) if imports_only else kept_calls(whole, keeps)
 
 
 def full_name(node: ast.AST) -> str | None:
@@ -901,6 +910,35 @@ _TRIES: tuple[type[ast.stmt], ...] = (ast.Try, *((ast.TryStar,) if hasattr(ast, 
 _OPERATORS: dict[type[ast.cmpop], str] = {
     ast.Eq: "==", ast.NotEq: "!=", ast.In: "in", ast.NotIn: "not in", ast.Is: "is", ast.IsNot: "is not",
 }
+
+
+class _ImportsOnly(_Collector):
+    """The walk over statements alone, for `kept.imports_of`: every block is entered as the full
+    walk enters it (so each import's context is the same), no expression is read."""
+
+    def statement(self, node: ast.stmt) -> None:
+        if isinstance(node, (ast.Import, ast.ImportFrom, *_COMPOUND)):
+            super().statement(node)  # any other statement holds no import and no block
+        elif isinstance(node, ast.Assign) and self.module_level() and any(
+            isinstance(target, ast.Name) and target.id == "__lazy_modules__" for target in node.targets
+        ):
+            self.assigned_lazy_modules(_strings(node.value))  # which imports are lazy (PEP 810)
+
+    def expression(self, node: ast.AST) -> None:
+        return
+
+    def function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        self._enter(node.name, function=True)
+        self.body(node.body)
+        self._leave(node.name, function=True)
+
+    def class_(self, node: ast.ClassDef) -> None:
+        self._enter(node.name)
+        self.body(node.body)
+        self._leave(node.name)
+
+    def loop(self, node: ast.For | ast.AsyncFor) -> None:
+        self.generic(node)
 
 
 def _catches_import(node: ast.stmt) -> bool:

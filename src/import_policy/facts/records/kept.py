@@ -29,3 +29,14 @@ def kept_calls(facts: FileFacts, keeps: CallFilter | None) -> FileFacts:
     kept = keeps(facts)
     calls = tuple(call for call in facts.calls if is_kept(call.callee, call.first_string, call.parameter, kept))
     return replace(facts, calls=calls) if len(calls) < len(facts.calls) else facts
+
+
+def imports_of(facts: FileFacts) -> FileFacts:
+    """A file's import statements alone (and its suppression comments, or its syntax error): the
+    record of a graph whose every question reads an import as an edge to the module it names
+    (`scope: any`). Exact in what such a graph reads of each import (its kind, names, places,
+    statement line and `TYPE_CHECKING` context); no calls, bindings, probes or lazy reads."""
+    return replace(
+        facts, uses=(), calls=(), decorators=(), functions=(), classes=(), assigns=(), returns=(), scans=(), reads=(),
+        loader=None, exports=(),
+    )
