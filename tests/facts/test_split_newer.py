@@ -67,6 +67,7 @@ NEWER = [
     "def generic[T](x: T) -> T:\n    import json\n    return x\n",
     'TABLE = {"a": "cutlass.cute", "b": f"{x["k"]}"}\n',
     'for name in ("torch.cuda", f"{x["y"]}"):\n    helper(name)\n',
+    'for name in MODULES:\n    importlib.util.find_spec(name)\n    LOG = f"{name["k"]}"\n',
     'x2 = f"""\n{env["has_te"]}\nimport os\n"""\n',
     'y = f"{1}" \\\n    f"{env["k"]}"\n',
     'import importlib; importlib.import_module(f"{x["k"]}")\n',
