@@ -58,7 +58,7 @@ def bind(signature: Signature | None, how: How, literals: Mapping[Slot, str]) ->
             name = signature.positional[at] if at < len(signature.positional) else None
         else:
             name = slot if slot in keywords else None
-        if name is not None:
+        if name is not None and "." in value:  # `find_spec` of a top-level name imports nothing
             found[name] = value
     return tuple(sorted(found.items()))
 
