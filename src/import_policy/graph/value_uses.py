@@ -1,7 +1,7 @@
 """Where a file uses the names `values` states (contract section 4: a value settles a name or
 a subscript, never a call): each key, whether the file calls it or reads it as a name, and the
 line of the first such use. `import-policy check` warns of a key the code the pass read only
-ever calls (rocm.advice), so the graph keeps these per file between runs (graph.store).
+ever calls (the pass's advice), so the graph keeps these per file between runs (graph.store).
 
 A use is an operand of a test the pass reads: an `if` (or `elif`) around any fact, a
 module-level binding (`_FA = FA_AVAILABLE`), a `return`; a key matches an operand by its
