@@ -183,6 +183,14 @@ class WalkState:
         self.parameters: dict[str, Signature] = {}
         self.forwarding: set[str] = set()
 
+    def hand_to(self, other: WalkState) -> None:
+        """`other` goes on with this walk (libcst's walk of a statement CPython refused, and
+        back): it takes every piece of the state, the same objects, so what either records
+        goes to the same lists. The facts both collectors keep alike go with it."""
+        for name in _HANDED:
+            setattr(other, name, getattr(self, name))
+        other.changed()
+
     def call_variants(self, given: list[Given]) -> list[tuple[str | None, tuple[Argument, ...]]]:
         """(first string, arguments) for each way a call is recorded, from its arguments as
         given: once, or once for each string its first argument that takes strings from a
@@ -321,3 +329,8 @@ class WalkState:
         """A read of `name`; recorded when a lazy import bound it and it runs at import time."""
         if name in self.lazy_names and self.function_depth == 0:
             self.reads.append(ReadFact(name, span, statement_line, self.context()))
+
+
+# Everything a walk's state holds but the names the file reads (each collector finds them its
+# own way) and the context it caches, and the facts both collectors record alike.
+_HANDED = (*(name for name in vars(WalkState()) if name not in ("_context", "read_names")), "decorators", "functions", "classes")
