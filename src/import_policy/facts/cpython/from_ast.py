@@ -44,7 +44,7 @@ from import_policy.facts.records.model import (
     Value,
 )
 from import_policy.facts.cpython import uses_ast
-from import_policy.facts.shared.identifiers import NAME, normal, spelled_at
+from import_policy.facts.shared.identifiers import name_pattern, normal, spelled_at
 from import_policy.facts.cpython.loaders import loader_and_exports
 from import_policy.facts.records.kept import CallFilter, is_kept, kept_calls
 from import_policy.facts.cpython.reads import read_names
@@ -303,7 +303,7 @@ class _Collector(WalkState):
 
     def names_at(self, line: int, column: int, name: str) -> bool:
         """Whether the source at a 1-based column starts with the identifier `name`, however spelled."""
-        return spelled_at(self.lines[line - 1], column - 1, name, NAME) is not None
+        return spelled_at(self.lines[line - 1], column - 1, name, name_pattern()) is not None
 
     def text_of(self, node: ast.expr) -> str:
         """The source of an expression as written (walkstate.written)."""
