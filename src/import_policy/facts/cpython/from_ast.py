@@ -104,7 +104,7 @@ def _rule_facts(
         return None
     facts, collector, tree = done
     split = collector.split if collector is not None else None
-    if use_gate is not None and split is not None and not split.names.isdisjoint(bound_imports(facts.imports)):
+    if use_gate is not None and split is not None and _refused_uses_matter(split, collector, facts.imports, use_gate):
         return None  # a refused statement may use an import, or bind its name: libcst's scopes decide
     chains = collector.chains if collector is not None else None
     if use_gate is None or not chains or tree is None or not _uses_could_matter(facts.imports, chains, use_gate):
@@ -114,6 +114,14 @@ def _rule_facts(
     source = collector.source if split is None else split.blanked.encode("utf-8")  # type: ignore[union-attr]
     uses = _uses(source, path, tree, collector, facts.imports, use_gate)  # type: ignore[arg-type]
     return None if uses is None else replace(facts, uses=uses)
+
+
+def _refused_uses_matter(split: Split, collector: _Collector | None, imports: Sequence[ImportFact], gate: UseGate) -> bool:
+    from import_policy.facts.cst.from_cst import chunk_uses_matter
+
+    imported = bound_imports(imports)
+    package = collector.package if collector is not None else None
+    return any(chunk_uses_matter(chunk, package, imported, gate) for chunk in split.chunks)
 
 
 def _uses(

@@ -212,6 +212,84 @@ def chunk_tables(chunk: Chunk) -> list[tuple[str, Table | None]]:
     return [bound for line in chunk.wrapper.module.body for bound in _table_bindings(line)]
 
 
+def chunk_uses_matter(chunk: Chunk, package: str | None, imported: dict[str, list[ImportFact]], gate: UseGate) -> bool:
+    """Whether a statement CPython refused could change the file's uses (facts.cst.split): it
+    spells an imported name other than as a read (a binding, a parameter, a declaration, an
+    attribute's name: scopes may change), or reads one in a chain the gate could let through.
+    Otherwise it has no use, and the rest's uses are what `symtable` of the rest says."""
+    roots = set(chunk.names.intersection(imported))
+    if not roots:
+        return False
+    spelled = _Spelled(roots)
+    chunk.wrapper.module.visit(spelled)
+    contexts = chunk.wrapper.resolve(ExpressionContextProvider)
+    if spelled.bound or any(contexts.get(name) is not ExpressionContext.LOAD for name in spelled.found):
+        return True
+    walker = _Collector(package, roots)
+    chunk.wrapper.visit(walker)
+    return any(_could_matter(chain, imported.get(chain[1].value, ()), gate) for chain in walker.chains)
+
+
+_BINDING_STATEMENTS = (cst.Import, cst.ImportFrom, cst.Global, cst.Nonlocal)
+
+
+class _Spelled(cst.CSTVisitor):
+    """Every `Name` node spelling one of `names`; `bound`: one is spelled where libcst's
+    expression contexts call a binding a load (an import, `global`, a match capture, a type
+    alias's or parameter's name)."""
+
+    def __init__(self, names: set[str]) -> None:
+        super().__init__()
+        self.names = names
+        self.found: list[cst.Name] = []
+        self.bound = False
+        self._binding = 0  # inside an import or a `global`/`nonlocal` statement
+        self._named: set[int] = set()  # ids of the names a match pattern or type parameter binds
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if node.value in self.names:
+            if self._binding or id(node) in self._named:
+                self.bound = True
+            self.found.append(node)
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, _BINDING_STATEMENTS):
+            self._binding += 1
+        return super().on_visit(node)
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        super().on_leave(original_node)
+        if isinstance(original_node, _BINDING_STATEMENTS):
+            self._binding -= 1
+
+    def _name(self, *nodes: cst.CSTNode | None) -> None:
+        self._named.update(id(node) for node in nodes if node is not None)
+
+    def visit_MatchAs(self, node: cst.MatchAs) -> None:
+        self._name(node.name)
+
+    def visit_MatchStar(self, node: cst.MatchStar) -> None:
+        self._name(node.name)
+
+    def visit_MatchMapping(self, node: cst.MatchMapping) -> None:
+        self._name(node.rest)
+
+    def visit_MatchKeywordElement(self, node: cst.MatchKeywordElement) -> None:
+        self._name(node.key)
+
+    def visit_TypeAlias(self, node: cst.TypeAlias) -> None:
+        self._name(node.name)
+
+    def visit_TypeVar(self, node: cst.TypeVar) -> None:
+        self._name(node.name)
+
+    def visit_TypeVarTuple(self, node: cst.TypeVarTuple) -> None:
+        self._name(node.name)
+
+    def visit_ParamSpec(self, node: cst.ParamSpec) -> None:
+        self._name(node.name)
+
+
 def _source_lines(source: bytes) -> list[str]:
     """The file's lines as CPython's extractor splits them (for a test's text)."""
     try:
