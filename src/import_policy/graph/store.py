@@ -38,6 +38,7 @@ from import_policy.project.modules import ProjectModules
 from import_policy.graph.chains import Chain, ImportGraph, Link
 from import_policy.graph.question import Question
 from import_policy.graph.reach import HeavySite, Project, first_reached, with_site
+from import_policy.graph.value_uses import ValueUse
 from import_policy.graph.codec import (
     Items,
     Log,
@@ -48,7 +49,9 @@ from import_policy.graph.codec import (
     lookup_path,
     lookup_place,
     decode_sites,
+    decode_uses,
     encode_links,
+    encode_uses,
     encode_reach,
     encode_sites,
 )
@@ -453,6 +456,7 @@ class _Shared:
             asked: {name: item for name, item in items.items() if item[0] <= kept} for asked, items in stored.sites.items()
         }
         self.raw_reach = {name: item for name, item in stored.reach.items() if item[0] <= kept}
+        self.raw_uses = {name: item for name, item in stored.uses.items() if item[0] <= kept}
         self.generation = stored.generation
         self.load_edges = load_edges if kept > 0 else None
         self.raw_edges: Items | None = None  # read on first need
@@ -465,6 +469,7 @@ class _Shared:
         self.edges: dict[str, tuple[int, list[Link]]] = {}
         self.sites: dict[str, dict[str, tuple[int, list[HeavySite]]]] = {}
         self.reach: dict[str, tuple[int, Mapping[str, Link | None], Mapping[str, str]]] = {}
+        self.uses: dict[str, tuple[int, list[ValueUse]]] = {}
         self.graph: ImportGraph | None = None
         self.edges_changed = False
         self.derived = 0
@@ -574,10 +579,11 @@ class ModuleGraph:
         shared.inputs.cut(at)
         for _, name, (_, how, stat, hashed) in later:
             shared.inputs.log.files[name] = (shared.inputs._place(), how, stat, hashed)
-        for table in (self._stored_edges(), *shared.raw_sites.values(), shared.raw_reach):
+        for table in (self._stored_edges(), *shared.raw_sites.values(), shared.raw_reach, shared.raw_uses):
             for name in [name for name, item in table.items() if item[0] > at]:
                 del table[name]
         _drop_after(shared.edges, at)
+        _drop_after(shared.uses, at)
         for sites in shared.sites.values():
             _drop_after(sites, at)
         for name in [name for name, item in shared.reach.items() if item[0] > at]:
@@ -607,6 +613,8 @@ class ModuleGraph:
             raw.pop(path, None)
         for sites in shared.sites.values():
             sites.pop(path, None)
+        shared.raw_uses.pop(path, None)
+        shared.uses.pop(path, None)
         shared.raw_reach.clear()
         shared.reach.clear()
         self._reset()  # its memos hold the old positions
@@ -655,6 +663,27 @@ class ModuleGraph:
         mine[path] = (len(shared.inputs), sites)
         self._derived()
         return sites
+
+    def value_uses(self, path: str) -> list[ValueUse]:
+        """The file's uses of the `values` keys (graph.value_uses), kept as its sites are (the
+        platform's, so every question of the graph shares them)."""
+        shared = self._s
+        found = shared.uses.get(path)
+        if found is not None:
+            return found[1]
+        raw = shared.raw_uses.pop(path, None)
+        if raw is not None:
+            try:
+                uses = decode_uses(raw[1])
+            except _DECODE_ERRORS:
+                pass
+            else:
+                shared.uses[path] = (raw[0], uses)
+                return uses
+        uses = self.project.value_uses(path)
+        shared.uses[path] = (len(shared.inputs), uses)
+        self._derived()
+        return uses
 
     def _derived(self) -> None:
         self._s.derived += 1
@@ -721,6 +750,7 @@ class ModuleGraph:
                 **shared.raw_sites.get(asked, {}),
                 **{p: (mark, encode_sites(sites)) for p, (mark, sites) in derived.items()},
             }
+        out.uses = {**shared.raw_uses, **{p: (mark, encode_uses(uses)) for p, (mark, uses) in shared.uses.items()}}
         out.reach = {**shared.raw_reach, **{
             e: (mark, encode_reach(parents, paths)) for e, (mark, parents, paths) in shared.reach.items()
         }}
