@@ -1024,20 +1024,27 @@ def _exits_early(statement: ast.stmt) -> bool:
 
 def _parameters(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str | None, ...]:
     """The positional parameters, None for one the body binds again (or a nested scope names)."""
-    rebound = {
-        name.id for inner in node.body for name in ast.walk(inner)
-        if isinstance(name, ast.Name) and not isinstance(name.ctx, ast.Load)
-    } | {
-        str(bound) for inner in node.body for scoped in ast.walk(inner)
-        for bound in getattr(scoped, "names", ()) if isinstance(bound, str)  # global, nonlocal
-    } | {
-        scoped.name for inner in node.body for scoped in ast.walk(inner)
-        if isinstance(scoped, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and scoped.name
-    } | {
-        (alias.asname or alias.name).partition(".")[0] for inner in node.body for alias in ast.walk(inner)
-        if isinstance(alias, ast.alias)
-    }
-    return tuple(None if a.arg in rebound else a.arg for a in [*node.args.posonlyargs, *node.args.args])
+    positional = [*node.args.posonlyargs, *node.args.args]
+    if not positional:
+        return ()
+    # One walk of the body (each function's body is walked again by every function around it).
+    rebound: set[str] = set()
+    for inner in node.body:
+        for child in ast.walk(inner):
+            if isinstance(child, ast.Name):
+                if not isinstance(child.ctx, ast.Load):
+                    rebound.add(child.id)
+            elif isinstance(child, ast.alias):
+                rebound.add((child.asname or child.name).partition(".")[0])
+            elif isinstance(child, (ast.Global, ast.Nonlocal)):
+                rebound.update(child.names)
+            elif isinstance(child, _SCOPE_NAMERS) and child.name:
+                rebound.add(child.name)
+    return tuple(None if a.arg in rebound else a.arg for a in positional)
+
+
+# What binds its `name` in the scope it sits in, for `_parameters`.
+_SCOPE_NAMERS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.ExceptHandler, ast.MatchAs, ast.MatchStar)
 
 
 def _table_bindings(statement: ast.stmt) -> list[tuple[str, Table | None]]:
