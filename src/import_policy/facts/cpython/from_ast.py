@@ -1022,22 +1022,30 @@ def _exits_early(statement: ast.stmt) -> bool:
     )
 
 
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.ExceptHandler, ast.MatchAs, ast.MatchStar)
+
+
 def _parameters(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str | None, ...]:
-    """The positional parameters, None for one the body binds again (or a nested scope names)."""
-    rebound = {
-        name.id for inner in node.body for name in ast.walk(inner)
-        if isinstance(name, ast.Name) and not isinstance(name.ctx, ast.Load)
-    } | {
-        str(bound) for inner in node.body for scoped in ast.walk(inner)
-        for bound in getattr(scoped, "names", ()) if isinstance(bound, str)  # global, nonlocal
-    } | {
-        scoped.name for inner in node.body for scoped in ast.walk(inner)
-        if isinstance(scoped, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and scoped.name
-    } | {
-        (alias.asname or alias.name).partition(".")[0] for inner in node.body for alias in ast.walk(inner)
-        if isinstance(alias, ast.alias)
-    }
-    return tuple(None if a.arg in rebound else a.arg for a in [*node.args.posonlyargs, *node.args.args])
+    """The positional parameters, None for one the body binds again (or a nested scope names):
+    a name stored or deleted, named by `global`/`nonlocal`, a nested def, class, `except ... as`
+    or match capture, or bound by an import. One walk of the body."""
+    positional = [*node.args.posonlyargs, *node.args.args]
+    if not positional:
+        return ()
+    rebound: set[str] = set()
+    for inner in node.body:
+        for item in ast.walk(inner):
+            if isinstance(item, ast.Name):
+                if not isinstance(item.ctx, ast.Load):
+                    rebound.add(item.id)
+                continue
+            if isinstance(item, ast.alias):
+                rebound.add((item.asname or item.name).partition(".")[0])
+                continue
+            rebound.update(bound for bound in getattr(item, "names", ()) if isinstance(bound, str))  # global, nonlocal
+            if isinstance(item, _SCOPES) and item.name:
+                rebound.add(item.name)
+    return tuple(None if a.arg in rebound else a.arg for a in positional)
 
 
 def _table_bindings(statement: ast.stmt) -> list[tuple[str, Table | None]]:
