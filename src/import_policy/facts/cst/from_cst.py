@@ -9,7 +9,8 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Collection, Iterable, Iterator, Sequence
-from typing import ClassVar, Literal
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 import libcst as cst
 from libcst._metadata_dependent import LazyValue
@@ -63,6 +64,9 @@ from import_policy.facts.shared.walkstate import (
     DYNAMIC_IMPORTERS, IMPORT_CATCHERS, IMPORTED_NAME, PACKAGE_WALKERS, WalkState, compared, entry_leaf, entry_name,
     getattr_leaf, written,
 )
+
+if TYPE_CHECKING:
+    from import_policy.facts.cst.split import Chunk
 
 # A possible use: the chain, its root name, span, statement line, context.
 _Chain = tuple["cst.Name | cst.Attribute", cst.Name, Span, int, Context]
@@ -172,6 +176,40 @@ def _extract(
         loader=loader,
         exports=exports,
     )
+
+
+@dataclass(frozen=True)
+class Walked:
+    """What libcst's walk of a refused statement adds to CPython's walk of the rest."""
+
+    calls: tuple[CallFact, ...]
+    reads: tuple[ReadFact, ...]
+    statement_index: int  # the count of statement lines, its own included
+
+
+def walk_chunk(
+    state: WalkState, chunk: Chunk, package: str | None, lines: list[str], tree: ast.Module, statement_index: int,
+    reads: frozenset[str],
+) -> Walked:
+    """libcst's walk of a statement CPython refused (facts.cst.split), continuing `state`'s walk
+    of the statements before it (CPython's), which then takes the state back: what both walks
+    record goes to the same lists. `statement_index`: CPython's count of statement lines, the
+    chunk's first counted; `tree`: CPython's of the rest, for the names the file reads (with
+    `reads`, those every refused statement reads)."""
+    walker = _Collector(package, None)
+    walker.lines = lines
+    walker.tree = tree
+    walker.extra_reads = reads
+    state.hand_to(walker)
+    walker._statement_index = statement_index - 1  # libcst counts the chunk's first line again
+    chunk.wrapper.visit(walker)
+    walker.hand_to(state)
+    return Walked(tuple(walker.calls), _loads(chunk.wrapper, walker.candidate_reads), walker._statement_index)
+
+
+def chunk_tables(chunk: Chunk) -> list[tuple[str, Table | None]]:
+    """The chunk's module-level bindings to literal displays, for `module_tables`."""
+    return [bound for line in chunk.wrapper.module.body for bound in _table_bindings(line)]
 
 
 def _source_lines(source: bytes) -> list[str]:
@@ -328,6 +366,7 @@ class _Collector(WalkState, cst.CSTVisitor):
         self.candidate_reads: list[tuple[cst.Name, ReadFact]] = []
         self._keywords: set[int] = set()  # `f(name=...)`: a keyword, not a read of `name`
         self.columns: Columns | None = None  # where names NFKC resized moved the columns (facts.cst_names)
+        self.extra_reads: frozenset[str] = frozenset()  # names read where `tree` has no statement (facts.cst.split)
 
     # --- where we are -------------------------------------------------------------
 
@@ -516,7 +555,7 @@ class _Collector(WalkState, cst.CSTVisitor):
         there to see whether they import (one whose names are used is an optional import, and
         so is one whose names a handler defines again: the module provides them either way)."""
         if self.read_names is None:
-            self.read_names = read_names(self.tree) if self.tree is not None else frozenset()
+            self.read_names = (read_names(self.tree) if self.tree is not None else frozenset()) | self.extra_reads
         loaded = self.read_names | defined
         for small in smalls:
             if isinstance(small, (cst.Import, cst.ImportFrom)):
@@ -534,7 +573,7 @@ class _Collector(WalkState, cst.CSTVisitor):
         if id(node) not in self._probing:
             return False
         if self.read_names is None:
-            self.read_names = read_names(self.tree) if self.tree is not None else frozenset()
+            self.read_names = (read_names(self.tree) if self.tree is not None else frozenset()) | self.extra_reads
         return bound is None or bound not in self.read_names
 
     def lazy_keyword(self, node: cst.CSTNode) -> bool:
