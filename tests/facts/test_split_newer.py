@@ -166,6 +166,43 @@ def test_each_newer_statement_where_a_use_rule_reads_the_file(statement: str) ->
         assert fast.rule_facts(using, "m.py", "m", False, _every_use) is None  # libcst's scopes decide
 
 
+def _synchronize(name: str, imported: object) -> bool:
+    return name.startswith("torch.cuda.synchronize")
+
+
+@pytest.mark.parametrize(
+    ("statement", "split"),
+    [
+        ('X = f"{tcx.device_count()["k"]}"\n', True),  # a use no rule judges: CPython's scopes
+        ('def g():\n    return f"{tcx.Stream()["k"]}", tcx.x\n', True),
+        ('X = f"{tcx.synchronize()["k"]}"\n', False),  # one the rule judges: the whole file
+        ('def g(tcx):\n    return f"{tcx["k"]}"\n', False),  # the name bound again: scopes change
+        ('tcx = f"{a["k"]}"\n', False),
+        ('def g():\n    global tcx\n    return f"{a["k"]}"\n', False),
+        ('X = f"{a.tcx["k"]}"\n', False),  # an attribute's name: read as a binding would be
+        ('from m import tcx\nX = f"{a["k"]}"\n', True),  # the import is CPython's to read
+        ('from m import tcx; X = f"{a["k"]}"\n', False),
+        ('match a:\n    case {"k": tcx}:\n        X = f"{a["k"]}"\n', False),
+        ('type tcx = int\n', False),
+        ('X = [f"{a["k"]}" for tcx in b]\n', False),
+        ('X = f"{f(tcx=1)["k"]}"\n', True),  # a keyword binds nothing
+    ],
+)
+def test_uses_under_a_rule_come_from_the_rest_unless_a_refused_statement_could_change_them(
+    statement: str, split: bool
+) -> None:
+    source = f"import torch.cuda as tcx\n{statement}def f():\n    tcx.synchronize()\ntcx.synchronize()\n".encode()
+    ours = fast.rule_facts(source, "m.py", "m", False, _synchronize)
+    theirs = libcst_extract(source, "m.py", "m", False, want_uses=True, use_gate=_synchronize)
+    if not _refused(statement):
+        return
+    assert (ours is not None) == split
+    if ours is not None:
+        _same(ours, theirs)
+        lines = statement.count("\n")
+        assert ours.uses == theirs.uses and [use.span.line for use in ours.uses] == [lines + 3, lines + 4]
+
+
 FSTRING = 'LABEL = f"{TABLE["k"]}"\n'
 
 

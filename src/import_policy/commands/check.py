@@ -539,11 +539,11 @@ def run_or_reuse(
         result.diagnostics[:] = sorted(
             result.diagnostics + unused_suppressions(policy, selection, inputs.files, inputs.read, caches.facts, jobs), key=Diagnostic.sort_key
         )
-    from import_policy.rocm.advice import called_values
+    from import_policy.rocm.advice import called_values, take_uses
 
     stale = [
         *notes, *take_unparsed(), *stale_entries(policy, selection, inputs, caches, jobs),
-        *called_values(policy.rocm_safety, result.diagnostics),
+        *called_values(policy.rocm_safety, result.diagnostics, take_uses()),
     ]
     if runs is not None and run_key is not None and snapshot is not None and layout is not None:
         runs.put(

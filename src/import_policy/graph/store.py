@@ -37,6 +37,7 @@ from import_policy.facts.records.model import SyntaxErrorFact
 from import_policy.project.modules import ProjectModules
 from import_policy.graph.chains import Chain, ImportGraph, Link
 from import_policy.graph.reach import HeavySite, Project, first_reached, with_site
+from import_policy.graph.value_uses import ValueUse
 from import_policy.graph.codec import (
     Items,
     Log,
@@ -47,7 +48,9 @@ from import_policy.graph.codec import (
     lookup_path,
     lookup_place,
     decode_sites,
+    decode_uses,
     encode_links,
+    encode_uses,
     encode_reach,
     encode_sites,
 )
@@ -448,6 +451,7 @@ class ModuleGraph:
         kept, renewed = self.inputs.check(tree) if tree is not None else (0, False)
         self._raw_sites = {name: item for name, item in stored.sites.items() if item[0] <= kept}
         self._raw_reach = {name: item for name, item in stored.reach.items() if item[0] <= kept}
+        self._raw_uses = {name: item for name, item in stored.uses.items() if item[0] <= kept}
         self.generation = stored.generation
         self._load_edges = load_edges if kept > 0 else None
         self._raw_edges: Items | None = None  # read on first need
@@ -459,6 +463,7 @@ class ModuleGraph:
         self._edges: dict[str, tuple[int, list[Link]]] = {}
         self._sites: dict[str, tuple[int, list[HeavySite]]] = {}
         self._reach: dict[str, tuple[int, Mapping[str, Link | None], Mapping[str, str]]] = {}
+        self._uses: dict[str, tuple[int, list[ValueUse]]] = {}
         self._graph = ImportGraph(self.modules, self.edges)
         self._edges_changed = False
         self.derived = 0  # items derived in this run rather than taken from storage (a test hook)
@@ -502,13 +507,15 @@ class ModuleGraph:
         self.inputs.cut(at)
         for _, name, (_, how, stat, hashed) in later:
             self.inputs.log.files[name] = (self.inputs._place(), how, stat, hashed)
-        for table in (self._stored_edges(), self._raw_sites, self._raw_reach):
+        for table in (self._stored_edges(), self._raw_sites, self._raw_reach, self._raw_uses):
             for name in [name for name, item in table.items() if item[0] > at]:
                 del table[name]
         for name in [name for name, item in self._edges.items() if item[0] > at]:
             del self._edges[name]
         for name in [name for name, item in self._sites.items() if item[0] > at]:
             del self._sites[name]
+        for name in [name for name, item in self._uses.items() if item[0] > at]:
+            del self._uses[name]
         for name in [name for name, item in self._reach.items() if item[0] > at]:
             del self._reach[name]
         self._project = None
@@ -536,6 +543,8 @@ class ModuleGraph:
         self._edges.pop(moved, None)
         self._raw_sites.pop(path, None)
         self._sites.pop(path, None)
+        self._raw_uses.pop(path, None)
+        self._uses.pop(path, None)
         self._raw_reach.clear()
         self._reach.clear()
         self._project = None  # its memos hold the old positions
@@ -582,6 +591,25 @@ class ModuleGraph:
         self._sites[path] = (len(self.inputs), sites)
         self._derived()
         return sites
+
+    def value_uses(self, path: str) -> list[ValueUse]:
+        """The file's uses of the `values` keys (graph.value_uses), kept as its sites are."""
+        found = self._uses.get(path)
+        if found is not None:
+            return found[1]
+        raw = self._raw_uses.pop(path, None)
+        if raw is not None:
+            try:
+                uses = decode_uses(raw[1])
+            except _DECODE_ERRORS:
+                pass
+            else:
+                self._uses[path] = (raw[0], uses)
+                return uses
+        uses = self.project.value_uses(path)
+        self._uses[path] = (len(self.inputs), uses)
+        self._derived()
+        return uses
 
     def _derived(self) -> None:
         self.derived += 1
@@ -639,6 +667,7 @@ class ModuleGraph:
             edges = StoredEdges(generation, {**self._stored_edges(), **encoded})
         out = Stored(self.inputs.log, generation=generation)
         out.sites = {**self._raw_sites, **{p: (mark, encode_sites(sites)) for p, (mark, sites) in self._sites.items()}}
+        out.uses = {**self._raw_uses, **{p: (mark, encode_uses(uses)) for p, (mark, uses) in self._uses.items()}}
         out.reach = {**self._raw_reach, **{
             e: (mark, encode_reach(parents, paths)) for e, (mark, parents, paths) in self._reach.items()
         }}
