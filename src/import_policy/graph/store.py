@@ -24,12 +24,12 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Protocol
 
 from import_policy.cache.facts import content_digest
+from import_policy.cache.racy import kept, now_ns
 from import_policy.cache.stat import Stat, of_result, stat_of
 from import_policy.cache.seal import read_regular
 from import_policy.discovery.tracked import index_stat
@@ -56,9 +56,6 @@ from import_policy.graph.codec import (
 )
 
 _DECODE_ERRORS = (ValueError, TypeError, KeyError, IndexError)
-# A file changed within this long before it was read may change again within the same
-# mtime tick: its stat data is not trusted, its bytes are hashed next time (as git does).
-RACY_NS = 2_000_000_000
 
 
 digest = content_digest
@@ -95,9 +92,10 @@ class Inputs:
     """The inputs log as the derivations add to it."""
 
     def __init__(self, root: Path, log: Log | None = None, roots: tuple[str, ...] = (".",), since: int = 0) -> None:
-        """`since`: when the engine began reading the files whose facts it passes (0: now)."""
+        """`since`: when the engine began reading the files whose facts it passes (0: now),
+        before anything the log records is read: the racy-clean rule's moment (cache.racy)."""
         self.root = root
-        self.since = since or time.time_ns()
+        self.since = since or now_ns()
         self.log = log or Log()
         # Where each root's modules start, as a folder path ("" for the project root).
         self.prefixes = tuple("" if r in (".", "") else r.strip("/") + "/" for r in roots)
@@ -149,7 +147,7 @@ class Inputs:
                     raw = log.lookups.get(module)
                     if raw is not None and lookup_place(raw) < first and not tree.lookup(module, lookup_path(raw)):
                         first = lookup_place(raw)
-                log.index = (_trusted(now), log.index[1])
+                log.index = (kept(now, self.since), log.index[1])
                 renewed = True
         for module, path in tree.passed().items():  # found in the tree then, given by a file passed now
             raw = log.lookups.get(module)
@@ -173,7 +171,7 @@ class Inputs:
                 names = tree.names(folder)
                 if names != mark[0]:
                     listing.add(folder)
-                mark = (names, _trusted(now))
+                mark = (names, kept(now, self.since))
             ignore = _ignore_of(folder)
             if hashed is not None:
                 verdict: bool | Stat = tree.file(ignore, "g", stat, hashed)
@@ -224,7 +222,7 @@ class Inputs:
         self._seen[relative] = is_folder
         if relative not in self.log.folders:  # else checked against the tree at this run's start
             ignore = self._ignore_state(_ignore_of(relative)) if is_folder else (None, None)
-            self.log.folders[relative] = ((listing_of(path), _trusted(now)), *ignore)
+            self.log.folders[relative] = ((listing_of(path), kept(now, self.since)), *ignore)
         return is_folder
 
     def _ignore_state(self, path: str) -> tuple[Stat | None, str | None]:
@@ -235,13 +233,13 @@ class Inputs:
             source = read_regular(self.root / path)
         except OSError:
             return None, None
-        return (None if before.mtime_ns >= time.time_ns() - RACY_NS else before), digest(source)
+        return kept(before, self.since), digest(source)
 
     def asked_git(self, module: str, index: Stat | None) -> None:
         """A lookup whose answer depended on which files git tracks (`index`: the stat data of
         its index, taken before): looked up again whenever the index changes."""
         if self.log.index is None:
-            self.log.index = (_trusted(index), [])
+            self.log.index = (kept(index, self.since), [])
         elif index != self.log.index[0]:
             self.log.index = (None, self.log.index[1])
         self.log.index[1].append(module)
@@ -280,15 +278,13 @@ class Inputs:
 
     def file(self, path: str, how: str, stat: Stat | None, hashed: str | None) -> None:
         """`hashed`: the digest of the bytes the derivation read (None: unreadable); `stat`,
-        taken before them. The engine read its files before this run's pass began (`since`):
-        their stat data stands for the bytes it parsed only if no change since could have
-        moved it, so a file changed after `since` (its ctime says so) is hashed next time."""
+        taken before them, or (the engine's files, "e") after the engine read them, which it
+        did after `since`: either way stat data racily clean at `since` (cache.racy: a change
+        after it may not have moved it) is not kept, and the bytes are hashed next time."""
         if path in self.log.files:
             return
-        if hashed is not None and stat is not None:
-            changed = max(stat.mtime_ns, stat.ctime_ns) if how == "e" else stat.mtime_ns
-            if changed >= (self.since if how == "e" else time.time_ns()) - RACY_NS:
-                stat = None
+        if hashed is not None:
+            stat = kept(stat, self.since)
         self.log.files[path] = (self._place(), how, stat, hashed)
 
     def lookup(self, module: str, path: str | None, known: bool) -> None:
@@ -348,14 +344,6 @@ def _is_dir(entry: os.DirEntry[str]) -> bool:
         return entry.is_dir()
     except OSError:
         return False
-
-
-def _trusted(now: Stat | None) -> Stat | None:
-    """A folder's stat data as the log keeps it: None when changed too recently to stand for
-    its listing (git's racy-clean rule, on the ctime too), so its listing is compared."""
-    if now is None or max(now.mtime_ns, now.ctime_ns) >= time.time_ns() - RACY_NS:
-        return None
-    return now
 
 
 def _ignore_of(folder: str) -> str:
