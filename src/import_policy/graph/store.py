@@ -579,19 +579,21 @@ class ModuleGraph:
         self._reset()
         shared.cut = shared.changed = True
 
-    def renew(self, path: str, hashed: str, moved: str | None = None) -> None:
+    def renew(self, path: str, hashed: str, moved: str | None = None, how: str | None = None) -> None:
         """A file's bytes changed but not its record (what every derivation reads of it): the
         log holds its new digest and every item stands. `moved`: its record changed only in
         where its facts stand (the same facts in the same order, at other lines and columns:
-        a line inserted above them), so only what holds those positions is derived again: the
-        module's links and the file's sites (theirs are its lines), and every reach (its
-        links hold them); no other item holds a position of another file."""
+        a line inserted above them), or in facts only the module's own items read
+        (graph/local_change.py), so only what holds those is derived again: the module's
+        links and the file's sites (theirs are its lines), and every reach (its links hold
+        them); no other item holds a position of another file. `how`: how the
+        derivations read the new bytes from now on (`Inputs.how`; None: as before)."""
         shared = self._s
         found = shared.inputs.log.files.get(path)
         if found is None:
             return
-        place, how, stat, _ = found
-        shared.inputs.log.files[path] = (place, how, stat, hashed)
+        place, logged, stat, _ = found
+        shared.inputs.log.files[path] = (place, how or logged, stat, hashed)
         shared.changed = True
         if moved is None:
             return
