@@ -31,6 +31,6 @@ def _parser_release() -> str:
 # with its own releases, so a cache shared by two interpreters (a hook's venv and the user's)
 # never gives one the other's parse.
 EXTRACTION = (
-    f"13:{platform.python_implementation()}-{'.'.join(map(str, sys.version_info[:3]))}"
+    f"14:{platform.python_implementation()}-{'.'.join(map(str, sys.version_info[:3]))}"
     f"-{sys.version_info.releaselevel}:libcst-{_parser_release()}"
 )

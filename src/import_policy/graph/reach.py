@@ -21,7 +21,7 @@ from import_policy.facts.records.model import (
 from import_policy.patterns import module_heads
 from import_policy.graph.chains import Chain, ImportGraph, Link
 from import_policy.project.modules import modules_of
-from import_policy.graph.judge import AFTER, Judge
+from import_policy.graph.judge import AFTER, Environment, Judge
 from import_policy.facts.source.exports import exports_of, wants_exports
 from import_policy.graph.lazy_loaders import Loaders
 from import_policy.graph.question import Question
@@ -98,15 +98,17 @@ class Project:
 
     def __init__(
         self, question: Question, modules: Mapping[str, str], load: Callable[[str], FileFacts | None],
-        exports: Mapping[str, str] | None = None, installed: Callable[[str], bool] | None = None,
+        exports: Mapping[str, str] | None = None, installed: Environment | None = None,
     ) -> None:
         self.question = question
         # With `installed: environment`: whether a module is installed (a `try:` import of one
         # that is not raises, and its handler runs).
         self.installed = installed if question.installed else None
+        # The environment read, whichever way answers hold (None where no environment is read).
+        self.environment = installed
         self.module_path = modules  # looked up, never walked unless a package walk asks
         self.exports = dict(exports or {})
-        self.judge = Judge(question.judged_on, self)
+        self.judge = Judge(question.judged_on, self, self.installed)
         self._load = load
         self._files: dict[str, _File | None] = {}
         # Files loaded that do not parse: what the graph could not see.

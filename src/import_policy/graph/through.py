@@ -17,7 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 
-from import_policy.graph.distributions import Followed, follow
+from import_policy.graph.distributions import Followed, follow, installed, normalize
 from import_policy.graph.environment import Environment, project_environment
 from import_policy.graph.hook import Finding
 from import_policy.graph.search_path import SearchPath
@@ -76,6 +76,18 @@ class Availability:
                 or (self.search is not None and self.search.find(module) is not None)
             )
             self._memo[module] = found
+        return found
+
+
+    def distribution(self, name: str) -> bool:
+        """Whether `importlib.metadata.version(name)` finds the distribution: a `.dist-info` of
+        that (normalized) name in one of the path's folders."""
+        key = "dist:" + normalize(name)
+        found = self._memo.get(key)
+        if found is None:
+            folders = self.search.folders if self.search is not None else ()
+            found = any(normalize(name) in installed(folder) for folder in folders)
+            self._memo[key] = found
         return found
 
 

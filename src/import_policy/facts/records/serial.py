@@ -22,6 +22,7 @@ from import_policy.facts.records.model import (
     FileFacts,
     FunctionFact,
     ImportFact,
+    Installed,
     IsMain,
     LoaderFact,
     Leaf,
@@ -47,7 +48,13 @@ def _span(span: Span) -> Json:
 
 def _test(test: Test) -> Json:
     if isinstance(test, Leaf):
-        return ["L", test.tail, test.qualified, test.call, test.attribute]
+        if test.argument is None and not test.passes and not test.first and not test.alone:
+            return ["L", test.tail, test.qualified, test.call, test.attribute]
+        return [
+            "L", test.tail, test.qualified, test.call, test.attribute, test.argument, test.passes, test.first, test.alone,
+        ]
+    if isinstance(test, Installed):
+        return ["I", test.name, test.distribution, test.parameter]
     if isinstance(test, Compare):
         return ["C", _test(test.subject), list(test.values)]
     if isinstance(test, BoolOp):
@@ -94,10 +101,10 @@ def to_json(facts: FileFacts) -> Json:
         "decorators": [
             [list(d.qualified_names), _span(d.span), d.statement_line, ctx(d.context)] for d in facts.decorators
         ],
-        "functions": [[f.name, f.line, ctx(f.context), list(f.globals)] for f in facts.functions],
+        "functions": [[f.name, f.line, ctx(f.context), list(f.globals), list(f.unset)] for f in facts.functions],
         "classes": [[c.name, list(c.bases), c.line, ctx(c.context)] for c in facts.classes],
         "assigns": [[a.name, _test(a.value), a.line, ctx(a.context), a.removed] for a in facts.assigns],
-        "returns": [[r.function, _test(r.value), r.line, ctx(r.context)] for r in facts.returns],
+        "returns": [[r.function, _test(r.value), r.line, ctx(r.context), r.first] for r in facts.returns],
         "scans": [[s.package, s.line, ctx(s.context)] for s in facts.scans],
         "reads": [[r.name, _span(r.span), r.statement_line, ctx(r.context)] for r in facts.reads],
         "suppressions": [facts.suppressions.file, [[line, sorted(rules)] for line, rules in facts.suppressions.lines]],
@@ -166,6 +173,13 @@ def _test_of(value: Json) -> Test:
     tag = items[0] if items else None
     if tag == "L" and len(items) == 5:
         return Leaf(_str(items[1]), _str(items[2]), _bool(items[3]), _bool(items[4]))
+    if tag == "L" and len(items) == 9:
+        return Leaf(
+            _str(items[1]), _str(items[2]), _bool(items[3]), _bool(items[4]), _opt_str(items[5]), _bool(items[6]),
+            _bool(items[7]), _bool(items[8]),
+        )
+    if tag == "I" and len(items) == 4:
+        return Installed(_str(items[1]), _bool(items[2]), _bool(items[3]))
     if tag == "C" and len(items) == 3:
         subject = _test_of(items[1])
         if not isinstance(subject, Leaf):
@@ -274,8 +288,11 @@ def from_json(value: Json) -> FileFacts:
             for names, span, line, ctx_index in (_list(v, 4) for v in _list(value["decorators"]))
         ),
         functions=tuple(
-            FunctionFact(_str(name), _int(line), ctx(ctx_index), tuple(_str(g) for g in _list(names)))
-            for name, line, ctx_index, names in (_list(v, 4) for v in _list(value["functions"]))
+            FunctionFact(
+                _str(name), _int(line), ctx(ctx_index), tuple(_str(g) for g in _list(names)),
+                tuple(_str(u) for u in _list(unset)),
+            )
+            for name, line, ctx_index, names, unset in (_list(v, 5) for v in _list(value["functions"]))
         ),
         classes=tuple(
             ClassFact(_str(name), tuple(_str(b) for b in _list(bases)), _int(line), ctx(ctx_index))
@@ -286,8 +303,8 @@ def from_json(value: Json) -> FileFacts:
             for name, test, line, ctx_index, removed in (_list(v, 5) for v in _list(value["assigns"]))
         ),
         returns=tuple(
-            ReturnFact(_str(name), _test_of(test), _int(line), ctx(ctx_index))
-            for name, test, line, ctx_index in (_list(v, 4) for v in _list(value["returns"]))
+            ReturnFact(_str(name), _test_of(test), _int(line), ctx(ctx_index), _bool(first))
+            for name, test, line, ctx_index, first in (_list(v, 5) for v in _list(value["returns"]))
         ),
         scans=tuple(
             ScanFact(_opt_str(package), _int(line), ctx(ctx_index))

@@ -12,9 +12,10 @@ import tokenize
 from dataclasses import replace
 
 from import_policy.facts.records.model import (
-    AssignFact, Branch, Compare, Context, ImportFact, Leaf, Not, Opaque, ReadFact, ReturnFact, ScanFact, Span, Test,
+    AssignFact, Branch, Compare, Context, ImportFact, Installed, Leaf, Not, Opaque, ReadFact, ReturnFact, ScanFact, Span, Test,
     Value,
 )
+from import_policy.facts.shared.availability import Locals
 from import_policy.facts.shared.identifiers import normal
 from import_policy.facts.shared.tables import Tables
 from import_policy.facts.shared.typecheck import is_type_checking_only
@@ -148,6 +149,11 @@ class WalkState:
         self.tables = Tables()
         # Each function's positional parameters, a rebound one as None (`CallFact.parameter`).
         self.parameters: dict[str, tuple[str | None, ...]] = {}
+        # Function-local names bound to availability tests (`exists = find_spec(name) is not None`).
+        self.locals = Locals()
+        # Statements straight in a `try:` that catches PackageNotFoundError which call
+        # `importlib.metadata.version("x")`: the rest of that body runs only where `x` is installed.
+        self.version_calls: dict[int, Installed] = {}
 
     def parameter_of(self, callee: str, argument: str | None) -> int | None:
         """A call given the enclosing function's positional parameter `n` (never rebound) first:
@@ -181,10 +187,22 @@ class WalkState:
         self.skippable -= 1
         self.changed()
 
-    def returned(self, value: Test, line: int) -> None:
+    def returned(self, value: Test, line: int, first: bool = False) -> None:
         context = self.context()
         if context.function is not None:
-            self.returns.append(ReturnFact(context.function, value, line, context))
+            self.returns.append(ReturnFact(context.function, value, line, context, first))
+
+    def passes_first(self, argument: str | None) -> bool:
+        """Whether a name given first to a call is the enclosing function's first parameter."""
+        function = self.context().function
+        names = self.parameters.get(function, ()) if function is not None else ()
+        return argument is not None and bool(names) and names[0] == argument
+
+    def after_version(self, test: Installed, line: int) -> None:
+        """After `importlib.metadata.version("x")` straight in a `try:` that catches its failure,
+        the rest of the body runs only where `x` is installed (an unwritten test: no text)."""
+        self.branches.append(Branch(test, orelse=False, early=True, line=line))
+        self.changed()
 
     def early_exit(self, test: Test, line: int, text: str) -> None:
         """After `if C: return` (or `raise`), the rest of the block runs only when C is false."""
