@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 
 from import_policy.cache.stat import Stat
 from import_policy.facts.records.model import Span
@@ -169,7 +169,7 @@ class GraphCodec:
     """The index: the inputs log, sites and reach."""
 
     name = "module-graph"
-    version = 8  # a call site names every heavy module it loads; stat data in cache.stat's order (mtime, ctime, size, inode); a folder is watched by its listing; lookups that asked git's index; a site carries the tests it runs under that the pass could not judge
+    version = 9  # a file's sites are followed by where its imports' lazy loaders cut a chain; a call site names every heavy module it loads; stat data in cache.stat's order (mtime, ctime, size, inode); a folder is watched by its listing; lookups that asked git's index; a site carries the tests it runs under that the pass could not judge
 
     def encode(self, stored: Stored) -> Json:
         return {
@@ -214,7 +214,12 @@ def decode_links(source: str, raw: Json) -> list[Link]:
     ]
 
 
-def encode_sites(sites: list[HeavySite]) -> Json:
+def encode_sites(sites: list[HeavySite], cuts: Sequence[str] = ()) -> Json:
+    """The file's sites, then where its imports' lazy loaders cut a chain (`["cut", text]`)."""
+    return [*_site_rows(sites), *(["cut", text] for text in cuts)]
+
+
+def _site_rows(sites: list[HeavySite]) -> Json:
     return [
         [
             s.module, s.heavy, *_span(s.span), s.statement_line, s.kind, s.detail, s.trial, s.eager_lazy, s.loaded_by,
@@ -231,6 +236,8 @@ def _span(span: Span) -> list[int]:
 def decode_sites(path: str, raw: Json) -> list[HeavySite]:
     found: list[HeavySite] = []
     for item in _list(raw):
+        if len(_list(item)) == 2:
+            continue  # a cut (`decode_cuts`)
         (
             module, heavy, line, column, end_line, end_column, statement_line, kind, detail, trial, eager_lazy, loaded_by,
             unjudged, also,
@@ -246,6 +253,11 @@ def decode_sites(path: str, raw: Json) -> list[HeavySite]:
             tuple((_str(pair[0]), _str(pair[1])) for pair in map(_list, _list(also))),
         ))
     return found
+
+
+def decode_cuts(raw: Json) -> list[str]:
+    """The cuts `encode_sites` kept after a file's sites."""
+    return [_str(item[1]) for item in map(_list, _list(raw)) if len(item) == 2 and item[0] == "cut"]
 
 
 # An entry's reach: each module reached, in the order reached, with its file and the link

@@ -436,6 +436,16 @@ class Project:
             self._sites[path] = sorted(found, key=lambda s: (s.span.line, s.span.column))
         return self._sites[path]
 
+    def cuts_at(self, path: str) -> list[str]:
+        """Where the lazy loaders the file's imports ask could not be told what they import (the
+        chains cut there), as `why` names them; its links are derived for it."""
+        file = self._file(path)
+        module = file.facts.module if file is not None else None
+        if module is None or self.module_path.get(module) != path:
+            return []
+        self.edges(module)
+        return list(self.cuts.get(module, ()))
+
     def edges(self, module: str) -> list[Link]:
         if module not in self._edges:
             file = self._file(self.module_path[module]) if module in self.module_path else None

@@ -42,6 +42,7 @@ from import_policy.graph.codec import (
     Log,
     Stored,
     StoredEdges,
+    decode_cuts,
     decode_links,
     Parents,
     lookup_path,
@@ -458,6 +459,8 @@ class ModuleGraph:
         self._project: Project | None = None
         self._edges: dict[str, tuple[int, list[Link]]] = {}
         self._sites: dict[str, tuple[int, list[HeavySite]]] = {}
+        # Per file: where its imports' lazy loaders cut a chain (kept with its sites).
+        self._cuts: dict[str, list[str]] = {}
         self._reach: dict[str, tuple[int, Mapping[str, Link | None], Mapping[str, str]]] = {}
         self._graph = ImportGraph(self.modules, self.edges)
         self._edges_changed = False
@@ -571,15 +574,27 @@ class ModuleGraph:
         if raw is not None:
             try:
                 sites = decode_sites(path, raw[1])
+                self._cuts[path] = decode_cuts(raw[1])
             except _DECODE_ERRORS:
                 pass
             else:
                 self._sites[path] = (raw[0], sites)
                 return sites
         sites = list(self.project.sites(path))
+        self._cuts[path] = self.project.cuts_at(path)
         self._sites[path] = (len(self.inputs), sites)
         self._derived()
         return sites
+
+    def cuts(self, entry: str) -> list[str]:
+        """Where a lazy loader that importing `entry` asks could not be told what it imports:
+        each cut once, in the order reached."""
+        parents, paths = self._reached(entry)
+        found: list[str] = []
+        for module in parents:
+            self.sites(paths[module])
+            found.extend(cut for cut in self._cuts.get(paths[module], ()) if cut not in found)
+        return found
 
     def _derived(self) -> None:
         self.derived += 1
@@ -636,7 +651,7 @@ class ModuleGraph:
             encoded = {m: (mark, encode_links(links[0].path if links else "", links)) for m, (mark, links) in self._edges.items()}
             edges = StoredEdges(generation, {**self._stored_edges(), **encoded})
         out = Stored(self.inputs.log, generation=generation)
-        out.sites = {**self._raw_sites, **{p: (mark, encode_sites(sites)) for p, (mark, sites) in self._sites.items()}}
+        out.sites = {**self._raw_sites, **{p: (mark, encode_sites(sites, self._cuts.get(p, ()))) for p, (mark, sites) in self._sites.items()}}
         out.reach = {**self._raw_reach, **{
             e: (mark, encode_reach(parents, paths)) for e, (mark, parents, paths) in self._reach.items()
         }}

@@ -145,6 +145,7 @@ PROGRESS = Progress()
 
 # Followed dependency files that do not parse, told by the pass as it reads them: path -> warning.
 _UNPARSED: dict[str, str] = {}
+_CUTS: dict[str, str] = {}
 
 
 def unparsed_dependency(path: str, line: int, message: str) -> None:
@@ -155,10 +156,17 @@ def unparsed_dependency(path: str, line: int, message: str) -> None:
     ))
 
 
-def take_unparsed() -> list[str]:
-    """The warnings told since the last call, once each."""
-    out = [_UNPARSED[path] for path in sorted(_UNPARSED)]
+def cut_chain(text: str) -> None:
+    """A lazy loader a rule's entry reaches imports what the pass cannot tell: a chain (to a
+    forbidden name or not) may be cut there, and `check` says where, once."""
+    _CUTS.setdefault(text, f"warning: {text}; a name it loads is not checked (`import-policy why` shows the chains)")
+
+
+def take_warnings() -> list[str]:
+    """The warnings told since the last call, once each: unparsed dependency files, then cut chains."""
+    out = [_UNPARSED[path] for path in sorted(_UNPARSED)] + list(_CUTS.values())
     _UNPARSED.clear()
+    _CUTS.clear()
     return out
 
 
@@ -224,4 +232,4 @@ def at_links(
     return out
 
 
-__all__ = ["Availability", "Modules", "at_links", "dependencies_of", "take_unparsed", "unparsed_dependency"]
+__all__ = ["Availability", "Modules", "at_links", "dependencies_of", "cut_chain", "take_warnings", "unparsed_dependency"]
