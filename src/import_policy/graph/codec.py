@@ -202,15 +202,25 @@ class EdgesCodec:
 
 
 def encode_links(path: str, links: list[Link]) -> Json:
-    return [path, *([l.target, l.line, l.kind, l.detail] for l in links)]
+    return [path, *([l.target, l.line, l.kind, l.detail, *_requires(l.requires)] for l in links)]
+
+
+def _requires(requires: tuple[str, ...]) -> list[Json]:
+    """A link's (or site's) `requires`, written only where it has some."""
+    return [list(requires)] if requires else []
+
+
+def _names(raw: list[Json]) -> tuple[str, ...]:
+    """`requires` as `_requires` wrote it (none: an empty tuple)."""
+    return tuple(_str(name) for name in _list(raw[0])) if raw else ()
 
 
 def decode_links(source: str, raw: Json) -> list[Link]:
     path, *links = _list(raw)
     path = _str(path)
     return [
-        Link(source, _str(t), path, _int(line), _str(k), _str(d))
-        for t, line, k, d in (_list(item) for item in links)
+        Link(source, _str(t), path, _int(line), _str(k), _str(d), _names(rest))
+        for t, line, k, d, *rest in (_list(item) for item in links)
     ]
 
 
@@ -223,7 +233,7 @@ def _site_rows(sites: list[HeavySite]) -> Json:
     return [
         [
             s.module, s.heavy, *_span(s.span), s.statement_line, s.kind, s.detail, s.trial, s.eager_lazy, s.loaded_by,
-            list(s.unjudged), [[name, way] for name, way in s.also],
+            list(s.unjudged), [[name, way] for name, way in s.also], *_requires(s.requires),
         ]
         for s in sites
     ]
@@ -240,7 +250,7 @@ def decode_sites(path: str, raw: Json) -> list[HeavySite]:
             continue  # a cut (`decode_cuts`)
         (
             module, heavy, line, column, end_line, end_column, statement_line, kind, detail, trial, eager_lazy, loaded_by,
-            unjudged, also,
+            unjudged, also, *requires,
         ) = _list(item)
         if kind not in _SITE_KINDS:
             raise ValueError("unknown site kind")
@@ -250,7 +260,7 @@ def decode_sites(path: str, raw: Json) -> list[HeavySite]:
         found.append(HeavySite(
             path, _opt_str(module), _str(heavy), span, _int(statement_line), kind, _str(detail),
             trial, eager_lazy, _opt_str(loaded_by), tuple(_str(text) for text in _list(unjudged)),
-            tuple((_str(pair[0]), _str(pair[1])) for pair in map(_list, _list(also))),
+            tuple((_str(pair[0]), _str(pair[1])) for pair in map(_list, _list(also))), _names(requires),
         ))
     return found
 
@@ -268,7 +278,9 @@ def encode_reach(parents: Mapping[str, Link | None], paths: Mapping[str, str]) -
     if isinstance(parents, Parents):
         return parents.raw  # never decoded: written back as read
     return [
-        [module, paths[module], *([] if link is None else [link.source, link.path, link.line, link.kind, link.detail])]
+        [module, paths[module], *([] if link is None else [
+            link.source, link.path, link.line, link.kind, link.detail, *_requires(link.requires),
+        ])]
         for module, link in parents.items()
     ]
 
@@ -288,8 +300,10 @@ class Parents(Mapping[str, "Link | None"]):
             if not rest:
                 self._links[module] = None
             else:
-                source, where, line, kind, detail = rest
-                self._links[module] = Link(_str(source), module, _str(where), _int(line), _str(kind), _str(detail))
+                source, where, line, kind, detail, *requires = rest
+                self._links[module] = Link(
+                    _str(source), module, _str(where), _int(line), _str(kind), _str(detail), _names(requires),
+                )
         return self._links[module]
 
     def __iter__(self) -> Iterator[str]:

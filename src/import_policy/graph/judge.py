@@ -318,6 +318,32 @@ class Judge:
             return True if returned.first else None
         return self.value(with_argument(returned.value, argument), path, depth + 1)
 
+    def tested(self, test: Test, path: str, depth: int = 0) -> list[str]:
+        """The modules (or distributions) not installed whose availability tests the test reads,
+        directly, through the flags it reads and the functions it calls (what a branch that
+        the environment keeps off needs: "if `x` is installed")."""
+        if depth > MAX_DEPTH:
+            return []
+        if isinstance(test, Installed):
+            return [test.name] if self._installed(test) is False else []
+        if isinstance(test, Not):
+            return self.tested(test.operand, path, depth + 1)
+        if isinstance(test, BoolOp):
+            return [name for operand in test.operands for name in self.tested(operand, path, depth + 1)]
+        if not isinstance(test, Leaf):
+            return []
+        if not test.call:
+            found = self.bound(test.qualified, path, ANY, depth + 1) or []
+            return [name for value, where, _ in found for name in self.tested(value, where, depth + 1)]
+        key = self.view.resolve(test.qualified, path)
+        facts = self.view.facts(key[0]) if key is not None else None
+        if key is None or facts is None:
+            return []
+        return [
+            name for returned in facts.returns if returned.function == key[1]
+            for name in self.tested(with_argument(returned.value, test.argument), key[0], depth + 1)
+        ]
+
     # --- where code runs ----------------------------------------------------------
 
     def branch_value(self, branch: Branch, context: Context, path: str, depth: int = 0) -> Tri:

@@ -60,6 +60,8 @@ class HeavySite:
     # The other heavy modules a call site loads, each with the calls that load it (`heavy` is the
     # first one the call's body loads): a call that loads several is one site naming each.
     also: tuple[tuple[str, str], ...] = ()
+    # What the environment read lacks that the site needs (`Link.requires`).
+    requires: tuple[str, ...] = ()
 
     @property
     def key(self) -> tuple[str, int, int]:
@@ -109,6 +111,9 @@ class Project:
         self.module_path = modules  # looked up, never walked unless a package walk asks
         self.exports = dict(exports or {})
         self.judge = Judge(question.judged_on, self, self.installed)
+        # By default, with an environment read: the same platform judged with that environment
+        # deciding, to say which findings hold only if a module it lacks is installed.
+        self.deployed = Judge(question.judged_on, self, installed) if installed is not None and self.installed is None else None
         self._load = load
         self._files: dict[str, _File | None] = {}
         # Files loaded that do not parse: what the graph could not see.
@@ -474,6 +479,24 @@ class Project:
                 return read
         return None
 
+    def requires(self, context: Context, path: str, tried: str | None = None) -> tuple[str, ...]:
+        """By default, with an environment read: what it lacks that code here needs to run, the
+        module a `try:` import here tries (`tried`) or one an availability test that keeps this
+        code off there tests (what a finding says: "if `x` is installed")."""
+        if self.deployed is None or self.environment is None:
+            return ()
+        names = [tried] if tried is not None and not self.environment(tried) else []
+        for branch in context.branches:
+            if self.deployed.branch_value(branch, context, path) is (True if branch.orelse else False):
+                names.extend(self.deployed.tested(branch.test, path))
+        return tuple(dict.fromkeys(names))
+
+    def _import_requires(self, facts: FileFacts, fact: ImportFact) -> tuple[str, ...]:
+        if self.deployed is None:
+            return ()
+        tried = (fact.module if fact.kind == "from" else fact.name) if fact.caught else None
+        return self.requires(fact.context, facts.path, tried)
+
     def _can_run(self, fact: ImportFact) -> bool:
         """With the environment deciding: a `try:` import of a module not installed raises (its
         handler runs), and a handler's import runs only where one of the imports its `try:`
@@ -512,7 +535,7 @@ class Project:
             yield HeavySite(
                 facts.path, facts.module, heavy, span, fact.statement_line, "import",
                 f"lazy {detail}" if fact.lazy else detail, trial=fact.probe, eager_lazy=bool(fact.lazy),
-                unjudged=self.judge.unjudged(fact.context, facts.path),
+                unjudged=self.judge.unjudged(fact.context, facts.path), requires=self._import_requires(facts, fact),
             )
         for fact in facts.imports:
             read = loads.pop(fact.statement, None)
@@ -523,7 +546,7 @@ class Project:
                 continue
             site = self._call_site(facts, call)
             if site is not None:
-                yield site
+                yield replace(site, requires=self.requires(call.context, facts.path)) if self.deployed is not None else site
         file = self._file(facts.path)
         for decorator in facts.decorators:
             if not self.judge.eager(decorator.context, facts.path):
@@ -564,15 +587,23 @@ class Project:
         seen: set[str] = set()
         links: list[Link] = []
 
+        requires: tuple[str, ...] = ()
+
+        placed: dict[str, int] = {}  # a target's link, which an import that needs nothing replaces
+
         def add(target: str, line: int, kind: str, detail: str) -> None:
-            if target != facts.module and target not in seen and target in self.module_path:
+            if target in seen and not requires and links[placed[target]].requires:
+                links[placed[target]] = Link(facts.module or "", target, facts.path, line, kind, detail)
+            elif target != facts.module and target not in seen and target in self.module_path:
                 seen.add(target)
-                links.append(Link(facts.module or "", target, facts.path, line, kind, detail))
+                placed[target] = len(links)
+                links.append(Link(facts.module or "", target, facts.path, line, kind, detail, requires))
 
         for fact in facts.imports:
             where = self.loaded(facts, fact)
             if where is None:
                 continue
+            requires = self._import_requires(facts, fact)
             # A lazy import runs where its name is first read at import time.
             line, detail = (where.span.line, f"{_spelled(fact)}, loaded by reading `{where.name}`") \
                 if isinstance(where, ReadFact) else (fact.span.line, _spelled(fact))
@@ -588,6 +619,7 @@ class Project:
                     add(fact.name, line, "import", detail)
             if fact.kind == "from" and fact.member not in (None, "*"):
                 self._lazy_edges(facts, fact.module, fact.member or "", fact.span.line, line, detail, add)
+        requires = ()
         for qualified, read_line in self._attribute_reads(facts):
             owner, _, member = qualified.rpartition(".")
             self._lazy_edges(facts, owner, member, read_line, read_line, f"reads `{qualified}`", add)
@@ -599,6 +631,7 @@ class Project:
         for call in facts.calls:
             if not self.judge.eager(call.context, facts.path):
                 continue
+            requires = self.requires(call.context, facts.path)
             for package in self._call_scans(call, facts.path, 0):
                 for child in self.children(package):
                     add(child, call.span.line, "scan", f"{call.tail}() imports every module of {package}")
@@ -822,7 +855,8 @@ def with_site(chain: Chain, site: HeavySite, name: str | None = None) -> Chain:
     source = chain.modules[-1]
     kind: str = "import" if site.kind == "import" else site.kind
     detail = site.detail if name in (None, site.heavy) else dict(site.also).get(name or "", site.detail)
-    return Chain(chain.entry, (*chain.links, Link(source, name or site.heavy, site.path, site.span.line, kind, detail)))
+    last = Link(source, name or site.heavy, site.path, site.span.line, kind, detail, site.requires)
+    return Chain(chain.entry, (*chain.links, last))
 
 
 def _each_once(found: list[_Witness]) -> tuple[_Witness, ...] | None:
