@@ -584,26 +584,13 @@ class Project:
 
     def _find_edges(self, facts: FileFacts) -> list[Link]:
         assert facts.module is not None
-        seen: set[str] = set()
-        links: list[Link] = []
-
-        requires: tuple[str, ...] = ()
-
-        placed: dict[str, int] = {}  # a target's link, which an import that needs nothing replaces
-
-        def add(target: str, line: int, kind: str, detail: str) -> None:
-            if target in seen and not requires and links[placed[target]].requires:
-                links[placed[target]] = Link(facts.module or "", target, facts.path, line, kind, detail)
-            elif target != facts.module and target not in seen and target in self.module_path:
-                seen.add(target)
-                placed[target] = len(links)
-                links.append(Link(facts.module or "", target, facts.path, line, kind, detail, requires))
-
+        found = _Links(facts.module, facts.path, self.module_path)
+        add = found.add
         for fact in facts.imports:
             where = self.loaded(facts, fact)
             if where is None:
                 continue
-            requires = self._import_requires(facts, fact)
+            found.requires = self._import_requires(facts, fact)
             # A lazy import runs where its name is first read at import time.
             line, detail = (where.span.line, f"{_spelled(fact)}, loaded by reading `{where.name}`") \
                 if isinstance(where, ReadFact) else (fact.span.line, _spelled(fact))
@@ -619,7 +606,7 @@ class Project:
                     add(fact.name, line, "import", detail)
             if fact.kind == "from" and fact.member not in (None, "*"):
                 self._lazy_edges(facts, fact.module, fact.member or "", fact.span.line, line, detail, add)
-        requires = ()
+        found.requires = ()
         for qualified, read_line in self._attribute_reads(facts):
             owner, _, member = qualified.rpartition(".")
             self._lazy_edges(facts, owner, member, read_line, read_line, f"reads `{qualified}`", add)
@@ -631,7 +618,7 @@ class Project:
         for call in facts.calls:
             if not self.judge.eager(call.context, facts.path):
                 continue
-            requires = self.requires(call.context, facts.path)
+            found.requires = self.requires(call.context, facts.path)
             for package in self._call_scans(call, facts.path, 0):
                 for child in self.children(package):
                     add(child, call.span.line, "scan", f"{call.tail}() imports every module of {package}")
@@ -644,7 +631,7 @@ class Project:
                         self._lazy_edges(
                             facts, owner, member, call.span.line, call.span.line, f"{call.tail}() imports {name}", add,
                         )
-        return links
+        return found.links
 
     def _exports(self, path: str) -> tuple[str, ...]:
         """What a file exports as transformers' `define_import_structure` reads it."""
@@ -834,6 +821,29 @@ class _File:
             if qualified == target or qualified.startswith(target + "."):
                 return True
         return False
+
+
+class _Links:
+    """A module's links as `Project._find_edges` collects them: one per target, in source order;
+    where an import that needs nothing missing (`Link.requires`) reaches a target again, its link
+    replaces the one that needs something."""
+
+    def __init__(self, source: str, path: str, known: Mapping[str, str]) -> None:
+        self.source = source
+        self.path = path
+        self.known = known
+        self.links: list[Link] = []
+        self.placed: dict[str, int] = {}
+        self.requires: tuple[str, ...] = ()  # what the import being read needs
+
+    def add(self, target: str, line: int, kind: str, detail: str) -> None:
+        at = self.placed.get(target)
+        if at is not None:
+            if not self.requires and self.links[at].requires:
+                self.links[at] = Link(self.source, target, self.path, line, kind, detail)
+        elif target != self.source and target in self.known:
+            self.placed[target] = len(self.links)
+            self.links.append(Link(self.source, target, self.path, line, kind, detail, self.requires))
 
 
 def first_reached(
