@@ -25,6 +25,8 @@ Cases (docs/benchmarks.md has the targets and how to read them):
       and the same probe with one rule forbidding every watched name      (48 rules within 1.2x of 1)
   T12 a `kind: layers` contract over vLLM's top-level packages (scope: any, TYPE_CHECKING counted:
       import-linter's reading), cold and warm                             vs lint-imports on the same contract
+  T13 `check --no-cache` of a generated 10,000-line file with one nested-quote f-string (PEP 701,
+      which CPython 3.10 and 3.11 refuse)                                 vs the same file without it
 
 T1-T4 and T6 read the corpus, which defaults to ~/.cache/import-policy-corpus/vllm-0.33.0
 and is fetched with ../shared/corpus/fetch_sdist.py when missing; T7, T8 and T9 generate
@@ -75,7 +77,7 @@ CASE_TOOLS = {
     "T11": ("ruff",), "T12": ("import-linter",),
 }
 INNER = "IMPORT_POLICY_BENCH_VENV"  # set when the bench runs itself again under its venv
-CASES = ("T1", "T2", "T3", "T4", "T5", "T6", "T7", "T8", "T9", "T10", "T11", "T12")
+CASES = ("T1", "T2", "T3", "T4", "T5", "T6", "T7", "T8", "T9", "T10", "T11", "T12", "T13")
 FOLLOW_CONFIG = "import-policy-bench-follow.yaml"
 FOLLOW_POLICY = "version: 1\nextends: [vllm]\nenvironment:\n  python: {python}\nfollow: [transformers]\n"
 GRAPH_RULE = "heavy-import-reachable"
@@ -88,6 +90,10 @@ T8_BYTES = 4 * 1024 * 1024
 T8_TARGET_S = 5.0
 T8_POLICY = "version: 1\nrules:\n  - id: regex-not-re\n    forbid: [re]\n    fix: {replace_module: regex}\n"
 T9_FIXES = 16_000
+T13_BYTES = 380_000  # T8's blocks: about 10,000 lines
+T13_TARGET = 2.0  # what the file costs without the newer construct (as on 3.12+), within 2x
+T13_NEWER = 'LABEL = f"{TABLE["k"]}"\n'  # PEP 701: CPython 3.10 and 3.11 refuse it
+T13_PLAIN = "LABEL = f\"{TABLE['k']}\"\n"  # the same f-string every Python reads
 T9_TARGET = 3.0  # --diff within a few times the check of the same file
 DEFAULT_T11_ENV = Path("~/.cache/import-policy-bench/t11")
 T11_PACKAGES = ("torch", "transformers", "peft", "accelerate", "timm", "torchvision", "sentence-transformers",
@@ -854,6 +860,42 @@ def case_t9(bench: Bench) -> None:
     bench.commands += [diff, check]
 
 
+# --- T13: one statement of newer syntax in a big file ----------------------------------
+
+
+def generate_t13(folder: Path, newer: bool) -> Path:
+    """T8's project at `T13_BYTES`, with `TABLE` bound near the top and one f-string reading it
+    before a function half-way down: `T13_NEWER` (nested quotes) or `T13_PLAIN`."""
+    path = generate_t8(folder, T13_BYTES)
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    middle = next(index for index in range(len(lines) // 2, len(lines)) if lines[index].startswith("def "))
+    lines[middle:middle] = [T13_NEWER if newer else T13_PLAIN, "\n\n"]
+    lines.insert(4, "TABLE = {'k': 1}\n")
+    path.write_text("".join(lines), encoding="utf-8")
+    return path
+
+
+def case_t13(bench: Bench) -> None:
+    newer = generate_t13(bench.work / "t13-newer", newer=True)
+    plain = generate_t13(bench.work / "t13-plain", newer=False)
+    lines = newer.read_text(encoding="utf-8").count("\n")
+    print(f"T13 check of a {lines:,}-line file with one nested-quote f-string, against it without", file=sys.stderr)
+    argv = [bench.python, "-m", "import_policy", "check", "--no-cache", "big.py"]
+    ours = Command("import-policy T13 with the f-string", argv, cwd=newer.parent)
+    base = Command("import-policy T13 without it", argv, cwd=plain.parent)
+    alternate([ours, base], bench.runs, newer.parent)
+    bench.rows.append(rows(f"T13 one {lines:,}-line file, one nested-quote f-string ({versions_python(bench.python)})",
+                           ours, base, T13_TARGET))
+    bench.commands += [ours, base]
+
+
+def versions_python(python: str) -> str:
+    """`Python 3.11.7`: T13's ratio means something only where CPython refuses the f-string."""
+    done = subprocess.run([python, "-c", "import platform; print(platform.python_version())"],
+                          capture_output=True, text=True, check=False)
+    return f"Python {done.stdout.strip()}"
+
+
 # --- output ---------------------------------------------------------------------------
 
 
@@ -940,6 +982,8 @@ def run_cases(bench: Bench, cases: set[str], stack: contextlib.ExitStack) -> Non
         case_t11(bench, t11_env(bench.t11_env))
     if "T12" in cases:
         case_t12(bench, stack.enter_context(written(bench.corpus / T12_CONFIG, T12_POLICY)))
+    if "T13" in cases:
+        case_t13(bench)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

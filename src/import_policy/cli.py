@@ -10,21 +10,23 @@ configuration or path error, or an internal error.
 from __future__ import annotations
 
 import argparse
-import difflib
-import shlex
+import gc
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from import_policy import __version__
-from import_policy.cache.seal import FOLDER as CACHE_FOLDER
-from import_policy.quoting import escape_controls
+from import_policy.cache import FOLDER as CACHE_FOLDER
 from import_policy.commands import EXIT_ERROR, EXIT_OK, EXIT_VIOLATIONS, UsageError, discard_stdout
-from import_policy.commands.options import CheckOptions
-from import_policy.policy.load import ConfigErrors
-from import_policy.discovery import probe
-from import_policy.discovery.tracked import new_run
-from import_policy.report.formats import FORMATS
+from import_policy.policy.errors import ConfigErrors
+from import_policy.report import DOCUMENT_FORMATS
+
+if TYPE_CHECKING:
+    from import_policy.commands.options import CheckOptions
+
+# Only what `--version`, `--help` and a bad command line need is imported above: every
+# command's own modules (and the policy's records) are imported by the command that runs.
 
 __all__ = ["EXIT_ERROR", "EXIT_OK", "EXIT_VIOLATIONS", "UsageError", "main"]
 
@@ -67,7 +69,7 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--unsafe-fixes", action="store_true", help="also apply (or count as fixable) fixes that can change behaviour")
     check.add_argument("--diff", action="store_true", help="print the diff --fix would write, write nothing; exit 1 if a fix is pending")
     check.add_argument(
-        "--format", "--output-format", dest="format", choices=("text", *FORMATS), default="text",
+        "--format", "--output-format", dest="format", choices=("text", *DOCUMENT_FORMATS), default="text",
         help="output format (default: text)",
     )
     check.add_argument("-q", "--quiet", action="store_true", help="print the findings and nothing else (no summary, no notes)")
@@ -133,6 +135,11 @@ def _without_command(parser: argparse.ArgumentParser, argv: Sequence[str]) -> st
     first = argv[0]
     if first in commands or first in ("-h", "--help", "--version"):
         return None
+    import difflib
+    import shlex
+
+    from import_policy.discovery import probe
+
     again = shlex.join(["import-policy", "check", *argv])
     if first.startswith("-"):
         option = first.split("=", 1)[0]
@@ -164,7 +171,28 @@ def main(argv: Sequence[str] | None = None) -> int:
             args.command_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     except SystemExit as exit_:
         return EXIT_ERROR if exit_.code not in (0, None) else EXIT_OK
+    from import_policy import dataclass_code
+    from import_policy.discovery.tracked import new_run
+
+    dataclass_code.install()  # the records' methods compiled by an earlier run are not compiled again
     new_run()  # what a run says once (git refusing the repository) is said again by the next
+    # A command imports most of the package as it goes, and its records hold no cycles: the
+    # cyclic collector would walk every module's objects again at each collection for nothing
+    # (as pipeline.engine says of a run's facts). The server lives on, so it keeps its collector.
+    collecting = gc.isenabled() and args.command != "server"
+    if collecting:
+        gc.disable()
+    try:
+        return _run(args)
+    finally:
+        if collecting:
+            gc.enable()
+        dataclass_code.save()
+
+
+def _run(args: argparse.Namespace) -> int:
+    from import_policy.quoting import escape_controls
+
     try:
         code = _dispatch(args)
         sys.stdout.flush()  # here, where a closed pipe can still be told from a crash
@@ -194,6 +222,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def check_options(args: argparse.Namespace) -> CheckOptions:
     """`check`'s flags as the typed value its steps read."""
+    from import_policy.commands.options import CheckOptions
+
     return CheckOptions(
         paths=list(args.paths), config=args.config, select=args.select, extend_select=args.extend_select,
         ignore=args.ignore, exit_zero=args.exit_zero, statistics=args.statistics, fix=args.fix, fix_only=args.fix_only,

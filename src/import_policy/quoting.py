@@ -15,9 +15,9 @@ from __future__ import annotations
 import re
 
 # What makes git quote a path (core.quotePath=false), plus C1 controls and undecodable bytes.
-_UNSAFE = re.compile('[\x00-\x1f\x7f-\x9f"\\\\\udc80-\udcff]')
+_UNSAFE = '[\x00-\x1f\x7f-\x9f"\\\\\udc80-\udcff]'
 # What is escaped in a message: the controls alone (a message has its own quotes).
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\udc80-\udcff]")
+_CONTROL = "[\x00-\x1f\x7f-\x9f\udc80-\udcff]"
 _NAMED = {"\a": "\\a", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\v": "\\v", "\f": "\\f", "\r": "\\r", '"': '\\"', "\\": "\\\\"}
 
 
@@ -34,13 +34,15 @@ def quote_path(path: str) -> str:
     """`path` as git would print it: unchanged when nothing in it needs quoting. A path that
     begins with `::` is written `./::...`, the same file: at the start of a line a GitHub
     runner would read it as a workflow command."""
-    if _UNSAFE.search(path) is None:
+    unsafe = re.compile(_UNSAFE)  # compiled at first use (re keeps it): most runs print no path
+    if unsafe.search(path) is None:
         return "./" + path if path.startswith("::") else path
-    return '"' + _UNSAFE.sub(_escape, path) + '"'
+    return '"' + unsafe.sub(_escape, path) + '"'
 
 
 def escape_controls(text: str) -> str:
     """`text` with every control character written as a C escape, so it stays on its line."""
-    if _CONTROL.search(text) is None:
+    control = re.compile(_CONTROL)
+    if control.search(text) is None:
         return text
-    return _CONTROL.sub(_escape, text)
+    return control.sub(_escape, text)

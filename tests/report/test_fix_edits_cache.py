@@ -53,3 +53,40 @@ def test_no_cache_keeps_no_edits(project: Project) -> None:
     code, out, _ = project.run("check", "--no-cache", "--format", "json")
     assert code == 1 and _replacement_texts(out)
     assert not (project.root / ".import_policy_cache" / "edits").exists()
+
+
+def _no_policy(*_args: object, **_kwargs: object) -> None:
+    raise AssertionError("the policy was built for a report the caches answer")
+
+
+def test_a_warm_sarif_report_is_answered_without_the_policy(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    """As a warm JSON report: the run cache's answer, SARIF's rule table kept under the
+    policy's digest; the document byte for byte the one a run that builds the policy writes."""
+    from import_policy.commands import check
+
+    project.config(CONFIG + "  - id: no-json\n    forbid: [json]\n    message: 'no json, please'\n")
+    project.write("m.py", "import re\nimport json\n")
+    code, cold, _ = project.run("check", "--format", "sarif")
+    assert code == 1
+    _, fresh, _ = project.run("check", "--no-cache", "--format", "sarif")
+    assert fresh == cold
+    monkeypatch.setattr(check, "gather", _no_policy)
+    code, warm, _ = project.run("check", "--format", "sarif")
+    assert code == 1
+    assert warm == cold
+    assert "no json, please" in warm
+
+
+def test_a_warm_sarif_report_without_a_kept_rule_table_builds_the_policy(project: Project) -> None:
+    """A run cache written by a text run has no rule table: SARIF takes the usual way, and
+    keeps the table for the next run."""
+    import shutil
+
+    project.config(CONFIG)
+    project.write("m.py", "import re\n")
+    project.run("check")
+    shutil.rmtree(project.root / ".import_policy_cache" / "sarif-rules", ignore_errors=True)
+    code, warm, _ = project.run("check", "--format", "sarif")
+    _, fresh, _ = project.run("check", "--no-cache", "--format", "sarif")
+    assert code == 1 and warm == fresh
+    assert (project.root / ".import_policy_cache" / "sarif-rules").is_dir()

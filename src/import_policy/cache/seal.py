@@ -18,7 +18,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
-FOLDER = ".import_policy_cache"  # in the project root; every cache keeps its entries below it
+from import_policy.cache import FOLDER as FOLDER
 
 _HEAD = b'{"mac":"'
 _MAC_DIGITS = 64

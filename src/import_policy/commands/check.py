@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from import_policy.pipeline.engine import Result
     from import_policy.pipeline.extract import Reader
     from import_policy.pipeline.plan import Selection
+    from import_policy.report.sarif import RuleTable
 
 
 
@@ -87,7 +88,7 @@ def answer_warm(args: CheckOptions, cwd: Path) -> int | None:
     needs_policy = args.fix or args.fix_only or args.diff or args.baseline is not None or args.write_baseline is not None
     needs_policy = needs_policy or args.exclude is not None or args.extend_exclude is not None
     needs_policy = needs_policy or args.show_files or args.show_settings or args.verbose
-    if args.no_cache or args.stdin_filename is not None or needs_policy or args.format == "sarif":
+    if args.no_cache or args.stdin_filename is not None or needs_policy:
         return None
     found = known(args.config, cwd)
     if found is None:
@@ -123,13 +124,21 @@ def answer_warm(args: CheckOptions, cwd: Path) -> int | None:
     outcome = RunCache(root).get(run_key, files) if run_key is not None else None
     if outcome is None:
         return None
+    table = None
+    if args.format == "sarif" and not args.statistics:
+        from import_policy.report.sarif_rules import kept_table
+
+        table = kept_table(root, entry.policy)  # SARIF's rule table: the one thing it needs of the policy
+        if table is None:
+            return None
     if config is None and not args.quiet:
         print(f"import-policy: {no_config_note(cwd, cwd)}", file=sys.stderr)
     for path, why in skipped:
         print(f"import-policy: skipped {quote_path(path)}: {why}", file=sys.stderr)
     inputs = Inputs(paths, files, lambda file: file.path.read_bytes(), None)
     kept = list(outcome.diagnostics)
-    return report(args, root, None, inputs, Finished(outcome.files, outcome.unreadable, outcome.stale), kept, None, None, {})
+    finished = Finished(outcome.files, outcome.unreadable, outcome.stale)
+    return report(args, root, None, inputs, finished, kept, None, None, {}, table)
 
 
 def _nested_project(root: Path, markers: set[str], cwd: Path) -> bool:
@@ -242,9 +251,11 @@ class Finished:
 def report(
     args: CheckOptions, root: Path, policy: Policy | None, inputs: Inputs, checked: Finished,
     kept: list[Diagnostic], fixing: FixRun | None, wrote: str | None, overrides: dict[str, bytes],
+    table: RuleTable | None = None,
 ) -> int:
     """Presentation, the report in its format, what stderr must say, and the exit code.
-    `policy` is None for a run answered without one (never for `--format sarif`)."""
+    `policy` is None for a run answered without one (`--format sarif`: then `table` is
+    SARIF's rule table as the cache kept it)."""
     cwd = Path.cwd()
     if args.fix_only:
         kept = []  # ruff's --fix-only: what remains is neither reported nor a failure
@@ -267,7 +278,7 @@ def report(
     )
     # Fix edits are kept in the project's cache; a run over several projects (rebased) has no one project.
     cache_root = None if args.no_cache or checked.rebased else root
-    write_report(args, shown, checked.files, policy, cwd, overrides, text, cache_root)
+    write_report(args, shown, checked.files, policy, cwd, overrides, text, cache_root, table)
     say_faults(checked.unreadable, [] if args.quiet else checked.stale)
     if checked.unreadable or (fixing is not None and fixing.write_errors):
         return EXIT_ERROR  # as ruff: a file --fix could not write is an error, named on stderr
@@ -307,6 +318,7 @@ def selection_of(loaded: Loaded, args: CheckOptions) -> Selection:
     from import_policy.commands.selectors import resolve
     from import_policy.kinds.describe import rule_rows
     from import_policy.pipeline.plan import Selection
+    from import_policy.report.sarif import RuleTable
 
     known = rule_ids(loaded.policy)
     in_force = {row["id"] for row in rule_rows(loaded.policy)}
@@ -676,12 +688,12 @@ def present(diagnostics: Sequence[Diagnostic], unsafe: bool, root: Path, cwd: Pa
 
 def write_report(
     args: CheckOptions, shown: list[Diagnostic], files: int, policy: Policy | None, cwd: Path,
-    overrides: dict[str, bytes], text: Text, cache_root: Path | None = None,
+    overrides: dict[str, bytes], text: Text, cache_root: Path | None = None, table: RuleTable | None = None,
 ) -> None:
     """The findings on stdout in the format asked for. A reader that closes the pipe early
     (`| head`) ends the output quietly; the exit code still says what was found."""
     try:
-        _write_report(args, shown, files, policy, cwd, overrides, text, cache_root)
+        _write_report(args, shown, files, policy, cwd, overrides, text, cache_root, table)
         sys.stdout.flush()
     except BrokenPipeError:
         discard_stdout()
@@ -689,7 +701,7 @@ def write_report(
 
 def _write_report(
     args: CheckOptions, shown: list[Diagnostic], files: int, policy: Policy | None, cwd: Path,
-    overrides: dict[str, bytes], text: Text, cache_root: Path | None,
+    overrides: dict[str, bytes], text: Text, cache_root: Path | None, table: RuleTable | None,
 ) -> None:
     out = sys.stdout
     # Each format's module is imported only when asked for: start-up time is most of a warm run.
@@ -704,7 +716,7 @@ def _write_report(
         # A run answered without the policy (answer_warm) had no stdin to show.
         root = policy.root if policy is not None else cwd
         shown_stdin = {_rebase_path(path, root, cwd): data for path, data in overrides.items()}
-        out.write(FORMATS[args.format](Report(shown, files, policy, cwd, shown_stdin, cache_root)))
+        out.write(FORMATS[args.format](Report(shown, files, policy, cwd, shown_stdin, cache_root, table)))
     elif not text.silent:
         out.write(_text(shown, text, text_report.use_colour(out)))
 

@@ -8,7 +8,6 @@ and `triton-jit`, never `tri`. An exact id means that rule alone (`--select re` 
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Sequence
 
 from import_policy.commands import UsageError
@@ -22,6 +21,8 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str:
     ordered = sorted(choices)
     # A prefix of an opt-in id (which no prefix selects) is nearest to that id.
     near = [choice for choice in ordered if word and choice.startswith(word)][:1]
+    import difflib  # only a misspelling pays for it
+
     near = near or difflib.get_close_matches(word, ordered, n=1)
     return f"; did you mean `{near[0]}`?" if near else ""
 

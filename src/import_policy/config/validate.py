@@ -5,7 +5,6 @@ Nothing here reads files; `load.py` walks `extends` and merges what this returns
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -492,6 +491,8 @@ class Validator:
 
 def _did_you_mean(key: str, allowed: Sequence[str]) -> str:
     """` (did you mean 'rules'?)` for a key near a valid one (`rulez`, `allow-in`), else nothing."""
+    import difflib  # only a misspelling pays for it
+
     near = difflib.get_close_matches(key.replace("-", "_"), list(allowed), n=1, cutoff=0.7)
     return f" (did you mean {near[0]!r}?)" if near else ""
 

@@ -10,7 +10,6 @@ findings about them given what was silenced; the command runs the checks.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
@@ -135,6 +134,8 @@ def check(
         elif unused:
             parts.append(f"silenced nothing for {', '.join(f'`{r}`' for r in unused)}")
         for rule in unknown:
+            import difflib  # only a misspelling pays for it
+
             near = difflib.get_close_matches(rule, list(known), n=1)
             hint = f" (did you mean `{near[0]}`?)" if near else ""
             parts.append(f"names `{rule}`, which is no rule{hint}")

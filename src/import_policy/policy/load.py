@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from import_policy.cache.policy import Built, Known, PolicyIndex, entry_key
 from import_policy.config.model import Follow, Origin, Policy, Profile, RocmSafety, Rule
+from import_policy.policy.errors import ConfigErrors as ConfigErrors
 from import_policy.policy.platforms import EXTEND, PlatformMerge, check_rules
 from import_policy.discovery import probe
 from import_policy.quoting import quote_path
@@ -44,12 +45,6 @@ ABSENT = "absent"  # a source's digest while the file is not there (never a BLAK
 def digest(data: bytes) -> str:
     """What a configuration's bytes are known by in the caches."""
     return hashlib.blake2b(data, digest_size=20).hexdigest()
-
-
-class ConfigErrors(Exception):
-    def __init__(self, errors: list[ConfigError]) -> None:
-        super().__init__("\n".join(str(e) for e in errors))
-        self.errors = errors
 
 
 def _rules() -> Traversable:

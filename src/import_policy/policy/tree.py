@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ast
 import os
-import symtable
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -254,6 +253,8 @@ def module_bindings(source: bytes, path: str) -> frozenset[str] | str:
     any name: then every name counts as bound (nothing to warn about). The file is read as
     the facts read it: its text as CPython decodes it, syntax newer than this interpreter's
     through libcst."""
+    import symtable
+
     from import_policy.facts.records.model import SyntaxErrorFact
     from import_policy.facts.shared.decoded import python_text
     from import_policy.facts.source.syntax import newest_read

@@ -15,7 +15,6 @@ from typing import Any
 
 from import_policy import __version__
 from import_policy.config.model import Policy
-from import_policy.kinds.describe import describe_rule, rule_rows
 from import_policy.diagnostics import Diagnostic
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -42,27 +41,66 @@ class Fix:
 FixFor = Callable[[Diagnostic], "Fix | None"]
 
 
-def _rules(policy: Policy, used: Sequence[str]) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class RuleTable:
+    """`tool.driver.rules` as the policy decides it: a descriptor per rule in force (in the
+    `rules` table's order), and one per opt-in built-in (listed only when a finding is of it).
+    A finding of any other id gets a descriptor made of the id alone. Plain JSON values, so
+    the cache keeps it under the policy's digest (`report.sarif_rules`)."""
+
+    rows: tuple[dict[str, Any], ...]
+    opt_in: dict[str, dict[str, Any]]
+
+
+def rule_table(policy: Policy) -> RuleTable:
+    # Imported here: a report the caches answer (`sarif_rules`) never loads the rules' kinds.
+    from import_policy.kinds.describe import opt_in_builtins, rule_rows
+
     rows = rule_rows(policy)
     known = {row["id"] for row in rows}
-    rows += [{"id": rule_id, "severity": "error", "message": rule_id, "kind": "builtin"} for rule_id in used if rule_id not in known]
-    out = []
-    for row in rows:
-        short = str(row["message"]).strip() or f"{row['kind']} rule {row['id']}"
-        full = describe_rule(policy, row["id"]) or short
-        descriptor: dict[str, Any] = {
-            "id": row["id"],
-            "name": row["id"],
-            "shortDescription": {"text": short.splitlines()[0]},
-            "fullDescription": {"text": short},
-            "help": {"text": full},
-            "defaultConfiguration": {"level": "error" if row["severity"] == "error" else "warning"},
-            "properties": {"kind": row["kind"]},
-        }
-        if "source" in row:
-            descriptor["properties"]["source"] = row["source"]
-        out.append(descriptor)
+    extra = [
+        {"id": rule.id, "severity": "error", "message": rule.id, "kind": "builtin"}
+        for rule in opt_in_builtins() if rule.id not in known
+    ]
+    return RuleTable(tuple(_descriptor(policy, row) for row in rows), {row["id"]: _descriptor(policy, row) for row in extra})
+
+
+def _descriptor(policy: Policy, row: dict[str, Any]) -> dict[str, Any]:
+    from import_policy.kinds.describe import describe_rule
+
+    short = str(row["message"]).strip() or f"{row['kind']} rule {row['id']}"
+    full = describe_rule(policy, row["id"]) or short
+    descriptor: dict[str, Any] = {
+        "id": row["id"],
+        "name": row["id"],
+        "shortDescription": {"text": short.splitlines()[0]},
+        "fullDescription": {"text": short},
+        "help": {"text": full},
+        "defaultConfiguration": {"level": "error" if row["severity"] == "error" else "warning"},
+        "properties": {"kind": row["kind"]},
+    }
+    if "source" in row:
+        descriptor["properties"]["source"] = row["source"]
+    return descriptor
+
+
+def _rules(table: RuleTable, used: Sequence[str]) -> list[dict[str, Any]]:
+    known = {row["id"] for row in table.rows}
+    out = [dict(row) for row in table.rows]
+    for rule_id in used:
+        if rule_id in known:
+            continue
+        found = table.opt_in.get(rule_id)
+        # No rule of the policy, no built-in: `explain` has nothing, the id says it all.
+        out.append(found if found is not None else _descriptor_of_id(rule_id))
     return out
+
+
+def _descriptor_of_id(rule_id: str) -> dict[str, Any]:
+    return {
+        "id": rule_id, "name": rule_id, "shortDescription": {"text": rule_id}, "fullDescription": {"text": rule_id},
+        "help": {"text": rule_id}, "defaultConfiguration": {"level": "error"}, "properties": {"kind": "builtin"},
+    }
 
 
 def _region(line: int, column: int, end_line: int, end_column: int) -> dict[str, int]:
@@ -116,10 +154,12 @@ def _result(d: Diagnostic, index: int, fix_for: FixFor | None) -> dict[str, Any]
 
 
 def document(
-    diagnostics: Sequence[Diagnostic], policy: Policy, base: Path, fix_for: FixFor | None = None
+    diagnostics: Sequence[Diagnostic], policy: Policy | RuleTable, base: Path, fix_for: FixFor | None = None
 ) -> dict[str, Any]:
-    """`base`: the folder the diagnostics' paths are relative to (the uri base %SRCROOT%)."""
-    rules = _rules(policy, sorted({d.rule for d in diagnostics}))
+    """`base`: the folder the diagnostics' paths are relative to (the uri base %SRCROOT%);
+    `policy`: the policy, or the rule table made of it (`rule_table`)."""
+    table = policy if isinstance(policy, RuleTable) else rule_table(policy)
+    rules = _rules(table, sorted({d.rule for d in diagnostics}))
     index = {rule["id"]: i for i, rule in enumerate(rules)}
     return {
         "$schema": SCHEMA,
@@ -146,7 +186,7 @@ def _folder_uri(base: Path) -> str:
     return uri if uri.endswith("/") else uri + "/"
 
 
-def render(diagnostics: Sequence[Diagnostic], policy: Policy, base: Path, fix_for: FixFor | None = None) -> str:
+def render(diagnostics: Sequence[Diagnostic], policy: Policy | RuleTable, base: Path, fix_for: FixFor | None = None) -> str:
     import json
 
     return json.dumps(document(diagnostics, policy, base, fix_for), indent=2) + "\n"

@@ -10,8 +10,10 @@ judged is resolved from `symtable` (facts.uses_ast), as libcst's scope analysis 
 
 Where `ast` does not carry a position libcst reports (a dotted name spelled with
 inner spaces, `from` and its module on different lines, a decorator off its `@`
-line, a call misplaced inside an f-string), or the file's syntax is newer than the running
-interpreter's (facts.newer), the file goes to libcst instead.
+line, a call misplaced inside an f-string), the file goes to libcst instead. Where its syntax
+is newer than the running interpreter's (facts.newer), only the top-level statements CPython
+refuses go to libcst (facts.cst.split): this walk hands its state to libcst's collector at
+each, and takes it back.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import ast
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from import_policy.facts.shared import comments
 from import_policy.facts.records.model import (
@@ -46,19 +48,22 @@ from import_policy.facts.records.model import (
 )
 from import_policy.facts.cpython import uses_ast
 from import_policy.facts.shared.availability import VERSION_CATCHERS, none_test, spec_test, version_test
-from import_policy.facts.shared.identifiers import NAME, normal, spelled_at
+from import_policy.facts.shared.identifiers import name_pattern, normal, spelled_at
 from import_policy.facts.cpython.loaders import loader_and_exports
 from import_policy.facts.records.kept import CallFilter, is_kept, kept_calls
 from import_policy.facts.cpython.reads import read_names
 from import_policy.facts.shared.deep import on_deep_stack, retried
 from import_policy.facts.shared.tables import Table, looped, module_tables, subscripted
 from import_policy.facts.shared.decoded import python_text
-from import_policy.facts.source.syntax import newest_read
+from import_policy.facts.source.syntax import newest_split
 from import_policy.facts.shared.usegate import UseGate, bound_imports, could_matter
 from import_policy.facts.shared.walkstate import (
     DYNAMIC_IMPORTERS, IMPORT_CATCHERS, IMPORTED_NAME, PACKAGE_WALKERS, WalkState, compared, entry_leaf, entry_name,
     getattr_leaf, written,
 )
+
+if TYPE_CHECKING:
+    from import_policy.facts.cst.split import Chunk, Split
 
 
 _COMPOUND = (
@@ -100,12 +105,25 @@ def _rule_facts(
     if done is None:
         return None
     facts, collector, tree = done
+    split = collector.split if collector is not None else None
+    if use_gate is not None and split is not None and _refused_uses_matter(split, collector, facts.imports, use_gate):
+        return None  # a refused statement may use an import, or bind its name: libcst's scopes decide
     chains = collector.chains if collector is not None else None
     if use_gate is None or not chains or tree is None or not _uses_could_matter(facts.imports, chains, use_gate):
         return facts
-    # symtable reads the source as the tree was parsed: its `lazy` keywords blanked
-    uses = _uses(collector.source, path, tree, collector, facts.imports, use_gate)  # type: ignore[union-attr,arg-type]
+    # symtable reads the source as the tree was parsed: its `lazy` keywords blanked, and the
+    # statements CPython refused blank, which spell no imported name (the tree has none there)
+    source = collector.source if split is None else split.blanked.encode("utf-8")  # type: ignore[union-attr]
+    uses = _uses(source, path, tree, collector, facts.imports, use_gate)  # type: ignore[arg-type]
     return None if uses is None else replace(facts, uses=uses)
+
+
+def _refused_uses_matter(split: Split, collector: _Collector | None, imports: Sequence[ImportFact], gate: UseGate) -> bool:
+    from import_policy.facts.cst.from_cst import chunk_uses_matter
+
+    imported = bound_imports(imports)
+    package = collector.package if collector is not None else None
+    return any(chunk_uses_matter(chunk, package, imported, gate) for chunk in split.chunks)
 
 
 def _uses(
@@ -151,11 +169,18 @@ def _collect(
     source: bytes, path: str, module: str | None, is_package: bool, chains: bool, keeps: CallFilter | None = None
 ) -> tuple[FileFacts, _Collector | None, ast.Module | None] | None:
     suppressions = comments.suppressions(source)
-    parsed, lazy = newest_read(source, path)
+    parsed, lazy = newest_split(source, path)
     if isinstance(parsed, SyntaxErrorFact):
         return FileFacts(path, module, is_package, suppressions=suppressions, syntax_error=parsed), None, None
+    split = None
     if not isinstance(parsed, ast.Module):
-        return None  # syntax newer than this interpreter's: only libcst's tree has it
+        # Syntax newer than this interpreter's: libcst reads the statements CPython refuses
+        # (facts.cst.split) or, where they cannot be told apart, the whole file.
+        from import_policy.facts.cst.split import Split
+
+        if not isinstance(parsed, Split):
+            return None
+        split, parsed = parsed, parsed.tree
     if lazy is not None:
         source = lazy.source  # the `lazy` keywords blanked, as the tree was parsed
     try:
@@ -168,8 +193,13 @@ def _collect(
     collector.source = source
     if lazy is not None:
         collector.lazy_at = lazy.at
+    if split is not None:
+        collector.split = split
+        collector.refused = split.stand_ins()
+        collector.split_reads = split.reads
+        collector.loaded |= split.reads
     try:
-        collector.tables.module = module_tables([bound for statement in parsed.body for bound in _table_bindings(statement)])
+        collector.tables.module = module_tables([bound for statement in parsed.body for bound in collector.table_bindings(statement)])
         collector.body(parsed.body)
     except Unsupported:
         return None
@@ -194,7 +224,8 @@ def _collect(
         reads=tuple(sorted(collector.reads, key=position)),
         suppressions=suppressions,
     )
-    loader, exports = loader_and_exports(parsed, source, text, module, is_package)
+    # Where libcst read part of the file, the loader is read as libcst's extractor reads it.
+    loader, exports = loader_and_exports(parsed if split is None else None, source, text, module, is_package)
     if loader is not None or exports:
         facts = replace(facts, loader=loader, exports=exports)
     kept = keeps(facts) if keeps is not None else None
@@ -203,6 +234,10 @@ def _collect(
         CallFact(callee, tail, first, collector.span(node), line, context, parameter)
         for node, callee, tail, first, line, context, parameter in collector.calls
         if kept is None or is_kept(callee, first, parameter, kept)
+    ]
+    calls += [
+        call for call in collector.refused_calls
+        if kept is None or is_kept(call.callee, call.first_string, call.parameter, kept)
     ]
     facts = replace(facts, calls=tuple(sorted(calls, key=position)))
     return facts, collector, parsed
@@ -280,6 +315,12 @@ class _Collector(WalkState):
         self._tries: list[tuple[list[ast.stmt], list[int], frozenset[str]]] = []
         self._try_of: dict[int, int] = {}
         self._probe_calls: dict[int, int] = {}  # a call straight in such a `try:` (id -> its `try:`)
+        # Statements CPython refused, walked with libcst where their stand-in is (facts.cst.split):
+        # the stand-in's id -> its chunk, the names they all read, the calls their walks found.
+        self.split: Split | None = None
+        self.refused: dict[int, Chunk] = {}
+        self.split_reads: frozenset[str] = frozenset()
+        self.refused_calls: list[CallFact] = []
 
     # --- positions ----------------------------------------------------------------
 
@@ -305,7 +346,7 @@ class _Collector(WalkState):
 
     def names_at(self, line: int, column: int, name: str) -> bool:
         """Whether the source at a 1-based column starts with the identifier `name`, however spelled."""
-        return spelled_at(self.lines[line - 1], column - 1, name, NAME) is not None
+        return spelled_at(self.lines[line - 1], column - 1, name, name_pattern()) is not None
 
     def text_of(self, node: ast.expr) -> str:
         """The source of an expression as written (walkstate.written)."""
@@ -356,7 +397,7 @@ class _Collector(WalkState):
         previous: ast.stmt | None = None  # the simple statement before, which a `;` may join
         exits = 0
         for statement in statements:
-            compound = isinstance(statement, _COMPOUND)
+            compound = isinstance(statement, _COMPOUND) or id(statement) in self.refused
             if compound or previous is None or not self.joined(previous):
                 self._statement_index += 1
                 self._statement_line = statement.lineno
@@ -435,9 +476,28 @@ class _Collector(WalkState):
             self.enter_skippable()
             self.generic(node)
             self.leave_skippable()
+        elif self.refused and id(node) in self.refused:
+            self.walk_refused(self.refused[id(node)])
         else:
             self.assignment(node)
             self.generic(node)
+
+    def walk_refused(self, chunk: Chunk) -> None:
+        """A statement CPython refused, walked by libcst's collector with this walk's state."""
+        from import_policy.facts.cst.from_cst import walk_chunk
+
+        assert self.tree is not None
+        walked = walk_chunk(self, chunk, self.package, self.lines, self.tree, self._statement_index, self.split_reads)
+        self._statement_index = walked.statement_index
+        self.refused_calls += walked.calls
+        self.reads += walked.reads
+
+    def table_bindings(self, statement: ast.stmt) -> list[tuple[str, Table | None]]:
+        if self.refused and id(statement) in self.refused:
+            from import_policy.facts.cst.from_cst import chunk_tables
+
+            return chunk_tables(self.refused[id(statement)])
+        return _table_bindings(statement)
 
     def assignment(self, node: ast.stmt) -> None:
         """Module-level bindings (facts.model.AssignFact) and returns (ReturnFact)."""

@@ -9,8 +9,8 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Collection, Iterable, Iterator, Sequence
-from dataclasses import replace
-from typing import ClassVar, Literal
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 import libcst as cst
 from libcst._metadata_dependent import LazyValue
@@ -66,6 +66,9 @@ from import_policy.facts.shared.walkstate import (
     DYNAMIC_IMPORTERS, IMPORT_CATCHERS, IMPORTED_NAME, PACKAGE_WALKERS, WalkState, compared, entry_leaf, entry_name,
     getattr_leaf, written,
 )
+
+if TYPE_CHECKING:
+    from import_policy.facts.cst.split import Chunk
 
 # A possible use: the chain, its root name, span, statement line, context.
 _Chain = tuple["cst.Name | cst.Attribute", cst.Name, Span, int, Context]
@@ -175,6 +178,118 @@ def _extract(
         loader=loader,
         exports=exports,
     )
+
+
+@dataclass(frozen=True)
+class Walked:
+    """What libcst's walk of a refused statement adds to CPython's walk of the rest."""
+
+    calls: tuple[CallFact, ...]
+    reads: tuple[ReadFact, ...]
+    statement_index: int  # the count of statement lines, its own included
+
+
+def walk_chunk(
+    state: WalkState, chunk: Chunk, package: str | None, lines: list[str], tree: ast.Module, statement_index: int,
+    reads: frozenset[str],
+) -> Walked:
+    """libcst's walk of a statement CPython refused (facts.cst.split), continuing `state`'s walk
+    of the statements before it (CPython's), which then takes the state back: what both walks
+    record goes to the same lists. `statement_index`: CPython's count of statement lines, the
+    chunk's first counted; `tree`: CPython's of the rest, for the names the file reads (with
+    `reads`, those every refused statement reads)."""
+    walker = _Collector(package, None)
+    walker.lines = lines
+    walker.tree = tree
+    walker.extra_reads = reads
+    state.hand_to(walker)
+    walker._statement_index = statement_index - 1  # libcst counts the chunk's first line again
+    chunk.wrapper.visit(walker)
+    walker.hand_to(state)
+    return Walked(tuple(walker.calls), _loads(chunk.wrapper, walker.candidate_reads), walker._statement_index)
+
+
+def chunk_tables(chunk: Chunk) -> list[tuple[str, Table | None]]:
+    """The chunk's module-level bindings to literal displays, for `module_tables`."""
+    return [bound for line in chunk.wrapper.module.body for bound in _table_bindings(line)]
+
+
+def chunk_uses_matter(chunk: Chunk, package: str | None, imported: dict[str, list[ImportFact]], gate: UseGate) -> bool:
+    """Whether a statement CPython refused could change the file's uses (facts.cst.split): it
+    spells an imported name other than as a read (a binding, a parameter, a declaration, an
+    attribute's name: scopes may change), or reads one in a chain the gate could let through.
+    Otherwise it has no use, and the rest's uses are what `symtable` of the rest says."""
+    roots = set(chunk.names.intersection(imported))
+    if not roots:
+        return False
+    spelled = _Spelled(roots)
+    chunk.wrapper.module.visit(spelled)
+    contexts = chunk.wrapper.resolve(ExpressionContextProvider)
+    if spelled.bound or any(contexts.get(name) is not ExpressionContext.LOAD for name in spelled.found):
+        return True
+    walker = _Collector(package, roots)
+    chunk.wrapper.visit(walker)
+    return any(_could_matter(chain, imported.get(chain[1].value, ()), gate) for chain in walker.chains)
+
+
+_BINDING_STATEMENTS = (cst.Import, cst.ImportFrom, cst.Global, cst.Nonlocal)
+
+
+class _Spelled(cst.CSTVisitor):
+    """Every `Name` node spelling one of `names`; `bound`: one is spelled where libcst's
+    expression contexts call a binding a load (an import, `global`, a match capture, a type
+    alias's or parameter's name)."""
+
+    def __init__(self, names: set[str]) -> None:
+        super().__init__()
+        self.names = names
+        self.found: list[cst.Name] = []
+        self.bound = False
+        self._binding = 0  # inside an import or a `global`/`nonlocal` statement
+        self._named: set[int] = set()  # ids of the names a match pattern or type parameter binds
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if node.value in self.names:
+            if self._binding or id(node) in self._named:
+                self.bound = True
+            self.found.append(node)
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, _BINDING_STATEMENTS):
+            self._binding += 1
+        return super().on_visit(node)
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        super().on_leave(original_node)
+        if isinstance(original_node, _BINDING_STATEMENTS):
+            self._binding -= 1
+
+    def _name(self, *nodes: cst.CSTNode | None) -> None:
+        self._named.update(id(node) for node in nodes if node is not None)
+
+    def visit_MatchAs(self, node: cst.MatchAs) -> None:
+        self._name(node.name)
+
+    def visit_MatchStar(self, node: cst.MatchStar) -> None:
+        self._name(node.name)
+
+    def visit_MatchMapping(self, node: cst.MatchMapping) -> None:
+        self._name(node.rest)
+
+    def visit_MatchKeywordElement(self, node: cst.MatchKeywordElement) -> None:
+        self._name(node.key)
+
+    def visit_TypeAlias(self, node: cst.TypeAlias) -> None:
+        self._name(node.name)
+
+    def visit_TypeVar(self, node: cst.TypeVar) -> None:
+        self._name(node.name)
+
+    def visit_TypeVarTuple(self, node: cst.TypeVarTuple) -> None:
+        self._name(node.name)
+
+    def visit_ParamSpec(self, node: cst.ParamSpec) -> None:
+        self._name(node.name)
 
 
 def _source_lines(source: bytes) -> list[str]:
@@ -331,6 +446,7 @@ class _Collector(WalkState, cst.CSTVisitor):
         self.candidate_reads: list[tuple[cst.Name, ReadFact]] = []
         self._keywords: set[int] = set()  # `f(name=...)`: a keyword, not a read of `name`
         self.columns: Columns | None = None  # where names NFKC resized moved the columns (facts.cst_names)
+        self.extra_reads: frozenset[str] = frozenset()  # names read where `tree` has no statement (facts.cst.split)
 
     # --- where we are -------------------------------------------------------------
 
@@ -539,7 +655,7 @@ class _Collector(WalkState, cst.CSTVisitor):
         there to see whether they import (one whose names are used is an optional import, and
         so is one whose names a handler defines again: the module provides them either way)."""
         if self.read_names is None:
-            self.read_names = read_names(self.tree) if self.tree is not None else frozenset()
+            self.read_names = (read_names(self.tree) if self.tree is not None else frozenset()) | self.extra_reads
         loaded = self.read_names | defined
         for small in smalls:
             if isinstance(small, (cst.Import, cst.ImportFrom)):
@@ -557,7 +673,7 @@ class _Collector(WalkState, cst.CSTVisitor):
         if id(node) not in self._probing:
             return False
         if self.read_names is None:
-            self.read_names = read_names(self.tree) if self.tree is not None else frozenset()
+            self.read_names = (read_names(self.tree) if self.tree is not None else frozenset()) | self.extra_reads
         return bound is None or bound not in self.read_names
 
     def lazy_keyword(self, node: cst.CSTNode) -> bool:

@@ -12,7 +12,9 @@ release that reads all of these), so where CPython refuses a file, libcst decide
   construct of theirs (CPython stopped early, at syntax it does not know);
 - it accepts it, and CPython's error stands inside one of those newer constructs (its span
   in libcst's tree, ends included: CPython 3.11 ends a nested-quote f-string early and
-  complains at its end): the file is valid, and its facts come from libcst's tree;
+  complains at its end): the file is valid, and its facts come from libcst's tree (CPython's
+  extractor asks first whether the statements CPython refuses can be read alone, so that
+  libcst reads only those: facts.cst.split, which applies the same test to each);
 - it accepts it, and CPython's error stands elsewhere: CPython's error is the newest
   Python's too (a file that uses no newer syntax there means on 3.15 what it means here).
 
@@ -49,7 +51,7 @@ _LIBCST_AT = re.compile(r"error at (\d+):(\d+)")
 # `type` or `except`, a starred subscript, brackets after a def's or class's name): a file
 # that spells none of them is refused for something else, and is not worth libcst's parse
 # (about 10 s and 600 MB a megabyte). Over-approximate: a match only means libcst is asked.
-_NEWER = re.compile(
+NEWER = re.compile(
     rb"(?i:(?<![\w.])(?:r?[ft]|[ft]r)['\"])"
     rb"|\btype\b|\bexcept\b|\[[\s\\]*\*"
     rb"|\b(?:def|class)[\s\\]+[^\s(:\[]+[\s\\]*\["
@@ -71,7 +73,7 @@ def judge(source: bytes, refused: SyntaxErrorFact) -> cst.Module | SyntaxErrorFa
 
 
 def _judge(source: bytes, refused: SyntaxErrorFact) -> cst.Module | SyntaxErrorFact:
-    if _NEWER.search(source) is None or _too_deep(source):
+    if NEWER.search(source) is None or too_deep(source):
         return refused
     try:
         tree = parse_module(source)
@@ -92,8 +94,13 @@ def _judge(source: bytes, refused: SyntaxErrorFact) -> cst.Module | SyntaxErrorF
 
 def _within(tree: cst.Module, refused: SyntaxErrorFact) -> bool:
     """Whether CPython's error stands inside one of the tree's newer constructs."""
+    return within(MetadataWrapper(tree, unsafe_skip_copy=True), refused)
+
+
+def within(wrapper: MetadataWrapper, refused: SyntaxErrorFact) -> bool:
+    """Whether CPython's error stands inside one of the wrapped tree's newer constructs."""
     where = (refused.line, refused.column - 1)  # libcst's columns start at 0
-    spans = _Newer.spans_of(MetadataWrapper(tree, unsafe_skip_copy=True))
+    spans = _Newer.spans_of(wrapper)
     return any((span.start.line, span.start.column) <= where <= (span.end.line, span.end.column) for span in spans)
 
 
@@ -121,7 +128,7 @@ def _placed(source: bytes, line: int, column: int) -> tuple[int, int]:
     return line, column + 1
 
 
-def _too_deep(source: bytes) -> bool:
+def too_deep(source: bytes) -> bool:
     """More nested brackets than CPython takes, or a longer chain of operators than libcst's
     parser recurses through, as `tokenize` reads the file (as far as it can)."""
     depth = chain = 0

@@ -16,8 +16,26 @@ import unicodedata
 
 _CHAR = "[A-Za-z0-9_\x80-\U0010ffff]"
 # One identifier as CPython's tokenizer delimits it, and a dotted chain of them with no white space.
-NAME = re.compile(f"{_CHAR}+")
-DOTTED = re.compile(f"{_CHAR}+(?:\\.{_CHAR}+)*")
+# Compiled at first use: the range past ASCII costs every run that imports this module 5 ms
+# to compile, and most runs (a batch the prefilter answers) never match a name.
+_PATTERNS: dict[str, re.Pattern[str]] = {}
+
+
+def _pattern(source: str) -> re.Pattern[str]:
+    found = _PATTERNS.get(source)
+    if found is None:
+        found = _PATTERNS[source] = re.compile(source)
+    return found
+
+
+def name_pattern() -> re.Pattern[str]:
+    """One identifier."""
+    return _pattern(f"{_CHAR}+")
+
+
+def dotted_pattern() -> re.Pattern[str]:
+    """A dotted chain of identifiers."""
+    return _pattern(f"{_CHAR}+(?:\\.{_CHAR}+)*")
 
 
 def normal(name: str) -> str:
@@ -25,13 +43,13 @@ def normal(name: str) -> str:
     return name if name.isascii() else unicodedata.normalize("NFKC", name)
 
 
-def spelled_at(text: str, start: int, name: str, pattern: re.Pattern[str] = DOTTED) -> int | None:
+def spelled_at(text: str, start: int, name: str, pattern: re.Pattern[str] | None = None) -> int | None:
     """Where the spelling of `name` that starts at `start` in `text` ends (an index into
-    `text`), when the identifiers there are `name` as Python reads them; else None."""
+    `text`), when the identifiers there are `name` as Python reads them; else None.
+    `pattern`: what one spelling is (default: a dotted chain)."""
     if text.startswith(name, start):
         return start + len(name)
-    found = pattern.match(text, start)
+    found = (pattern or dotted_pattern()).match(text, start)
     if found is None or normal(found.group()) != name:
         return None
     return found.end()
-

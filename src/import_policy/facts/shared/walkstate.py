@@ -155,6 +155,14 @@ class WalkState:
         # `importlib.metadata.version("x")`: the rest of that body runs only where `x` is installed.
         self.version_calls: dict[int, Installed] = {}
 
+    def hand_to(self, other: WalkState) -> None:
+        """`other` goes on with this walk (libcst's walk of a statement CPython refused, and
+        back): it takes every piece of the state, the same objects, so what either records
+        goes to the same lists. The facts both collectors keep alike go with it."""
+        for name in _HANDED:
+            setattr(other, name, getattr(self, name))
+        other.changed()
+
     def parameter_of(self, callee: str, argument: str | None) -> int | None:
         """A call given the enclosing function's positional parameter `n` (never rebound) first:
         its index (`find_spec(n)`, or `check(n)` passing it on)."""
@@ -280,3 +288,8 @@ class WalkState:
         """A read of `name`; recorded when a lazy import bound it and it runs at import time."""
         if name in self.lazy_names and self.function_depth == 0:
             self.reads.append(ReadFact(name, span, statement_line, self.context()))
+
+
+# Everything a walk's state holds but the names the file reads (each collector finds them its
+# own way) and the context it caches, and the facts both collectors record alike.
+_HANDED = (*(name for name in vars(WalkState()) if name not in ("_context", "read_names")), "decorators", "functions", "classes")

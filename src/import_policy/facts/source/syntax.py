@@ -17,6 +17,7 @@ import sys
 import warnings
 from typing import TYPE_CHECKING
 
+from import_policy.facts.shared.decoded import python_text
 from import_policy.facts.shared.deep import python_limit
 from import_policy.facts.source.lazy import Lazy, blank_lazy, misplaced
 from import_policy.facts.source.longnames import shorten_names
@@ -25,6 +26,8 @@ from import_policy.facts.source.nulbytes import nul_byte
 
 if TYPE_CHECKING:
     import libcst
+
+    from import_policy.facts.cst.split import Split
 
 # The Python whose syntax is checked: the newest this tool reads (PEP 810 is 3.15's), or the
 # running interpreter where that is newer. Every syntax error's message names it.
@@ -52,14 +55,38 @@ def newest_read(source: bytes, path: str) -> tuple[ast.Module | libcst.Module | 
     parsed, lazy = cpython_read(source, path)
     if isinstance(parsed, ast.Module) or parsed.message.startswith(_NOT_NEWER):
         return parsed, lazy
+    return _judged(source, parsed, lazy), lazy
+
+
+def newest_split(source: bytes, path: str) -> tuple[ast.Module | Split | libcst.Module | SyntaxErrorFact, Lazy | None]:
+    """`newest_read`, but where CPython refuses syntax newer than its own, its tree of the
+    other top-level statements with libcst's of those it refuses (facts.cst.split) where they
+    can be told apart; else as `newest_read`."""
+    parsed, lazy = cpython_read(source, path)
+    if isinstance(parsed, ast.Module) or parsed.message.startswith(_NOT_NEWER):
+        return parsed, lazy
+    if lazy is None or not lazy.at:  # a `lazy` keyword's placement is checked on the whole file
+        from import_policy.facts.cst.split import split
+
+        try:
+            text = python_text(lazy.source if lazy is not None else source)
+        except (SyntaxError, LookupError, UnicodeDecodeError):
+            text = None
+        done = split(text, path, parsed) if text is not None else None
+        if done is not None:
+            return done, lazy
+    return _judged(source, parsed, lazy), lazy
+
+
+def _judged(source: bytes, parsed: SyntaxErrorFact, lazy: Lazy | None) -> libcst.Module | SyntaxErrorFact:
     from import_policy.facts.cst.newer import judge, misplaced_lazy
 
     judged = judge(lazy.source if lazy is not None else source, parsed)
     if lazy is not None and not isinstance(judged, SyntaxErrorFact):
         wrong = misplaced_lazy(judged, lazy)
         if wrong is not None:
-            return wrong, lazy
-    return judged, lazy
+            return wrong
+    return judged
 
 
 def cpython_check(source: bytes, path: str) -> SyntaxErrorFact | None:
