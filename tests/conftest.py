@@ -19,9 +19,9 @@ settings.register_profile("untimed", deadline=None, suppress_health_check=[Healt
 settings.load_profile("untimed")
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
-# A moment well before any cache entry a test writes: a tree dated then is trusted by its stat
-# data (one written in the second a cache is saved is racily clean, never reused, and a cache
-# that missed a change would pass).
+# A moment well before any cache entry a test writes: a tree dated then has old mtimes; with
+# `later` (its ctimes cannot be dated) its stat data is trusted, so a cache that missed a
+# change would fail the test (a racily clean entry is always compared by its bytes).
 PAST = time.time_ns() - 3600 * 10**9
 
 
@@ -34,6 +34,53 @@ def age(root: Path, when: int = PAST, skip: tuple[str, ...] = (".git",)) -> None
         for name in (*names, *files):
             os.utime(os.path.join(folder, name), ns=(when, when), follow_symlinks=False)
     os.utime(root, ns=(when, when))
+
+
+@pytest.fixture
+def later(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The caches' moment (cache.racy) an hour ahead: a tree dated with `age` or just written is
+    as old to them as a checkout made an hour before, so they trust its stat data. `age` alone
+    dates the mtimes; the ctimes stay recent (no call sets one) and the racy-clean rule reads
+    both."""
+    from import_policy.cache import racy
+
+    monkeypatch.setattr(racy, "_clock", lambda: time.time_ns() + 3600 * 10**9)
+
+
+class Tick:
+    """What `one_tick` froze: the caches' moment, and the paths dated well before it."""
+
+    def __init__(self, moment: int) -> None:
+        self.moment = moment
+        self.old: set[int] = set()  # inodes
+
+    def age(self, path: Path) -> None:
+        """Date `path` an hour before the tick: its stat data is trusted."""
+        self.old.add(os.lstat(path).st_ino)
+
+
+@pytest.fixture
+def one_tick(monkeypatch: pytest.MonkeyPatch) -> Tick:
+    """A file system whose clock has not moved since the tree was written: every stat record
+    has the same mtime and ctime, one second before the caches' moment (cache.racy, frozen),
+    so inside the racy window. A same-size rewrite in place then leaves a file's stat data
+    (and a folder's) as it was: only the racy-clean rule tells it. `Tick.age` dates a path
+    an hour earlier instead."""
+    from import_policy.cache import racy
+    from import_policy.cache import stat as stat_record
+    from import_policy.graph import store
+
+    tick = Tick(time.time_ns())
+    real = stat_record.of_result
+
+    def frozen(data: os.stat_result) -> stat_record.Stat:
+        when = tick.moment - (3600 * 10**9 if data.st_ino in tick.old else 10**9)
+        return real(data)._replace(mtime_ns=when, ctime_ns=when)
+
+    monkeypatch.setattr(stat_record, "of_result", frozen)
+    monkeypatch.setattr(store, "of_result", frozen)
+    monkeypatch.setattr(racy, "_clock", lambda: tick.moment)
+    return tick
 
 
 def git(root: Path, *argv: str, check: bool = True) -> subprocess.CompletedProcess[str]:

@@ -195,8 +195,10 @@ def _modules(root: Path, *argv: str) -> str:
     return done.stdout.strip().splitlines()[-1]
 
 
-def _next_second() -> None:
-    time.sleep(1 - time.time() % 1 + 0.01)
+def _past_the_racy_window() -> None:
+    from import_policy.cache.racy import WINDOW_NS
+
+    time.sleep(WINDOW_NS / 1e9 + 0.1)
 
 
 @pytest.mark.slow
@@ -211,10 +213,11 @@ def test_the_warm_path_imports_no_yaml_validation_or_pathspec(tmp_path: Path) ->
     # The cache folder made in the root after the first walk changed the root's mtime: the
     # second run lists the root again, matching .gitignore; from then on nothing changed.
     assert "'yaml'" not in _modules(tmp_path)
-    # A listing saved in the second its folder changed is racily clean (git's rule): the next
-    # run in that second lists the folder again. From the next second on, nothing is re-read.
-    _next_second()
-    _modules(tmp_path)  # lists the root again if the last one was saved in the root's own second
+    # A listing made within two seconds of its folder's last change is racily clean
+    # (cache.racy): the next run lists the folder again. Once the window has passed, the
+    # listing made then stands, and nothing is re-read.
+    _past_the_racy_window()
+    _modules(tmp_path)  # lists the root again: the last listing was made within the window
     assert _modules(tmp_path) == "1 []"
     (tmp_path / "base.yaml").write_text(BASE + "  - id: no-os\n    forbid: [os]\n", encoding="utf-8")
     assert "'yaml'" in _modules(tmp_path)  # changed: built afresh

@@ -60,7 +60,9 @@ def test_touched_files_with_the_same_bytes_still_hit(project: Project, monkeypat
     assert project.run("check", ".") == first
 
 
-def test_a_hit_confirmed_by_bytes_records_the_new_stat_data(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_hit_confirmed_by_bytes_records_the_new_stat_data(
+    project: Project, monkeypatch: pytest.MonkeyPatch, later: None,
+) -> None:
     """As `git status` refreshes the index: after a checkout or a hard-link copy moved every
     file's ctime, one run confirms the bytes, and the runs after it trust the stat data again."""
     from import_policy.cache import run as runcache

@@ -1,5 +1,6 @@
-"""Every cache that reuses an answer by stat data follows git's racy-clean rule: size, mtime,
-ctime and inode must all match, and an mtime within the entry's own write second is unknown."""
+"""Every cache that reuses an answer by stat data follows one racy-clean rule (cache.racy):
+size, mtime, ctime and inode must all match, and stat data whose mtime or ctime is within
+`WINDOW_NS` of the moment the entry stands for (or after it) is unknown."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ import os
 from pathlib import Path
 
 from conftest import Project
-from import_policy.cache.stat import Stat, stat_of, trusted
+from import_policy.cache.racy import WINDOW_NS, kept, racy, trusted
+from import_policy.cache.stat import Stat, stat_of
 from import_policy.discovery.files import discover
 
 CONFIG = """\
@@ -67,23 +69,28 @@ def test_the_walk_cache_agrees_after_a_restored_folder_mtime(tmp_path: Path) -> 
 
 
 def test_racily_clean_entries_are_unknown(tmp_path: Path) -> None:
+    """The boundary: stat data whose mtime or ctime is at `since - WINDOW_NS` or later cannot
+    stand for the bytes; one nanosecond older, it can."""
     path = tmp_path / "f.py"
     path.write_text("x = 1\n", encoding="utf-8")
     now = stat_of(path)
     assert now is not None
-    later = now.mtime_ns
-    assert not trusted(now, now, written_ns=later)  # written in the file's own second
-    assert not trusted(now, now, written_ns=later - later % 1_000_000_000 + 999_999_999)
-    assert trusted(now, now, written_ns=later + 1_000_000_000 - later % 1_000_000_000)  # the next second
-    # A file system with whole-second timestamps: the mtime is the second's first nanosecond,
-    # and an entry written in that second still cannot trust it.
-    whole = now._replace(mtime_ns=later - later % 1_000_000_000)
-    assert not trusted(whole, whole, written_ns=whole.mtime_ns)
-    assert not trusted(whole, whole, written_ns=whole.mtime_ns + 999_999_999)
-    assert trusted(whole, whole, written_ns=whole.mtime_ns + 1_000_000_000)
-    changed = now._replace(ctime_ns=now.ctime_ns + 1)
-    assert not trusted(changed, now, written_ns=later + 10_000_000_000)  # ctime moved
-    for field in range(4):
+    edge = max(now.mtime_ns, now.ctime_ns) + WINDOW_NS  # the last `since` that cannot trust it
+    assert racy(now, edge) and not racy(now, edge + 1)
+    for mtime, ctime in ((0, 10**9), (10**9, 0), (10**9, 10**9)):  # each timestamp alone decides
+        stat = now._replace(mtime_ns=mtime, ctime_ns=ctime)
+        assert racy(stat, 10**9 + WINDOW_NS)  # at the window's edge: racily clean
+        assert not racy(stat, 10**9 + WINDOW_NS + 1)  # one nanosecond later: trusted
+        assert racy(stat, 10**9)  # within it, or after
+        assert not trusted(stat, stat, 10**9 + WINDOW_NS) and trusted(stat, stat, 10**9 + WINDOW_NS + 1)
+        assert kept(stat, 10**9 + WINDOW_NS) is None and kept(stat, 10**9 + WINDOW_NS + 1) == stat
+    # A file system with timestamps in whole seconds (or FAT's even ones): an edit any time
+    # after `since` gets a timestamp after `since - 2 s`, so it is never taken for the old one.
+    whole = now._replace(mtime_ns=now.mtime_ns - now.mtime_ns % 2_000_000_000, ctime_ns=0)
+    assert racy(whole, whole.mtime_ns + 1_999_999_999) and racy(whole, whole.mtime_ns + WINDOW_NS)
+    old = edge + 1
+    assert trusted(now, now, old)
+    for field in range(4):  # every field must match
         other = Stat(*(v + 1 if i == field else v for i, v in enumerate(now)))
-        assert not trusted(other, now, written_ns=later + 10_000_000_000)
-    assert not trusted(None, now, written_ns=later + 10_000_000_000)
+        assert not trusted(other, now, old)
+    assert not trusted(None, now, old) and kept(None, old) is None

@@ -12,6 +12,9 @@ from import_policy.cache.facts import FOLDER
 from import_policy.discovery.files import discover
 from import_policy.patterns import PathGlob
 
+# Trees here are dated an hour back (`age`): the caches' moment too, so they trust stat data.
+pytestmark = pytest.mark.usefixtures("later")
+
 
 
 def _listing(root: Path, remember: bool, exclude: tuple[PathGlob, ...] = ()) -> list[tuple[str, str]]:

@@ -142,7 +142,7 @@ def test_fix_on_the_buffer_checks_again_with_the_buffer_in_its_place_only(
     "version: 1\nrules:\n  - id: light\n    kind: import-time\n    entry: [pkg]\n    forbid: [xformers]\n",
 ])
 def test_a_buffer_s_graph_is_never_kept_for_later_disk_runs(
-    project: Project, monkeypatch: pytest.MonkeyPatch, config: str,
+    project: Project, monkeypatch: pytest.MonkeyPatch, config: str, later: None,
 ) -> None:
     """The graph built from a buffer holds the disk's stat data with the buffer's bytes: kept,
     a later run over the unchanged disk would report the buffer's import."""

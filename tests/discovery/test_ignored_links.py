@@ -14,6 +14,9 @@ import pytest
 from conftest import Project, age
 from import_policy.discovery.files import Locator, discover
 
+# The trees are dated an hour back (`age`): the caches' moment too, so they trust stat data.
+pytestmark = pytest.mark.usefixtures("later")
+
 CONFIG = "version: 1\nrules:\n  - id: no-re\n    forbid: [re]\n"
 ISOLATED = {"GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")

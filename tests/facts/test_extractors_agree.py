@@ -96,7 +96,7 @@ def test_a_reader_that_keeps_some_calls_gets_the_same_facts_with_those_calls(nam
         whole = libcst_extract(data, "pkg/sub/mod.py", "pkg.sub.mod", False)
     lean = fast.graph_facts(data, "pkg/sub/mod.py", "pkg.sub.mod", False, _keeps)
     assert lean == kept_calls(whole, _keeps)
-    assert all(is_kept(call.callee, call.first_string, call.parameter, _keeps(whole)) for call in lean.calls)
+    assert all(is_kept(call.callee, call.first_string, call.arguments, _keeps(whole)) for call in lean.calls)
 
 
 @pytest.mark.parametrize("source", [TRICKY[1], TRICKY[10]])

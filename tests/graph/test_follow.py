@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import Project
+from conftest import Project, Tick
 from import_policy.graph.distributions import follow, normalize
 from import_policy.graph.environment import find
 
@@ -165,15 +165,15 @@ def test_bad_keys_are_configuration_errors_at_their_line(project: Project, text:
 
 
 def settle(root: Path) -> None:
-    """Every file's mtime an hour back: its stat data is trusted, not racily clean, so a cache
-    that did not watch a file would answer from it."""
+    """Every file's mtime an hour back; with `later` (a ctime cannot be dated) its stat data is
+    trusted, not racily clean, so a cache that did not watch a file would answer from it."""
     for path in root.rglob("*"):
         if path.is_file() and ".import_policy_cache" not in path.parts:
             stat = path.stat()
             os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns - 3_600_000_000_000))
 
 
-def test_a_warm_run_equals_a_cold_one_after_a_dependency_file_is_edited(chain: Project) -> None:
+def test_a_warm_run_equals_a_cold_one_after_a_dependency_file_is_edited(chain: Project, later: None) -> None:
     settle(chain.root)
     assert chain.lines() == [LINK_ROCM, LINK_CV2]
     assert chain.lines() == [LINK_ROCM, LINK_CV2]
@@ -183,6 +183,30 @@ def test_a_warm_run_equals_a_cold_one_after_a_dependency_file_is_edited(chain: P
     assert expected == [LINK_ROCM.replace("images.py:4", "images.py:3")]
     assert chain.lines() == expected
     assert chain.lines("mypkg/__init__.py") == expected
+
+
+def test_a_dependency_file_rewritten_within_the_racy_window_is_seen(chain: Project, one_tick: Tick) -> None:
+    """The run cache keys a run by the followed files' stat data: within the racy window
+    (cache.racy) that stamp is none, so no cached answer stands for a same-size edit."""
+    assert chain.lines() == [LINK_ROCM, LINK_CV2]
+    assert chain.lines() == [LINK_ROCM, LINK_CV2]
+    images = chain.root / SITE / "light_dep/images.py"
+    images.write_text("import os\n\nimport cv3\nimport xformers\n")  # the same size, in place
+    assert chain.lines() == chain.lines("--no-cache") == [LINK_ROCM]
+
+
+def test_a_dependency_module_added_within_the_racy_window_is_found(
+    project: Project, one_tick: Tick, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The distributions read are kept for the process while every folder their lookups
+    listed is as it was: within the racy window its stat data does not say so."""
+    monkeypatch.delenv("VIRTUAL_ENV", raising=False)
+    project.config(POLICY)
+    project.write("mypkg/__init__.py", "import light_dep\n")
+    install(project.root, {"light_dep/__init__.py": "from light_dep import later\n"})
+    assert project.lines() == project.lines() == []
+    (project.root / SITE / "light_dep/later.py").write_text("import cv2\n")
+    assert project.lines() == project.lines("--no-cache") != []
 
 
 def test_the_project_shadows_an_installed_module_of_the_same_name(chain: Project) -> None:
@@ -256,7 +280,7 @@ EDITS = [
 
 @settings(max_examples=6, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(st.lists(st.integers(min_value=0, max_value=len(EDITS) - 1), min_size=1, max_size=3))
-def test_warm_equals_cold_over_any_edits(chain: Project, picks: list[int]) -> None:
+def test_warm_equals_cold_over_any_edits(chain: Project, later: None, picks: list[int]) -> None:
     """Each edit is followed by a cached run of the whole tree, one of the project's file and
     one without any cache: the three agree (stat data is trusted: the files are an hour old)."""
     chain.write("mypkg/__init__.py", "import json\nimport light_dep\n")
@@ -300,7 +324,7 @@ def test_a_buffer_on_stdin_is_read_as_its_file(chain: Project, monkeypatch: pyte
 
 
 def test_a_warm_whole_tree_run_is_answered_before_any_policy_is_built(
-    chain: Project, monkeypatch: pytest.MonkeyPatch,
+    chain: Project, monkeypatch: pytest.MonkeyPatch, later: None,
 ) -> None:
     """As without `follow`: the policy index knows what is followed, so the run cache answers
     from the configuration's bytes, the tree's and the followed files' stat data."""

@@ -159,7 +159,7 @@ def test_the_run_cache_sees_a_module_added_to_a_dependency_that_record_does_not_
     assert project.lines() == cold
 
 
-def test_an_in_place_upgrade_in_lib64_is_seen_by_warm_runs(project: Project) -> None:
+def test_an_in_place_upgrade_in_lib64_is_seen_by_warm_runs(project: Project, later: None) -> None:
     """A package present in both lib and lib64 (lib's is found): upgrading lib's in place
     (new files, new dist-info) changes the answer of a warm run as of a cold one."""
     env = Env(project.root)

@@ -428,3 +428,73 @@ def test_find_spec_of_a_literal_name_passed_through_project_functions_loads_its_
     assert [(d["path"], d["line"]) for d in found] == [("app/main.py", 9), ("app/main.py", 11)], out + err
     assert "`cutlass`" in str(found[0]["message"]) and 'check() -> find_spec("cutlass.cute")' in str(found[0]["message"]), out
     assert "`aiter`" in str(found[1]["message"]) and 'helper() -> check() -> find_spec("aiter.ops")' in str(found[1]["message"]), out
+
+
+# A literal name passed through any parameter: by position or keyword, into plain functions and
+# into methods called through `self.`, `cls.`, the class name or the class itself; a parameter
+# bound again (a lambda's of the same name included) is never followed.
+PASSING_CHECKS = """\
+import importlib.util
+
+
+def spec(kind, n, *, extra=None):
+    return importlib.util.find_spec(n), importlib.util.find_spec(name=extra) if extra else None
+
+
+def shadowed(n):
+    look = lambda n: importlib.util.find_spec(n)
+    return look("json.decoder")
+
+
+def rebound(n):
+    n = "json.decoder"
+    return importlib.util.find_spec(n)
+
+
+class Checker:
+    def __init__(self, n=None):
+        if n:
+            importlib.util.find_spec(n)
+
+    def helper(self, n):
+        return importlib.util.find_spec(n)
+
+    def run(self, name):
+        return self.helper(name), self.stat(n=name)
+
+    @staticmethod
+    def stat(n):
+        return spec("k", n)
+
+    @classmethod
+    def has(cls, first, n):
+        return cls.stat(n)
+
+
+CHECKER = Checker()
+"""
+PASSING_CASES = {
+    "second_positional": ('spec("k", "aiter.ops")', {"aiter"}),
+    "keyword": ('spec(kind="k", n="xformers.ops")', {"xformers"}),
+    "keyword_only": ('spec("k", "json.decoder", extra="flashinfer.jit")', {"flashinfer"}),
+    "method_through_self": ('CHECKER.run("aiter.ops")', {"aiter"}),
+    "classmethod_through_the_class": ('Checker.has("json.decoder", "flash_attn.ops")', {"flash_attn"}),
+    "staticmethod_through_the_class": ('Checker.stat(n="xformers.ops")', {"xformers"}),
+    "the_class_called": ('Checker("transformer_engine.pytorch")', {"transformer_engine"}),
+    "instance_method_through_the_class": ('Checker.helper(Checker(), "flashinfer.jit")', {"flashinfer"}),
+    "find_spec_by_keyword": ('importlib.util.find_spec(name="aiter.ops")', {"aiter"}),
+    "lambda_parameter_of_the_same_name": ('shadowed("aiter.ops")', set()),
+    "rebound": ('rebound("aiter.ops")', set()),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", sorted(PASSING_CASES))
+def test_a_literal_name_passed_to_any_parameter_is_followed_as_python_binds_it(project: Project, case: str) -> None:
+    call, expected = PASSING_CASES[case]
+    app = f"import importlib.util\nfrom app.checks import CHECKER, Checker, rebound, shadowed, spec\n\nRESULT = {call}\n"
+    write(project, {"app/__init__.py": app, "app/checks.py": PASSING_CHECKS})
+    assert loaded_by_python(project.root) == expected
+    heavy, found = reported(project)
+    assert heavy == expected, found
+    assert [finding["line"] for finding in found] == ([4] if expected else []), found

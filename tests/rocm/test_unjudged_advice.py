@@ -73,3 +73,47 @@ def test_a_values_key_read_as_a_name_is_not_warned_of(project: Project) -> None:
     project.write("app/__init__.py", "from fa_utils import FA_AVAILABLE\n\nif FA_AVAILABLE:\n    import flash_attn\n")
     code, out, err = project.run("check")
     assert (code, out, err) == (0, "All checks passed!\n", "")
+
+
+SCAN_POLICY = POLICY + "  values:\n    on_gfx1250: true\n"
+
+
+def test_a_values_key_the_code_only_calls_is_warned_of_without_a_finding(project: Project) -> None:
+    project.config(SCAN_POLICY)
+    project.write("app/__init__.py", "from hw import on_gfx1250\n\nif on_gfx1250():\n    import json\n")
+    for argv in (("--no-cache",), (), ()):  # cold, then warm twice (the run cache answers the last)
+        code, out, err = project.run("check", *argv)
+        assert (code, out) == (0, "All checks passed!\n"), out
+        assert err.splitlines() == [
+            "import-policy: import-policy.yaml:6: warning: rocm_safety.values key 'on_gfx1250' is only ever called by "
+            "the code the pass read (app/__init__.py:3), and a value settles a name or a subscript, never a call: "
+            "name it in rocm_safety.rocm (it is true on ROCm) instead"
+        ], err
+
+
+def test_a_values_key_also_read_as_a_name_is_not_warned_of(project: Project) -> None:
+    project.config(SCAN_POLICY)
+    project.write(
+        "app/__init__.py",
+        "from hw import on_gfx1250\n\nif on_gfx1250():\n    import json\nif on_gfx1250:\n    import csv\n",
+    )
+    code, out, err = project.run("check", "--no-cache")
+    assert (code, out, err) == (0, "All checks passed!\n", "")
+
+
+@pytest.mark.slow
+def test_a_values_key_is_warned_of_once_its_last_read_as_a_name_goes_warm_and_cold_alike(project: Project) -> None:
+    project.config(SCAN_POLICY)
+    project.write("app/__init__.py", "from hw import on_gfx1250\nfrom app import other\n\nif on_gfx1250():\n    import json\n")
+    reads = "from hw import on_gfx1250\n\nif on_gfx1250:\n    import csv\n"
+    project.write("app/other.py", reads)
+    warning = (
+        "import-policy: import-policy.yaml:6: warning: rocm_safety.values key 'on_gfx1250' is only ever called by "
+        "the code the pass read (app/__init__.py:4), and a value settles a name or a subscript, never a call: "
+        "name it in rocm_safety.rocm (it is true on ROCm) instead"
+    )
+    for text, expected in ((reads, []), ("import csv\n", [warning]), (reads, [])):
+        project.write("app/other.py", text)
+        for argv in ((), (), ("--no-cache",)):  # warm from the graph kept, then the run cache, then cold
+            code, out, err = project.run("check", *argv)
+            assert (code, out, err.splitlines()) == (0, "All checks passed!\n", expected), (text, argv)

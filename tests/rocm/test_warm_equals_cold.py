@@ -21,6 +21,9 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from conftest import PAST, Project, age, git
 
 
+# Trees here are dated an hour back (`age`): the caches' moment too, so they trust stat data.
+pytestmark = pytest.mark.usefixtures("later")
+
 MODULES = ("pkg/__init__.py", "pkg/a.py", "pkg/b.py", "pkg/c.py", "pkg/a/__init__.py", "pkg/b/__init__.py",
            "src/pkg/__init__.py", "src/pkg/c.py", "pkg/impl.py", "pkg/d.py")
 TEXTS = ("", "import torch\n", "import numpy\n", "import pkg.a\n", "from pkg import b\n", "import pkg.c\nimport pkg.b\n",

@@ -10,12 +10,16 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
 
 from conftest import PAST, Project, age, git
 from import_policy.pipeline import engine
+
+# Trees here are dated an hour back (`age`): the caches' moment too, so they trust stat data.
+pytestmark = pytest.mark.usefixtures("later")
 
 POLICY = "version: 1\nrocm_safety:\n  heavy_modules: [torch]\n  entry_modules: [pkg]\n"
 
@@ -31,6 +35,9 @@ def test_an_edit_between_the_engines_read_and_the_pass_is_not_logged_as_parsed(
     project: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The log holds the digest of the bytes the engine parsed, not of a second read."""
+    from import_policy.cache import racy
+
+    monkeypatch.setattr(racy, "_clock", time.time_ns)  # the edit is made during the run, after its moment
     project.config(POLICY + "rules:\n  - id: no-json\n    forbid: [json]\n")
     project.write("pkg/__init__.py", "import pkg.m\n")
     project.write("pkg/m.py", "import torch\nimport json\n")  # the engine parses it (json)

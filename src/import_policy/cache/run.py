@@ -2,7 +2,7 @@
 
 The entry is keyed by the tool's version, the policy (a digest of its full, resolved form,
 which cache.policy also records), the selection flags and the list of files the walk found; it records each file's stat data and the
-hash of its bytes. A file whose stat data changed, or is racily clean (cache.stat: git's
+hash of its bytes. A file whose stat data changed, or is racily clean (cache.racy: git's
 rule), is confirmed by its bytes: same hash, still a hit. Only whole-tree checks use it: then the ROCm pass reads no file outside those
 checked (a module it looks up that the walk did not find cannot appear without changing the
 list), so the files checked are everything the result depends on. A new, removed or changed
@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,7 +26,8 @@ from typing import Any
 from import_policy import __version__
 from import_policy.cache.key import cache_key
 from import_policy.cache.seal import FOLDER, read_entry, seal, write_entry
-from import_policy.cache.stat import Stat, as_stat, stat_of, trusted
+from import_policy.cache.racy import now_ns, trusted
+from import_policy.cache.stat import Stat, as_stat, stat_of
 from import_policy.config.model import Policy
 from import_policy.diagnostics import Diagnostic
 from import_policy.discovery.files import SourceFile
@@ -38,7 +38,13 @@ from import_policy.project.layout import layout_digest
 _FORMAT = 3
 _PURPOSE = b"run"
 KEEP = 8  # entries kept: a few selections or configs used in turn each stay warm
-Snapshot = dict[str, tuple[Stat, str]]  # relative path -> (stat data, BLAKE2 hex digest of the bytes)
+class Snapshot(dict[str, tuple[Stat, str]]):
+    """Relative path -> (stat data, BLAKE2 hex digest of the bytes); `since`: when it began
+    to be taken (the racy-clean rule's moment, cache.racy)."""
+
+    def __init__(self, since: int) -> None:
+        super().__init__()
+        self.since = since
 
 
 @dataclass
@@ -93,7 +99,7 @@ class RunCache:
     @staticmethod
     def snapshot(files: Sequence[SourceFile]) -> Snapshot | None:
         """Each file's stat data (taken before its bytes) and hash; None if one cannot be read."""
-        taken: Snapshot = {}
+        taken = Snapshot(now_ns())
         for file in files:
             stat = _stat(file.path)
             try:
@@ -106,9 +112,9 @@ class RunCache:
         return taken
 
     @staticmethod
-    def _unchanged(files: Sequence[SourceFile], recorded: dict[str, Any], written: int, moved: dict[str, Stat]) -> bool:
+    def _unchanged(files: Sequence[SourceFile], recorded: dict[str, Any], since: int, moved: dict[str, Stat]) -> bool:
         """Whether every file still matches the entry's record of it (stat data, BLAKE2 hex
-        digest), read straight from its JSON: same stat data not racily clean (cache.stat),
+        digest), read straight from its JSON: same stat data not racily clean (cache.racy),
         or else same bytes. `moved` gets the new stat data of each file its bytes confirmed."""
         if len(recorded) != len(files):
             return False
@@ -118,7 +124,7 @@ class RunCache:
                 return False
             stat, digest = entry
             now = _stat(file.path)  # taken before the bytes: an edit after it moves it again
-            if trusted(now, as_stat(stat), written):
+            if trusted(now, as_stat(stat), since):
                 continue
             try:
                 if now is None or _digest(file.path.read_bytes()) != digest:
@@ -139,7 +145,8 @@ class RunCache:
             if layout_digest(self.root, roots) != data["layout"]:
                 return None  # a folder came or went under a root: module names mean something else
             moved: dict[str, Stat] = {}
-            if not self._unchanged(files, data["files"], int(data["written"]), moved):
+            confirmed = now_ns()  # before any byte is read again
+            if not self._unchanged(files, data["files"], int(data["since"]), moved):
                 return None
             outcome = Outcome(
                 [_diagnostic(d) for d in data["diagnostics"]],
@@ -150,16 +157,17 @@ class RunCache:
         except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError, RecursionError):
             return None
         if moved:
-            self._refresh(key, data, moved)
+            self._refresh(key, data, moved, confirmed)
         return outcome
 
-    def _refresh(self, key: str, data: dict[str, Any], moved: dict[str, Stat]) -> None:
+    def _refresh(self, key: str, data: dict[str, Any], moved: dict[str, Stat], since: int) -> None:
         """As `git status` refreshes the index: files whose bytes confirmed the entry are
         recorded with their new stat data, so a checkout or a copy that moved every ctime
-        costs one run that reads the tree, not every run after it."""
+        costs one run that reads the tree, not every run after it. Every file was confirmed after
+        `since` (by its bytes, or by stat data older than the entry's own moment)."""
         for path, stat in moved.items():
             data["files"][path][0] = list(stat)
-        data["written"] = time.time_ns()
+        data["since"] = since
         self._write(key, data)
 
     def put(
@@ -176,7 +184,7 @@ class RunCache:
             # A payload without a codec (ValueError) is not stored: the next run checks afresh.
             entry = {
                 "key": key,
-                "written": time.time_ns(),  # the racy-clean rule's second (cache.stat)
+                "since": snapshot.since,  # the racy-clean rule's moment (cache.racy)
                 "roots": layout[0], "layout": layout[1],
                 "files": {path: [list(stat), digest] for path, (stat, digest) in snapshot.items()},
                 "diagnostics": [_encode(d) for d in outcome.diagnostics],

@@ -1,15 +1,7 @@
-"""When stat data may stand for a file's bytes: the one stat record of every cache that
-reuses an answer by stat (the walk, the run cache, the module graph's inputs log, the editor
-server's configuration files), and git's racy-clean rule.
-
-A cached answer is reused for a file (or a folder's listing) only where the file's size,
-mtime, ctime and inode all equal what the entry recorded, and its mtime does not fall in (or
-after) the second the entry was written. An edit that keeps the size and restores
-the mtime still moves the ctime (which no user call sets); an edit in the same second as the
-entry was written, on a file system whose timestamps are coarse, moves none of them, which is
-why such an entry is treated as unknown (git calls it racily clean): the cache then confirms
-the bytes, or reads the folder again. (The module graph's log applies the same rule with a
-window of its own, `graph.store.RACY_NS`, taken from when the bytes were read.)
+"""The one stat record of every cache that reuses an answer by stat data (the walk, the run
+cache, the module graph's inputs log, the editor server's configuration files): size, mtime,
+ctime and inode, all of which must match. When matching stat data stands for the bytes is
+`cache.racy`'s rule.
 """
 
 from __future__ import annotations
@@ -17,8 +9,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 from typing import NamedTuple
-
-_SECOND = 1_000_000_000
 
 
 class Stat(NamedTuple):
@@ -49,11 +39,3 @@ def as_stat(value: object) -> Stat:
         raise ValueError("not a stat record")
     mtime, ctime, size, inode = (int(part) for part in value)
     return Stat(mtime, ctime, size, inode)
-
-
-def trusted(now: Stat | None, recorded: Stat, written_ns: int) -> bool:
-    """Whether `now` (the file's stat data) lets the entry's answer stand without its bytes."""
-    if now is None or now != recorded:
-        return False
-    written_second = written_ns - written_ns % _SECOND
-    return now.mtime_ns < written_second

@@ -17,14 +17,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-import time
 from pathlib import Path
 from typing import Literal
 
 from import_policy import __version__
 from import_policy.cache.key import cache_key
 from import_policy.cache.seal import FOLDER, read_regular, seal, unseal, write_entry
-from import_policy.cache.stat import Stat, as_stat, stat_of, trusted
+from import_policy.cache.racy import now_ns, racy, trusted
+from import_policy.cache.stat import Stat, as_stat, stat_of
 
 Kind = Literal["d", "python", "c", "l", "p"]  # "p": a file that may hold a configuration
 GitIgnoreStat = Stat | None
@@ -47,7 +47,9 @@ class WalkCache:
         self.folders: dict[str, tuple[Stat, GitIgnoreStat, list[tuple[str, Kind]]]] = {}
         self.shaped: set[str] = set()  # folders whose listing a .gitignore rule changed
         self.changed = False
-        self.written = 0  # when the cache was saved: the racy-clean rule's second
+        self.since = 0  # when the listings kept began to be made (cache.racy)
+        self.started = now_ns()  # this walk's: before any listing it makes
+        self.listed: set[str] = set()  # folders this walk listed (or found unchanged)
         self.index = index
         # Why git could not say what it tracks when the listings were made (said again by a
         # run that reuses them): kept while the index and git's standing are the same.
@@ -61,7 +63,7 @@ class WalkCache:
             if text is None:
                 raise ValueError("an entry that does not verify")
             data = json.loads(text)
-            self.written = int(data["written"])
+            self.since = int(data["since"])
             recorded_index = None if data["index"] is None else as_stat(data["index"])
             self.shaped = {str(relative) for relative in data["shaped"]}
             refused = data.get("refused")
@@ -84,10 +86,11 @@ class WalkCache:
 
     def get(self, relative: str, folder: Stat, ignore: GitIgnoreStat) -> list[tuple[str, Kind]] | None:
         found = self.folders.get(relative)
-        if found is None or not trusted(folder, found[0], self.written):
+        if found is None or not trusted(folder, found[0], self.since):
             return None
-        if found[1] != ignore or (ignore is not None and not trusted(ignore, ignore, self.written)):
+        if found[1] != ignore or (ignore is not None and not trusted(ignore, ignore, self.since)):
             return None
+        self.listed.add(relative)
         return found[2]
 
     def put(
@@ -96,8 +99,9 @@ class WalkCache:
         if shaped != (relative in self.shaped):
             (self.shaped.add if shaped else self.shaped.discard)(relative)
             self.changed = True
+        self.listed.add(relative)
         found = self.folders.get(relative)
-        if found != (folder, ignore, entries) or not trusted(folder, folder, self.written):
+        if found != (folder, ignore, entries) or not trusted(folder, folder, self.since):
             # Saved again even when unchanged if it was racily clean: then it no longer is.
             self.folders[relative] = (folder, ignore, entries)
             self.changed = True
@@ -105,8 +109,14 @@ class WalkCache:
     def save(self) -> None:
         if not self.changed or self.secret is None:
             return
+        # Saved under this walk's moment: a listing it did not confirm stays only where its
+        # stat data was not racily clean at its own.
+        for relative in [r for r, (f, i, _) in self.folders.items() if r not in self.listed and (
+            racy(f, self.since) or i is not None and racy(i, self.since)
+        )]:
+            del self.folders[relative]
         data = {
-            "written": time.time_ns(),
+            "since": self.started,
             "index": list(self.index) if self.index is not None else None,
             "shaped": sorted(self.shaped),
             "refused": self.refused,

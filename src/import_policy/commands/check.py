@@ -455,32 +455,32 @@ def followed_stamp(root: Path, follow: tuple[str | None, tuple[str, ...], bool] 
     distributions, as one digest: the stat data of every followed module's file as the path
     finder finds it and of every folder listed to find them (a file added or removed), and
     which distributions are followed, as installed; "" when nothing is followed. None when a
-    file changed too recently for its stat data to tell an edit (git's racy-clean rule): then
-    no cache answers or records the run. An edit in a dependency is a miss."""
+    file or folder changed too recently for its stat data to tell a later edit (cache.racy,
+    git's racy-clean rule): then no cache answers or records the run. An edit in a
+    dependency is a miss."""
     if follow is None:
         return ""
     import hashlib
-    import os
-    import time
 
+    from import_policy.cache.racy import now_ns, racy
+    from import_policy.cache.stat import stat_of
     from import_policy.graph.through import dependencies_of
 
+    since = now_ns()  # before the graph reads any of them
     followed = dependencies_of(root, follow[1], follow[2], follow[0])
     if followed is None:
         return ""
-    recent = time.time_ns() - 2_000_000_000
     stamp = hashlib.blake2b(followed.identity.encode(), digest_size=20)
     files, folders = followed.read()
-    # A folder's stat data tells an entry added or removed; a file's, an edit (racy when recent).
-    for path, racy in (*((file, True) for file in files), *((folder, False) for folder in folders)):
-        try:
-            data = os.stat(path)
-        except OSError:
+    # A folder's stat data tells an entry added or removed; a file's, an edit.
+    for path in (*files, *folders):
+        data = stat_of(path)
+        if data is None:
             stamp.update(f"{path}\0-\0".encode("utf-8", "surrogateescape"))
             continue
-        if racy and data.st_mtime_ns >= recent:
+        if racy(data, since):
             return None
-        stamp.update(f"{path}\0{data.st_mtime_ns}:{data.st_ctime_ns}:{data.st_size}:{data.st_ino}\0".encode(
+        stamp.update(f"{path}\0{data.mtime_ns}:{data.ctime_ns}:{data.size}:{data.inode}\0".encode(
             "utf-8", "surrogateescape"))
     return stamp.hexdigest()
 
@@ -539,11 +539,11 @@ def run_or_reuse(
         result.diagnostics[:] = sorted(
             result.diagnostics + unused_suppressions(policy, selection, inputs.files, inputs.read, caches.facts, jobs), key=Diagnostic.sort_key
         )
-    from import_policy.rocm.advice import called_values
+    from import_policy.rocm.advice import called_values, take_uses
 
     stale = [
         *notes, *take_warnings(), *stale_entries(policy, selection, inputs, caches, jobs),
-        *called_values(policy.rocm_safety, result.diagnostics),
+        *called_values(policy.rocm_safety, result.diagnostics, take_uses()),
     ]
     if runs is not None and run_key is not None and snapshot is not None and layout is not None:
         runs.put(

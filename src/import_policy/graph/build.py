@@ -5,7 +5,6 @@ derived (`derive.project`); the check of its inputs log against the tree as it i
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Protocol
@@ -15,6 +14,7 @@ from import_policy.cache.store import Store
 from import_policy.discovery.files import SourceFile
 from import_policy.discovery.overlay import Overlay
 from import_policy.facts.records.model import FileFacts
+from import_policy.cache.racy import kept, now_ns
 from import_policy.cache.stat import Stat, stat_of
 from import_policy.graph.codec import EdgesCodec, GraphCodec, StoredEdges
 from import_policy.graph.derive import Modules, Reader, graph_settings, project, project_modules
@@ -22,7 +22,7 @@ from import_policy.graph.plan import GraphPlan
 from import_policy.graph.reach import Project
 from import_policy.graph.records import Records
 from import_policy.graph.store import (
-    RACY_NS, Inputs, ModuleGraph, digest, folder_stat, index_of, listing_digest, listing_of,
+    Inputs, ModuleGraph, digest, folder_stat, index_of, listing_digest, listing_of,
 )
 
 # The module graph's one entry per question (the question and the plan are in the store's key).
@@ -59,7 +59,7 @@ def module_graph(
     settings = graph_settings(plan) if stores is not None else None
     stored = stores.index.get(settings, GRAPH_NAME) if stores is not None and settings is not None else None
 
-    since = since or time.time_ns()
+    since = since or now_ns()
     tree = _Tree(plan, known, modules, read, since, overlay)
 
     def make(logged: Mapping[str, str], inputs: Inputs) -> Project:
@@ -120,10 +120,11 @@ class _Tree:
             return True
         if facts is not None and facts.content:
             # What the engine parsed this run is what counts, whatever the file holds now; its
-            # new stat data stands for those bytes only if it predates the engine's read.
+            # new stat data stands for those bytes only if no change after the engine's read
+            # could have left it as it is (cache.racy).
             if facts.content != hashed:
                 return False
-            return now if max(now.mtime_ns, now.ctime_ns) < self.since - RACY_NS else True
+            return kept(now, self.since) or True
         try:
             source = self.read(SourceFile(self.root / path, path, "python"))
         except OSError:
@@ -131,7 +132,7 @@ class _Tree:
         if digest(source) != hashed:
             self.sources[path] = source
             return False
-        return now
+        return kept(now, self.since) or True  # racily clean: the bytes are compared again next time
 
     def folder(self, folder: str) -> Stat | None:
         return folder_stat(f"{self.root}/{folder}" if folder else str(self.root))

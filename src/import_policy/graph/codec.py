@@ -17,6 +17,7 @@ from import_policy.cache.stat import Stat
 from import_policy.facts.records.model import Span
 from import_policy.graph.chains import Link
 from import_policy.graph.reach import HeavySite, SiteKind
+from import_policy.graph.value_uses import ValueUse
 
 Json = Any
 _SITE_KINDS: tuple[SiteKind, ...] = ("import", "probe", "call", "jit")
@@ -55,6 +56,8 @@ class Stored:
     sites: Items = field(default_factory=dict)
     reach: Items = field(default_factory=dict)
     generation: str = ""
+    # Each file's uses of the `values` keys (graph.value_uses), for the warning of a key only called.
+    uses: Items = field(default_factory=dict)
 
 
 @dataclass
@@ -169,18 +172,22 @@ class GraphCodec:
     """The index: the inputs log, sites and reach."""
 
     name = "module-graph"
-    version = 9  # a file's sites are followed by where its imports' lazy loaders cut a chain; a call site names every heavy module it loads; stat data in cache.stat's order (mtime, ctime, size, inode); a folder is watched by its listing; lookups that asked git's index; a site carries the tests it runs under that the pass could not judge
+    version = 10  # a file's sites are followed by where its imports' lazy loaders cut a chain; each file's uses of the values keys; a call site names every heavy module it loads; stat data in cache.stat's order (mtime, ctime, size, inode); a folder is watched by its listing; lookups that asked git's index; a site carries the tests it runs under that the pass could not judge
 
     def encode(self, stored: Stored) -> Json:
         return {
             "generation": stored.generation, "log": encode_log(stored.log),
             "sites": {name: list(item) for name, item in stored.sites.items()},
             "reach": {name: list(item) for name, item in stored.reach.items()},
+            "uses": {name: list(item) for name, item in stored.uses.items()},
         }
 
     def decode(self, data: Json) -> Stored:
         data = _dict(data)
-        return Stored(decode_log(data["log"]), _items(data["sites"]), _items(data["reach"]), _str(data["generation"]))
+        return Stored(
+            decode_log(data["log"]), _items(data["sites"]), _items(data["reach"]), _str(data["generation"]),
+            _items(data["uses"]),
+        )
 
 
 class EdgesCodec:
@@ -237,6 +244,20 @@ def _site_rows(sites: list[HeavySite]) -> Json:
         ]
         for s in sites
     ]
+
+
+def encode_uses(uses: list[ValueUse]) -> Json:
+    return [[key, called, line] for key, called, line in uses]
+
+
+def decode_uses(raw: Json) -> list[ValueUse]:
+    found: list[ValueUse] = []
+    for item in _list(raw):
+        key, called, line = _list(item)
+        if not isinstance(called, bool):
+            raise ValueError("a use's flag is a boolean")
+        found.append((_str(key), called, _int(line)))
+    return found
 
 
 def _span(span: Span) -> list[int]:

@@ -152,6 +152,10 @@ def graph_settings(plan: GraphPlan) -> str | None:
     ))
     if " at 0x" in described:
         return None
+    if plan.followed is not None and not plan.followed.settled:
+        return None  # a folder listed changed too recently for its stat data to tell a later change
+    if plan.installed is not None and plan.question.installed and not plan.installed.settled:
+        return None
     return hashlib.blake2b(described.encode(), digest_size=20).hexdigest()
 
 

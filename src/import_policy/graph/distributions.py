@@ -21,6 +21,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from import_policy.cache.racy import racy
+from import_policy.cache.stat import Stat, stat_of
 from import_policy.graph.environment import Environment
 from import_policy.graph.search_path import SearchPath, Spec
 
@@ -76,11 +78,8 @@ def read(info: str, site: str) -> Distribution:
     if not any(listed) and not record:
         listed = [name.replace("-", "_").replace(".", "_")]  # nothing tells: the folder of its name
     tops = [top for top in listed if top.isidentifier() and top != "__pycache__"]
-    try:
-        stat = os.stat(os.path.join(info, "RECORD"))
-        stamp = f"{stat.st_mtime_ns}:{stat.st_size}:{stat.st_ino}"
-    except OSError:
-        stamp = ""
+    stat = stat_of(os.path.join(info, "RECORD"))
+    stamp = "" if stat is None else ":".join(str(part) for part in stat)
     return Distribution(name, version, info, site, tuple(dict.fromkeys(tops)), stamp, record)
 
 
@@ -233,9 +232,20 @@ class Followed:
         stat data of every folder a lookup lists (a module added or removed moves it)."""
         folders = self.search.folders if self.search is not None else ()
         mapped = sorted(self.search.editable.items()) if self.search is not None else []
-        listed = [(folder, _folder_stat(folder)) for folder in sorted(set(self.read()[1]))]  # memoized
+        listed = self._listed
         described = repr((sorted((d.info, d.stamp, d.tops) for d in self.distributions), folders, mapped, listed))
         return hashlib.blake2b(described.encode(), digest_size=16).hexdigest()
+
+    @cached_property
+    def _listed(self) -> list[tuple[str, Stat | None]]:
+        return [(folder, stat_of(folder)) for folder in sorted(set(self.read()[1]))]  # memoized
+
+    @property
+    def settled(self) -> bool:
+        """Whether the stat data `identity` holds stands for the listings read (cache.racy):
+        a graph is kept under it only then."""
+        since = self.search.since if self.search is not None else 0
+        return all(stat is None or not racy(stat, since) for _, stat in self._listed)
 
     def files(self) -> Iterator[str]:
         for distribution in self.distributions:
@@ -329,14 +339,6 @@ class Followed:
             folders.extend(spec.locations)
             for inner in self.search.submodules(spec):
                 self._gather(inner, files, folders)
-
-
-def _folder_stat(folder: str) -> tuple[int, int, int] | None:
-    try:
-        stat = os.stat(folder)
-    except OSError:
-        return None
-    return stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino
 
 
 def follow(environment: Environment | None, names: Iterable[str], every: bool) -> Followed:

@@ -16,8 +16,10 @@ from dataclasses import dataclass, replace
 from typing import Literal, Optional, TypeVar, Union
 
 from import_policy.facts.records.model import (
-    CallFact, Context, FileFacts, ImportFact, Leaf, ReadFact, ScanFact, Span, SyntaxErrorFact,
+    CallFact, Context, FileFacts, ImportFact, Leaf, ReadFact, ScanFact, Signature, Span, SyntaxErrorFact,
 )
+from import_policy.graph.passing import How, Passed, Slot, actual, bind
+from import_policy.graph.value_uses import ValueUse, value_uses
 from import_policy.patterns import module_heads
 from import_policy.graph.chains import Chain, ImportGraph, Link
 from import_policy.project.modules import modules_of
@@ -120,8 +122,8 @@ class Project:
         self.unparsed: dict[str, SyntaxErrorFact] = {}
         self._sites: dict[str, list[HeavySite]] = {}
         self._edges: dict[str, list[Link]] = {}
-        # By target and the literal passed as its first positional argument (`CallFact.parameter`).
-        self._witnesses: dict[tuple[Target, str | None], tuple[_Witness, ...] | None] = {}
+        # By target and the literals the call passes its parameters (graph.passing).
+        self._witnesses: dict[tuple[Target, Passed], tuple[_Witness, ...] | None] = {}
         self._scans: dict[Target, tuple[str, ...]] = {}
         self._body_imports: dict[Target, tuple[str, ...]] = {}
         self._mros: dict[ClassKey, tuple[ClassKey, ...]] = {}
@@ -214,14 +216,14 @@ class Project:
         memo[key] = found
         return found
 
-    def witness(self, target: Target, depth: int = 0, passed: str | None = None) -> tuple[_Witness, ...] | None:
+    def witness(self, target: Target, depth: int = 0, passed: Passed = ()) -> tuple[_Witness, ...] | None:
         """The heavy modules calling the function imports on the platform, each with the calls through
-        which it does first, in the order the body runs them; None for none. `passed`: a literal
-        the call gives its first positional parameter (a plain function's), for `find_spec` on it."""
+        which it does first, in the order the body runs them; None for none. `passed`: the literals
+        the call gives its parameters (graph.passing), for `find_spec` on one."""
         key = (target, passed)
         return self._memo(self._witnesses, "witness", key, depth, None, lambda: self._witness(target, depth, passed))
 
-    def _witness(self, target: Target, depth: int, passed: str | None) -> tuple[_Witness, ...] | None:
+    def _witness(self, target: Target, depth: int, passed: Passed) -> tuple[_Witness, ...] | None:
         found: list[_Witness] = []
         key, receiver = target
         path = key[0]
@@ -236,18 +238,12 @@ class Project:
                     name = fact.module if fact.kind == "from" and is_heavy(self.question, fact.module) else fact.name
                     inner = ((name, (f"try: import {name}" if fact.probe else f"import {name}",), ()),)
             else:
-                if passed is not None and fact.parameter == 0 and fact.first_string is None and not self._probe(fact):
-                    fact = replace(fact, first_string=passed)  # `find_spec(n)`, `check(n)`: the literal passed
-                inner = self._call_witness(fact, path, depth + 1, receiver)
+                # `find_spec(n)`, `check(n)`: the literal passed (a probe's argument only where written)
+                call, literals = actual(fact, () if self._probe(fact) else passed)
+                inner = self._call_witness(call, path, depth + 1, receiver, literals)
             unjudged = self.judge.unjudged(fact.context, path) if inner else ()
             found.extend((heavy, steps, _joined(unjudged, tests)) for heavy, steps, tests in inner or ())
         return _each_once(found)
-
-    def _forwards(self, target: Target) -> bool:
-        """Whether the function's body calls something with its first parameter first."""
-        file = self._file(target[0][0])
-        bodies = file.bodies.get(target[0][1], ()) if file is not None else ()
-        return any(isinstance(fact, CallFact) and fact.parameter == 0 for fact in bodies)
 
     def _probe(self, call: CallFact) -> bool:
         """A configured probe's call (its argument is followed only where written as a literal)."""
@@ -255,55 +251,99 @@ class Project:
 
     def _call_witness(
         self, call: CallFact, path: str, depth: int, receiver: ClassKey | None = None,
+        literals: Mapping[Slot, str] | None = None,
     ) -> tuple[_Witness, ...] | None:
+        """What the call loads; `call` and `literals` as `passing.actual` gives them."""
         if probe_of(self.question, call) is not None and call.first_string is not None:
             return ((call.first_string, (f'{call.tail}("{call.first_string}")',), ()),)
         parent = find_spec_of(self.question, call)
         if parent is not None:
             return ((parent, (f'{call.tail}("{call.first_string}")',), ()),)
         found: list[_Witness] = []
-        for target in self.targets(call.callee, path, call.context.function, receiver):
-            # A method's first parameter is `self`; a function that passes nothing on shares one witness.
-            passed = call.first_string if target[1] is None and self._forwards(target) else None
+        for target, how in self.bound_targets(call.callee, path, call.context.function, receiver):
+            passed = bind(self._signature(target[0]), how, literals or {})
             for heavy, steps, tests in self.witness(target, depth, passed) or ():
                 found.append((heavy, (f"{call.tail}()", *steps), tests))
         return _each_once(found)
+
+    def _signature(self, key: FunctionKey) -> Signature | None:
+        """The function's signature where its body passes a parameter on (one of that name: none)."""
+        file = self._file(key[0])
+        return file.signatures.get(key[1]) if file is not None else None
 
     # --- calls through project classes ----------------------------------------------
 
     def targets(
         self, callee: str, path: str, within: str | None = None, receiver: ClassKey | None = None,
     ) -> list[Target]:
-        """The project functions a call runs, as Python finds them: a project class's `__new__`
-        and `__init__` (its own or inherited), `self.m()` / `cls.m()` / `super().m()` by the
-        MRO of the instance's class, `cls.X.m()` on the class's own instance (a singleton's
-        `cls._instance`), `C.m()`, a module-level instance's method, a function."""
+        """The project functions a call runs (`bound_targets`)."""
+        return [target for target, _ in self.bound_targets(callee, path, within, receiver)]
+
+    def bound_targets(
+        self, callee: str, path: str, within: str | None = None, receiver: ClassKey | None = None,
+    ) -> list[tuple[Target, How]]:
+        """The project functions a call runs, as Python finds them, each with how the call reaches
+        it (graph.passing): a project class's `__new__` and `__init__` (its own or inherited),
+        `self.m()` / `cls.m()` / `super().m()` by the MRO of the instance's class, `cls.X.m()` on
+        the class's own instance (a singleton's `cls._instance`), `C.m()`, a module-level
+        instance's method, a function."""
         root, _, rest = callee.partition(".")
         if within is not None and rest and root in ("self", "cls", "super"):
             own = self.enclosing_class(path, within)
             if own is not None:
-                actual = receiver if receiver is not None and own in self.mro(receiver) else own
+                actual_cls = receiver if receiver is not None and own in self.mro(receiver) else own
                 attribute, _, method = rest.rpartition(".")
                 if attribute and (root != "cls" or "." in attribute):
                     return []  # `self.model.forward()`: an object the pass does not know
-                found = self.lookup(actual, method, after=own if root == "super" else None)
-                return [(found, actual)] if found is not None else []
+                found = self.lookup(actual_cls, method, after=own if root == "super" else None)
+                return [((found, actual_cls), self._through(root, attribute, path, within))] if found is not None else []
         cls = self.class_key(callee, path)
         if cls is not None:  # `EnvChecker()`
-            return [(key, cls) for key in (self.lookup(cls, "__new__"), self.lookup(cls, "__init__")) if key is not None]
+            found_keys = (self.lookup(cls, "__new__"), self.lookup(cls, "__init__"))
+            return [((key, cls), "construct") for key in found_keys if key is not None]
         owner, _, method = callee.rpartition(".")
         owner_cls = self.class_key(owner, path) if owner else None
+        how: How = "class"
         if owner_cls is None and owner:  # `registry.m()`, `from .env import CHECKER; CHECKER.m()`
             module, _, name = owner.rpartition(".")
             where = self.module_path.get(module) if module else path
             there = self._file(where) if where is not None else None
             instance = there.instances.get(name) if there is not None else None
             owner_cls = self.class_key(instance, where) if instance is not None and where is not None else None
+            how = "instance"
         if owner_cls is not None:  # `C.m()`, `registry.m()` with `registry = Registry()`
             found = self.lookup(owner_cls, method)
-            return [(found, owner_cls)] if found is not None else []
+            return [((found, owner_cls), how)] if found is not None else []
         key = self.resolve(callee, path, within)
-        return [(key, None)] if key is not None else []
+        return [((key, None), self._resolved(callee, key, path))] if key is not None else []
+
+    def _through(self, root: str, attribute: str, path: str, within: str) -> How:
+        """How `self.m()`, `cls.m()`, `cls._instance.m()`, `super().m()` reach `m`: through an
+        instance, or the class (`cls`, and `super()` in a class method or `__new__`)."""
+        if root == "self" or attribute:
+            return "instance"
+        if root == "cls":
+            return "class"
+        enclosing = self._signature((path, within))
+        if enclosing is None:  # no signature kept: only `__init__` is surely an instance's
+            return "instance" if within.endswith(".__init__") else None
+        return "class" if enclosing.method in ("class", "static") else "instance"
+
+    def _resolved(self, callee: str, key: FunctionKey, path: str) -> How:
+        """How a call `resolve` answered reaches its function: a plain function, a class's
+        `__init__` (`Registry()`), a method through `self`, `cls` or a module-level instance;
+        any other way to a method passes nothing."""
+        file = self._file(key[0])
+        owner = key[1].rpartition(".")[0]
+        if file is None or owner not in file.classes:
+            return "function"
+        if key[1].endswith(".__init__") and not callee.endswith(".__init__"):
+            return "construct"
+        root = callee.partition(".")[0]
+        here = self._file(path)
+        if root == "self" or (here is not None and root in here.instances):
+            return "instance"
+        return "class" if root == "cls" else None
 
     def enclosing_class(self, path: str, within: str) -> ClassKey | None:
         """The class whose method (or a function nested in it) `within` is: what `self` is."""
@@ -451,6 +491,12 @@ class Project:
         self.edges(module)
         return list(self.cuts.get(module, ()))
 
+    def value_uses(self, path: str) -> list[ValueUse]:
+        """The file's uses of the `values` keys (graph.value_uses)."""
+        file = self._file(path)
+        keys = frozenset(name for name, _ in self.question.judged_on.values)
+        return value_uses(file.facts, keys) if file is not None else []
+
     def edges(self, module: str) -> list[Link]:
         if module not in self._edges:
             file = self._file(self.module_path[module]) if module in self.module_path else None
@@ -564,7 +610,8 @@ class Project:
 
     def _call_site(self, facts: FileFacts, call: CallFact) -> HeavySite | None:
         """The call's site: every heavy module it loads, the first as `heavy` (contract section 4)."""
-        found = self._call_witness(call, facts.path, 0)
+        call, literals = actual(call, ())
+        found = self._call_witness(call, facts.path, 0, None, literals)
         if not found:
             return None
         (heavy, steps, _), *others = found
@@ -772,6 +819,12 @@ class _File:
     def __init__(self, facts: FileFacts) -> None:
         self.facts = facts
         self.functions = {f.name for f in facts.functions}
+        # A function's signature where its body passes a parameter on; None where two functions
+        # of that name differ (graph.passing binds nothing then).
+        self.signatures: dict[str, Signature | None] = {}
+        for function in facts.functions:
+            seen = self.signatures.get(function.name, function.signature)
+            self.signatures[function.name] = function.signature if seen == function.signature else None
         # Module-level bindings, for re-exports: `from .import_utils import has_x` binds `has_x`.
         self.aliases = {
             i.bound: i.name if i.kind == "from" or i.bound != i.name.split(".")[0] else i.bound

@@ -24,6 +24,9 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
+from import_policy.cache.racy import now_ns, trusted
+from import_policy.cache.stat import Stat, stat_of
+
 # `name.cpython-311-x86_64-linux-gnu.so`, `name.abi3.so`, `name.so`, `name.pyd`
 _EXTENSION = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(?:\.[A-Za-z0-9_-]+)*\.(?:so|pyd)$")
 _FINDER = re.compile(r"^__editable___.*_finder\.py$")
@@ -76,7 +79,8 @@ class SearchPath:
 
     def __init__(self, site_packages: Iterable[str]) -> None:
         self._listings: dict[str, Listing] = {}
-        self._stats: dict[str, tuple[int, int] | None] = {}  # each listed folder's stat data when listed
+        self._stats: dict[str, Stat | None] = {}  # each listed folder's stat data when listed
+        self.since = now_ns()  # before any folder is listed: the racy-clean rule's moment
         self.sites = tuple(site_packages)
         folders: list[str] = []
         self.pth: dict[str, str] = {}  # a folder a `.pth` file added -> that file
@@ -100,7 +104,7 @@ class SearchPath:
         """The folder's entries, listed once (a folder that cannot be listed is empty)."""
         found = self._listings.get(folder)
         if found is None:
-            self._stats[folder] = _stat(folder)
+            self._stats[folder] = stat_of(folder)
             dirs: set[str] = set()
             files: set[str] = set()
             try:
@@ -117,8 +121,14 @@ class SearchPath:
         return found
 
     def fresh(self) -> bool:
-        """Whether every folder listed is as it was (no entry added, removed or renamed in it)."""
-        return all(_stat(folder) == stat for folder, stat in list(self._stats.items()))
+        """Whether every folder listed is as it was (no entry added, removed or renamed in it):
+        absent still, or stat data that stands for its listing (cache.racy)."""
+        since = self.since
+        for folder, stat in list(self._stats.items()):
+            now = stat_of(folder)
+            if not (now is None and stat is None or stat is not None and trusted(now, stat, since)):
+                return False
+        return True
 
     def listed(self) -> Iterator[str]:
         """Every folder listed so far (what the answers given so far depend on)."""
@@ -202,14 +212,6 @@ class SearchPath:
             yield folder, ""
         for top, (target, _) in self.editable.items():
             yield (os.path.dirname(target), "") if target.endswith(".py") else (target, top)
-
-
-def _stat(folder: str) -> tuple[int, int] | None:
-    try:
-        stat = os.stat(folder)
-    except OSError:
-        return None
-    return stat.st_mtime_ns, stat.st_ino
 
 
 def _add(folders: list[str], folder: str) -> bool:

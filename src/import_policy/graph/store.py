@@ -24,12 +24,12 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Protocol
 
 from import_policy.cache.facts import content_digest
+from import_policy.cache.racy import kept, now_ns
 from import_policy.cache.stat import Stat, of_result, stat_of
 from import_policy.cache.seal import read_regular
 from import_policy.discovery.tracked import index_stat
@@ -37,6 +37,7 @@ from import_policy.facts.records.model import SyntaxErrorFact
 from import_policy.project.modules import ProjectModules
 from import_policy.graph.chains import Chain, ImportGraph, Link
 from import_policy.graph.reach import HeavySite, Project, first_reached, with_site
+from import_policy.graph.value_uses import ValueUse
 from import_policy.graph.codec import (
     Items,
     Log,
@@ -48,15 +49,14 @@ from import_policy.graph.codec import (
     lookup_path,
     lookup_place,
     decode_sites,
+    decode_uses,
     encode_links,
+    encode_uses,
     encode_reach,
     encode_sites,
 )
 
 _DECODE_ERRORS = (ValueError, TypeError, KeyError, IndexError)
-# A file changed within this long before it was read may change again within the same
-# mtime tick: its stat data is not trusted, its bytes are hashed next time (as git does).
-RACY_NS = 2_000_000_000
 
 
 digest = content_digest
@@ -93,9 +93,10 @@ class Inputs:
     """The inputs log as the derivations add to it."""
 
     def __init__(self, root: Path, log: Log | None = None, roots: tuple[str, ...] = (".",), since: int = 0) -> None:
-        """`since`: when the engine began reading the files whose facts it passes (0: now)."""
+        """`since`: when the engine began reading the files whose facts it passes (0: now),
+        before anything the log records is read: the racy-clean rule's moment (cache.racy)."""
         self.root = root
-        self.since = since or time.time_ns()
+        self.since = since or now_ns()
         self.log = log or Log()
         # Where each root's modules start, as a folder path ("" for the project root).
         self.prefixes = tuple("" if r in (".", "") else r.strip("/") + "/" for r in roots)
@@ -147,7 +148,7 @@ class Inputs:
                     raw = log.lookups.get(module)
                     if raw is not None and lookup_place(raw) < first and not tree.lookup(module, lookup_path(raw)):
                         first = lookup_place(raw)
-                log.index = (_trusted(now), log.index[1])
+                log.index = (kept(now, self.since), log.index[1])
                 renewed = True
         for module, path in tree.passed().items():  # found in the tree then, given by a file passed now
             raw = log.lookups.get(module)
@@ -171,7 +172,7 @@ class Inputs:
                 names = tree.names(folder)
                 if names != mark[0]:
                     listing.add(folder)
-                mark = (names, _trusted(now))
+                mark = (names, kept(now, self.since))
             ignore = _ignore_of(folder)
             if hashed is not None:
                 verdict: bool | Stat = tree.file(ignore, "g", stat, hashed)
@@ -222,7 +223,7 @@ class Inputs:
         self._seen[relative] = is_folder
         if relative not in self.log.folders:  # else checked against the tree at this run's start
             ignore = self._ignore_state(_ignore_of(relative)) if is_folder else (None, None)
-            self.log.folders[relative] = ((listing_of(path), _trusted(now)), *ignore)
+            self.log.folders[relative] = ((listing_of(path), kept(now, self.since)), *ignore)
         return is_folder
 
     def _ignore_state(self, path: str) -> tuple[Stat | None, str | None]:
@@ -233,13 +234,13 @@ class Inputs:
             source = read_regular(self.root / path)
         except OSError:
             return None, None
-        return (None if before.mtime_ns >= time.time_ns() - RACY_NS else before), digest(source)
+        return kept(before, self.since), digest(source)
 
     def asked_git(self, module: str, index: Stat | None) -> None:
         """A lookup whose answer depended on which files git tracks (`index`: the stat data of
         its index, taken before): looked up again whenever the index changes."""
         if self.log.index is None:
-            self.log.index = (_trusted(index), [])
+            self.log.index = (kept(index, self.since), [])
         elif index != self.log.index[0]:
             self.log.index = (None, self.log.index[1])
         self.log.index[1].append(module)
@@ -278,15 +279,13 @@ class Inputs:
 
     def file(self, path: str, how: str, stat: Stat | None, hashed: str | None) -> None:
         """`hashed`: the digest of the bytes the derivation read (None: unreadable); `stat`,
-        taken before them. The engine read its files before this run's pass began (`since`):
-        their stat data stands for the bytes it parsed only if no change since could have
-        moved it, so a file changed after `since` (its ctime says so) is hashed next time."""
+        taken before them, or (the engine's files, "e") after the engine read them, which it
+        did after `since`: either way stat data racily clean at `since` (cache.racy: a change
+        after it may not have moved it) is not kept, and the bytes are hashed next time."""
         if path in self.log.files:
             return
-        if hashed is not None and stat is not None:
-            changed = max(stat.mtime_ns, stat.ctime_ns) if how == "e" else stat.mtime_ns
-            if changed >= (self.since if how == "e" else time.time_ns()) - RACY_NS:
-                stat = None
+        if hashed is not None:
+            stat = kept(stat, self.since)
         self.log.files[path] = (self._place(), how, stat, hashed)
 
     def lookup(self, module: str, path: str | None, known: bool) -> None:
@@ -346,14 +345,6 @@ def _is_dir(entry: os.DirEntry[str]) -> bool:
         return entry.is_dir()
     except OSError:
         return False
-
-
-def _trusted(now: Stat | None) -> Stat | None:
-    """A folder's stat data as the log keeps it: None when changed too recently to stand for
-    its listing (git's racy-clean rule, on the ctime too), so its listing is compared."""
-    if now is None or max(now.mtime_ns, now.ctime_ns) >= time.time_ns() - RACY_NS:
-        return None
-    return now
 
 
 def _ignore_of(folder: str) -> str:
@@ -449,6 +440,7 @@ class ModuleGraph:
         kept, renewed = self.inputs.check(tree) if tree is not None else (0, False)
         self._raw_sites = {name: item for name, item in stored.sites.items() if item[0] <= kept}
         self._raw_reach = {name: item for name, item in stored.reach.items() if item[0] <= kept}
+        self._raw_uses = {name: item for name, item in stored.uses.items() if item[0] <= kept}
         self.generation = stored.generation
         self._load_edges = load_edges if kept > 0 else None
         self._raw_edges: Items | None = None  # read on first need
@@ -462,6 +454,7 @@ class ModuleGraph:
         # Per file: where its imports' lazy loaders cut a chain (kept with its sites).
         self._cuts: dict[str, list[str]] = {}
         self._reach: dict[str, tuple[int, Mapping[str, Link | None], Mapping[str, str]]] = {}
+        self._uses: dict[str, tuple[int, list[ValueUse]]] = {}
         self._graph = ImportGraph(self.modules, self.edges)
         self._edges_changed = False
         self.derived = 0  # items derived in this run rather than taken from storage (a test hook)
@@ -505,13 +498,15 @@ class ModuleGraph:
         self.inputs.cut(at)
         for _, name, (_, how, stat, hashed) in later:
             self.inputs.log.files[name] = (self.inputs._place(), how, stat, hashed)
-        for table in (self._stored_edges(), self._raw_sites, self._raw_reach):
+        for table in (self._stored_edges(), self._raw_sites, self._raw_reach, self._raw_uses):
             for name in [name for name, item in table.items() if item[0] > at]:
                 del table[name]
         for name in [name for name, item in self._edges.items() if item[0] > at]:
             del self._edges[name]
         for name in [name for name, item in self._sites.items() if item[0] > at]:
             del self._sites[name]
+        for name in [name for name, item in self._uses.items() if item[0] > at]:
+            del self._uses[name]
         for name in [name for name, item in self._reach.items() if item[0] > at]:
             del self._reach[name]
         self._project = None
@@ -537,6 +532,8 @@ class ModuleGraph:
         self._edges.pop(moved, None)
         self._raw_sites.pop(path, None)
         self._sites.pop(path, None)
+        self._raw_uses.pop(path, None)
+        self._uses.pop(path, None)
         self._raw_reach.clear()
         self._reach.clear()
         self._project = None  # its memos hold the old positions
@@ -596,6 +593,25 @@ class ModuleGraph:
             found.extend(cut for cut in self._cuts.get(paths[module], ()) if cut not in found)
         return found
 
+    def value_uses(self, path: str) -> list[ValueUse]:
+        """The file's uses of the `values` keys (graph.value_uses), kept as its sites are."""
+        found = self._uses.get(path)
+        if found is not None:
+            return found[1]
+        raw = self._raw_uses.pop(path, None)
+        if raw is not None:
+            try:
+                uses = decode_uses(raw[1])
+            except _DECODE_ERRORS:
+                pass
+            else:
+                self._uses[path] = (raw[0], uses)
+                return uses
+        uses = self.project.value_uses(path)
+        self._uses[path] = (len(self.inputs), uses)
+        self._derived()
+        return uses
+
     def _derived(self) -> None:
         self.derived += 1
         self.changed = True
@@ -652,6 +668,7 @@ class ModuleGraph:
             edges = StoredEdges(generation, {**self._stored_edges(), **encoded})
         out = Stored(self.inputs.log, generation=generation)
         out.sites = {**self._raw_sites, **{p: (mark, encode_sites(sites, self._cuts.get(p, ()))) for p, (mark, sites) in self._sites.items()}}
+        out.uses = {**self._raw_uses, **{p: (mark, encode_uses(uses)) for p, (mark, uses) in self._uses.items()}}
         out.reach = {**self._raw_reach, **{
             e: (mark, encode_reach(parents, paths)) for e, (mark, parents, paths) in self._reach.items()
         }}

@@ -17,6 +17,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 
+from import_policy.cache.racy import racy
+from import_policy.cache.stat import stat_of
 from import_policy.graph.distributions import Followed, follow, installed, normalize
 from import_policy.graph.environment import Environment, project_environment
 from import_policy.graph.hook import Finding
@@ -32,27 +34,15 @@ def dependencies_of(root: Path, names: tuple[str, ...], every: bool, python: str
     if not (names or every):
         return None
     environment = project_environment(root, python)
-    key = (environment, names, every, _stamps(environment))
+    key = (environment, names, every)
     if _LAST and _LAST[0][0] == key and (_LAST[0][1].search is None or _LAST[0][1].search.fresh()):
-        return _LAST[0][1]
+        return _LAST[0][1]  # every folder listed (each site-packages first) as it was
     found = follow(environment, names, every)
     _LAST[:] = [(key, found)]
     return found
 
 
 _LAST: list[tuple[object, Followed]] = []
-
-
-def _stamps(environment: Environment | None) -> tuple[tuple[int, int], ...]:
-    out = []
-    for folder in environment.site_packages if environment is not None else ():
-        try:
-            stat = os.stat(folder)
-        except OSError:
-            out.append((0, 0))
-            continue
-        out.append((stat.st_mtime_ns, stat.st_ino))
-    return tuple(out)
 
 
 class Availability:
@@ -65,7 +55,11 @@ class Availability:
         self.project = project
         self._memo: dict[str, bool] = {}
         folders = search.folders if search is not None else ()
-        self.identity = repr([(folder, _folder_stat(folder)) for folder in folders])
+        stats = [(folder, stat_of(folder)) for folder in folders]
+        self.identity = repr(stats)
+        # Whether that stat data stands for the listings (cache.racy): a graph is kept under it only then.
+        since = search.since if search is not None else 0
+        self.settled = all(stat is None or not racy(stat, since) for _, stat in stats)
 
     def __call__(self, module: str) -> bool:
         found = self._memo.get(module)
@@ -92,14 +86,6 @@ class Availability:
 
 
 _STDLIB: frozenset[str] = frozenset(getattr(sys, "stdlib_module_names", ()))
-
-
-def _folder_stat(folder: str) -> tuple[int, int] | None:
-    try:
-        stat = os.stat(folder)
-    except OSError:
-        return None
-    return stat.st_mtime_ns, stat.st_ino
 
 
 class Progress:

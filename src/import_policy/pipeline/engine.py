@@ -95,7 +95,9 @@ def run(
 
 
 def _run(plan: Plan, files: Sequence[SourceFile], read: Reader, jobs: int, overlay: Overlay | None) -> Result:
-    reading = time.time_ns()  # before any file is read: the graph's log trusts no stat data after it
+    from import_policy.cache.racy import now_ns
+
+    reading = now_ns()  # before any file is read: the racy-clean rule's moment for the graph's log
     diagnostics: list[Diagnostic] = []
     unreadable: list[tuple[str, str]] = []
     python: dict[str, FileFacts] = {}  # for the project passes

@@ -6,7 +6,8 @@ settles a call, whose last name the pass matches against `guards` (false on ROCm
 the test as written) and each part is sent where it can be settled: a call to `guards` /
 `rocm`, the rest to `values`. A call whose name `values` already holds is said to be one
 (the configuration named it, and it changed nothing), and `import-policy check` warns at
-that `values` key (`called_values`).
+that `values` key (`called_values`); so it does at a key that the code the pass read only
+ever calls, finding or not (the pass tells each file's uses of the keys: `tell_uses`).
 """
 
 from __future__ import annotations
@@ -54,9 +55,29 @@ def unjudged(texts: tuple[str, ...], rocm: RocmSafety) -> str:
     return f"; under {names}, which the pass cannot judge on ROCm: {'; '.join(advice)}{notes}"
 
 
-def called_values(rocm: RocmSafety | None, diagnostics: Iterable[Diagnostic]) -> list[str]:
+# Each file the pass read, with its uses of the `values` keys (graph.value_uses), as the last
+# pass of this process told them (`tell_uses`); `called_values` takes them.
+_USES: dict[str, list[tuple[str, bool, int]]] = {}
+
+
+def tell_uses(uses: dict[str, list[tuple[str, bool, int]]]) -> None:
+    _USES.clear()
+    _USES.update(uses)
+
+
+def take_uses() -> dict[str, list[tuple[str, bool, int]]]:
+    """The uses the pass told since the last call."""
+    out = dict(_USES)
+    _USES.clear()
+    return out
+
+
+def called_values(
+    rocm: RocmSafety | None, diagnostics: Iterable[Diagnostic], uses: dict[str, list[tuple[str, bool, int]]] | None = None,
+) -> list[str]:
     """`file:line: warning: ...` for each `values` key a ROCm finding shows to stand for a
-    call: the configuration states it, and it settles nothing there."""
+    call, and each one the code the pass read (`uses`) only ever calls: the configuration
+    states it, and it settles nothing there."""
     if rocm is None or not rocm.values:
         return []
     found: dict[str, Diagnostic] = {}
@@ -64,12 +85,46 @@ def called_values(rocm: RocmSafety | None, diagnostics: Iterable[Diagnostic]) ->
         if diagnostic.rule in RULE_IDS:
             for name in _CALLED_BACK.findall(diagnostic.message):
                 found.setdefault(name, diagnostic)
-    return [
-        f"{_at(rocm.origin_of('values', name))}: warning: rocm_safety.values key {name!r} is called by the code the "
-        f"pass judges ({d.path}:{d.line}), and a value settles a name or a subscript, never a call: name it in "
-        "rocm_safety.guards (false on ROCm) or rocm_safety.rocm (true on ROCm) instead"
-        for name, d in sorted(found.items())
-    ]
+    out = {
+        name: f"{_at(rocm.origin_of('values', name))}: warning: rocm_safety.values key {name!r} is called by the code "
+        f"the pass judges ({d.path}:{d.line}), and a value settles a name or a subscript, never a call: name it in "
+        f"{_SETTLE} instead"
+        for name, d in found.items()
+    }
+    held = dict(rocm.values)
+    for name, (path, line) in _only_called(uses or {}).items():
+        if name in held and name not in out:
+            out[name] = (
+                f"{_at(rocm.origin_of('values', name))}: warning: rocm_safety.values key {name!r} is only ever called by "
+                f"the code the pass read ({path}:{line}), and a value settles a name or a subscript, never a call: "
+                f"name it in {_settle(held[name])} instead"
+            )
+    return [out[name] for name in sorted(out)]
+
+
+_SETTLE = "rocm_safety.guards (false on ROCm) or rocm_safety.rocm (true on ROCm)"
+
+
+def _settle(value: object) -> str:
+    """Where a key's value says to name the call: `true` in `rocm`, `false` or `null` in `guards`."""
+    if value is True:
+        return "rocm_safety.rocm (it is true on ROCm)"
+    if value is False or value is None:
+        return "rocm_safety.guards (it is false on ROCm)"
+    return _SETTLE
+
+
+def _only_called(uses: dict[str, list[tuple[str, bool, int]]]) -> dict[str, tuple[str, int]]:
+    """Each key some file calls and none reads as a name, with its first call (by path, line)."""
+    called: dict[str, tuple[str, int]] = {}
+    read: set[str] = set()
+    for path in sorted(uses):
+        for key, is_call, line in uses[path]:
+            if not is_call:
+                read.add(key)
+            elif key not in called:
+                called[key] = (path, line)
+    return {key: where for key, where in called.items() if key not in read}
 
 
 def _at(origin: Origin) -> str:

@@ -28,6 +28,8 @@ from import_policy.graph.plan import GraphPlan, default_entries_of
 from import_policy.graph.question import Question
 from import_policy.graph.reach import HeavySite
 from import_policy.graph.store import ModuleGraph
+from import_policy.graph.value_uses import ValueUse
+from import_policy.rocm.advice import tell_uses
 from import_policy.kinds.import_time import rocm_platform
 from import_policy.kinds.project import ProjectContext
 from import_policy.rocm.messages import eager, reached
@@ -99,6 +101,8 @@ class RocmPass:
                 found.extend(context.report(context.at_links(findings, self.rocm.heavy_modules), self.rocm.applies_to, graph))
             if EAGER_HEAVY_IMPORT in self.rules:
                 found.extend(self._eager(context, graph, applies, probes, reported))
+            if self.rocm.values:
+                tell_uses(read_uses(graph))
         found.extend(probes.values())
         return context.unsuppressed(found)
 
@@ -136,6 +140,14 @@ class RocmPass:
                     continue
                 out.append(eager(self.rocm, site))
         return out
+
+
+def read_uses(graph: ModuleGraph) -> dict[str, list[ValueUse]]:
+    """Each file the pass read and parsed, with its uses of the `values` keys (the graph keeps
+    them between runs, so a warm run tells what a cold one does)."""
+    return {
+        path: graph.value_uses(path) for path in list(graph.inputs.log.files) if graph.inputs.how(path) in ("e", "r")
+    }
 
 
 def _eager_site(site: HeavySite, reported: set[tuple[str, int, int]], probes: Probes) -> bool:

@@ -8,11 +8,11 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from import_policy.cache.stat import Stat, stat_of, trusted
+from import_policy.cache.racy import now_ns, trusted
+from import_policy.cache.stat import Stat, stat_of
 from import_policy.policy.load import ABSENT, ConfigErrors, Loaded, digest, find_config, load, source_bytes
 from import_policy.config.model import Policy
 from import_policy.pipeline.plan import Plan, Selection
@@ -151,7 +151,7 @@ class Projects:
         """For an editor that does not watch files: whether a file a configuration was built
         from changed on disk, looked at by its stat data (git's racy-clean rule: data that
         cannot tell is settled by the file's bytes); the changed configurations are dropped."""
-        now_ns = time.time_ns()
+        since = now_ns()  # before any stat data or byte is looked at
         suspect = False
         for path, hashed in self._sources().items():
             now = stat_of(path)
@@ -162,7 +162,7 @@ class Projects:
                 suspect = suspect or (seen is not None and seen[0] != now)
             else:
                 suspect = suspect or digest_now(path) != hashed
-            self._seen[path] = (now, now_ns)
+            self._seen[path] = (now, since)
         return suspect and self.changed_on_disk()
 
     def _sources(self) -> dict[str, str | None]:

@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from import_policy.facts.shared import comments
 from import_policy.facts.records.model import (
     BoolOp,
+    Argument,
     Branch,
     CallFact,
     ClassFact,
@@ -40,6 +41,7 @@ from import_policy.facts.records.model import (
     Leaf,
     Not,
     Opaque,
+    Signature,
     Span,
     SyntaxErrorFact,
     Test,
@@ -58,9 +60,10 @@ from import_policy.facts.shared.decoded import python_text
 from import_policy.facts.source.syntax import newest_split
 from import_policy.facts.shared.usegate import UseGate, bound_imports, could_matter
 from import_policy.facts.shared.walkstate import (
-    DYNAMIC_IMPORTERS, IMPORT_CATCHERS, IMPORTED_NAME, PACKAGE_WALKERS, WalkState, compared, entry_leaf, entry_name,
-    getattr_leaf, written,
+    DYNAMIC_IMPORTERS, IMPORT_CATCHERS, IMPORTED_NAME, PACKAGE_WALKERS, Given, WalkState, compared, entry_leaf, entry_name,
+    getattr_leaf, signature_of, written,
 )
+from import_policy.facts.shared.rebinding import by_class, field
 
 if TYPE_CHECKING:
     from import_policy.facts.cst.split import Chunk, Split
@@ -216,7 +219,7 @@ def _collect(
         imports=tuple(sorted(collector.imports, key=position)),
         escapes=tuple(sorted(collector.escapes, key=position)),
         decorators=tuple(sorted(collector.decorators, key=position)),
-        functions=tuple(collector.functions),
+        functions=collector.kept_signatures(collector.functions),
         classes=tuple(collector.classes),
         assigns=tuple(collector.assigns),
         returns=tuple(collector.returns),
@@ -231,13 +234,13 @@ def _collect(
     kept = keeps(facts) if keeps is not None else None
     # A call is placed only when kept: most of a file's calls matter to no reader.
     calls = [
-        CallFact(callee, tail, first, collector.span(node), line, context, parameter)
-        for node, callee, tail, first, line, context, parameter in collector.calls
-        if kept is None or is_kept(callee, first, parameter, kept)
+        CallFact(callee, tail, first, collector.span(node), line, context, arguments)
+        for node, callee, tail, first, line, context, arguments in collector.calls
+        if kept is None or is_kept(callee, first, arguments, kept)
     ]
     calls += [
         call for call in collector.refused_calls
-        if kept is None or is_kept(call.callee, call.first_string, call.parameter, kept)
+        if kept is None or is_kept(call.callee, call.first_string, call.arguments, kept)
     ]
     facts = replace(facts, calls=tuple(sorted(calls, key=position)))
     return facts, collector, parsed
@@ -295,7 +298,7 @@ class _Collector(WalkState):
         self.sites: list[tuple[ast.Name | ast.Attribute, int, Context, bool]] = []
         # Each call of a dotted callee: (node, callee, tail, first string argument, statement
         # line, context); placed (`span`) only if the file's reader keeps it.
-        self.calls: list[tuple[ast.Call, str, str, str | None, int, Context, int | None]] = []
+        self.calls: list[tuple[ast.Call, str, str, str | None, int, Context, tuple[Argument, ...]]] = []
         self.decorators: list[DecoratorFact] = []
         self.functions: list[FunctionFact] = []
         self.classes: list[ClassFact] = []
@@ -589,11 +592,8 @@ class _Collector(WalkState):
             return entry_name(target.value.id, key.value) if isinstance(key, ast.Constant) else None
         return None
 
-    def table_names(self, node: ast.Call) -> tuple[str, ...]:
-        """The strings the first positional argument takes from a literal table."""
-        if not node.args:
-            return ()
-        argument = node.args[0]
+    def table_names(self, argument: ast.expr) -> tuple[str, ...]:
+        """The strings an argument takes from a literal table."""
         if isinstance(argument, ast.Name):
             return self.tables.names_of(argument.id)
         if isinstance(argument, ast.Subscript) and isinstance(argument.value, ast.Name):
@@ -648,12 +648,12 @@ class _Collector(WalkState):
         line = normal(self.lines[node.lineno - 1])  # found, not placed: NFKC may move columns
         if line.find(node.name, line.find("def") + 3) < 0 or "def" not in line:
             raise Unsupported("`def` and its name on different lines")
-        self.functions.append(
-            FunctionFact(
-                ".".join([*self.names, node.name]), node.lineno, self.context(), _globals(node.body), _unset(node.args),
-            )
-        )
-        self.parameters[".".join([*self.names, node.name])] = _parameters(node)
+        name = ".".join([*self.names, node.name])
+        self.parameters[name] = _signature(node, name)
+        self.functions.append(FunctionFact(
+            name, node.lineno, self.context(), _globals(node.body), self.parameters[name],
+            _unset(node.args),
+        ))
         self.type_params(node)
         self.decorators_of(node.decorator_list)
         self.arguments(node.args)
@@ -1028,10 +1028,8 @@ class _Collector(WalkState):
         if self._in_fstring and not self._placed(node.func, self.span(node)):
             raise Unsupported("a call misplaced inside an f-string")
         # A name from a literal table is a literal name: the call once for each it can take.
-        named = node.args[0].id if node.args and isinstance(node.args[0], ast.Name) else None
-        parameter = self.parameter_of(callee, named) if first is None else None
-        for taken in (first,) if first is not None else self.table_names(node) or (None,):
-            self.calls.append((node, callee, dotted.rpartition(".")[2], taken, line, context, parameter))
+        for taken, arguments in self.call_variants(_given(node, self.table_names)):
+            self.calls.append((node, callee, dotted.rpartition(".")[2], taken, line, context, arguments))
         dynamic = callee in DYNAMIC_IMPORTERS or dotted in DYNAMIC_IMPORTERS
         argument = _imported_argument(node) if dynamic else None
         imported = _string(argument) if argument is not None else None
@@ -1203,22 +1201,50 @@ def _exits_early(statement: ast.stmt) -> bool:
     )
 
 
-def _parameters(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str | None, ...]:
-    """The positional parameters, None for one the body binds again (or a nested scope names)."""
-    rebound = {
-        name.id for inner in node.body for name in ast.walk(inner)
-        if isinstance(name, ast.Name) and not isinstance(name.ctx, ast.Load)
-    } | {
-        str(bound) for inner in node.body for scoped in ast.walk(inner)
-        for bound in getattr(scoped, "names", ()) if isinstance(bound, str)  # global, nonlocal
-    } | {
-        scoped.name for inner in node.body for scoped in ast.walk(inner)
-        if isinstance(scoped, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and scoped.name
-    } | {
-        (alias.asname or alias.name).partition(".")[0] for inner in node.body for alias in ast.walk(inner)
-        if isinstance(alias, ast.alias)
-    }
-    return tuple(None if a.arg in rebound else a.arg for a in [*node.args.posonlyargs, *node.args.args])
+def _signature(node: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> Signature:
+    """The function's signature, a parameter its body binds again (facts.shared.rebinding) as None."""
+    rebound = {bound for inner in node.body for scoped in ast.walk(inner) for bound in _rebinds(scoped)}
+    decorators = [full_name(d) if _named(d) else None for d in node.decorator_list]
+    args = node.args
+    return signature_of(
+        name, [a.arg for a in args.posonlyargs], [a.arg for a in args.args], [a.arg for a in args.kwonlyargs],
+        decorators, rebound,
+    )
+
+
+_REBINDING = by_class(cst=False)
+
+
+def _rebinds(node: ast.AST) -> Iterator[str]:
+    """The names one node binds, by the shared table."""
+    for path, how in _REBINDING.get(type(node).__name__, ()):
+        value = field(node, path)
+        for item in value if isinstance(value, list) else (value,):
+            if item is None:
+                continue
+            if how == "target":
+                yield from (n.id for n in ast.walk(item) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load))  # type: ignore[arg-type]
+            elif how in ("identifier", "identifiers") and isinstance(item, str):
+                yield item
+            elif how == "import" and isinstance(item, ast.alias):
+                yield (item.asname or item.name).partition(".")[0]
+            elif how == "parameters" and isinstance(item, ast.arguments):
+                yield from (a.arg for a in (*item.posonlyargs, *item.args, *item.kwonlyargs, item.vararg, item.kwarg) if a is not None)
+
+
+def _given(node: ast.Call, table_names: Callable[[ast.expr], tuple[str, ...]]) -> list[Given]:
+    """Each argument a literal name can pass through: by position up to any `*args`, and by keyword."""
+    given: list[Given] = []
+    for at, argument in enumerate(node.args):
+        if isinstance(argument, ast.Starred):
+            break
+        named = argument.id if isinstance(argument, ast.Name) else None
+        given.append((at, _string(argument), named, table_names(argument)))
+    for keyword in node.keywords:
+        if keyword.arg is not None:
+            named = keyword.value.id if isinstance(keyword.value, ast.Name) else None
+            given.append((keyword.arg, _string(keyword.value), named, table_names(keyword.value)))
+    return given
 
 
 def _table_bindings(statement: ast.stmt) -> list[tuple[str, Table | None]]:

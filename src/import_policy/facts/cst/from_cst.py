@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, ClassVar, Literal
 
@@ -46,6 +46,7 @@ from import_policy.facts.records.model import (
     Not,
     Opaque,
     ReadFact,
+    Signature,
     Span,
     SyntaxErrorFact,
     Test,
@@ -62,7 +63,9 @@ from import_policy.facts.shared.tables import Table, looped, module_tables, subs
 from import_policy.facts.shared.decoded import python_text
 from import_policy.facts.source.syntax import newest_read
 from import_policy.facts.shared.usegate import UseGate, bound_imports, could_matter
+from import_policy.facts.shared.rebinding import by_class, field
 from import_policy.facts.shared.walkstate import (
+    Given, signature_of,
     DYNAMIC_IMPORTERS, IMPORT_CATCHERS, IMPORTED_NAME, PACKAGE_WALKERS, WalkState, compared, entry_leaf, entry_name,
     getattr_leaf, written,
 )
@@ -168,7 +171,7 @@ def _extract(
         uses=uses,
         calls=tuple(collector.calls),
         decorators=tuple(collector.decorators),
-        functions=tuple(collector.functions),
+        functions=collector.kept_signatures(collector.functions),
         classes=tuple(collector.classes),
         assigns=tuple(collector.assigns),
         returns=tuple(collector.returns),
@@ -494,11 +497,12 @@ class _Collector(WalkState, cst.CSTVisitor):
             self._statement_lines.pop()
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self.parameters[".".join([*self.names, node.name.value])] = _parameters(node)
+        name = ".".join([*self.names, node.name.value])
+        self.parameters[name] = _signature(node, name)
         self.functions.append(
             FunctionFact(
-                ".".join([*self.names, node.name.value]), self.span_of(node.name).line, self.context(),
-                _globals(node.body), _unset(node.params),
+                name, self.span_of(node.name).line, self.context(), _globals(node.body), self.parameters[name],
+                _unset(node.params),
             )
         )
 
@@ -769,11 +773,8 @@ class _Collector(WalkState, cst.CSTVisitor):
         value = Leaf("None", "None") if node.value is None else self.condition(node.value)
         self.returned(value, self.span_of(node).line)
 
-    def _table_names(self, args: Sequence[cst.Arg]) -> tuple[str, ...]:
-        """The strings the first positional argument takes from a literal table."""
-        if not args or args[0].keyword is not None or args[0].star:
-            return ()
-        argument = args[0].value
+    def _table_names(self, argument: cst.BaseExpression) -> tuple[str, ...]:
+        """The strings an argument takes from a literal table."""
         if isinstance(argument, cst.Name):
             return self.tables.names_of(argument.value)
         if isinstance(argument, cst.Subscript) and isinstance(argument.value, cst.Name) and len(argument.slice) == 1:
@@ -1070,10 +1071,8 @@ class _Collector(WalkState, cst.CSTVisitor):
         context = self.context()
         line = self._statement_lines[-1]
         # A name from a literal table is a literal name: the call once for each it can take.
-        named = _first_name(node.args)
-        parameter = self.parameter_of(callee, named) if first is None else None
-        for taken in (first,) if first is not None else self._table_names(node.args) or (None,):
-            self.calls.append(CallFact(callee, dotted.rpartition(".")[2], taken, span, line, context, parameter))
+        for taken, arguments in self.call_variants(_given(node.args, self._table_names)):
+            self.calls.append(CallFact(callee, dotted.rpartition(".")[2], taken, span, line, context, arguments))
         dynamic = callee in DYNAMIC_IMPORTERS or dotted in DYNAMIC_IMPORTERS
         argument = _imported_argument(node.args) if dynamic else None
         imported = _string(argument) if argument is not None else None
@@ -1329,32 +1328,56 @@ def _main_side(node: cst.BaseExpression) -> str | None:
     return None
 
 
-def _first_name(args: Sequence[cst.Arg]) -> str | None:
-    if not args or args[0].keyword is not None or args[0].star or not isinstance(args[0].value, cst.Name):
-        return None
-    return args[0].value.value
+def _given(args: Sequence[cst.Arg], table_names: Callable[[cst.BaseExpression], tuple[str, ...]]) -> list[Given]:
+    """Each argument a literal name can pass through: by position up to any `*args`, and by keyword."""
+    given: list[Given] = []
+    at: int | None = 0
+    for arg in args:
+        named = arg.value.value if isinstance(arg.value, cst.Name) else None
+        if arg.star == "*":
+            at = None  # positions after `*args` are unknown
+        elif arg.keyword is not None and not arg.star:
+            given.append((arg.keyword.value, _string(arg.value), named, table_names(arg.value)))
+        elif at is not None and not arg.star:
+            given.append((at, _string(arg.value), named, table_names(arg.value)))
+            at += 1
+    return given
 
 
-def _parameters(node: cst.FunctionDef) -> tuple[str | None, ...]:
-    """The positional parameters, None for one the body binds again (or a nested scope names)."""
+def _signature(node: cst.FunctionDef, name: str) -> Signature:
+    """The function's signature, a parameter its body binds again (facts.shared.rebinding) as None."""
     rebound: set[str] = set()
     pending: list[cst.CSTNode] = [node.body]
     while pending:
         inner = pending.pop()
         pending.extend(inner.children)
-        if isinstance(inner, (cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor, cst.NamedExpr, cst.Del)):
-            rebound.update(_target_binds(inner.target))
-        elif isinstance(inner, cst.AsName):
-            rebound.update(_target_binds(inner.name))
-        elif isinstance(inner, (cst.Global, cst.Nonlocal)):
-            rebound.update(item.name.value for item in inner.names)
-        elif isinstance(inner, cst.ImportAlias) and inner.asname is None:
-            rebound.add((get_full_name_for_node(inner.name) or "").partition(".")[0])  # `import a.b` binds `a`
-        elif isinstance(inner, (cst.FunctionDef, cst.ClassDef, cst.MatchAs, cst.MatchStar)) and inner.name is not None:
-            rebound.add(inner.name.value)
-    return tuple(
-        None if param.name.value in rebound else param.name.value for param in [*node.params.posonly_params, *node.params.params]
+        rebound.update(_rebinds(inner))
+    decorators = [get_full_name_for_node(d.decorator) if isinstance(d.decorator, (cst.Name, cst.Attribute)) else None for d in node.decorators]
+    params = node.params
+    return signature_of(
+        name, [p.name.value for p in params.posonly_params], [p.name.value for p in params.params],
+        [p.name.value for p in params.kwonly_params], decorators, rebound,
     )
+
+
+_REBINDING = by_class(cst=True)
+
+
+def _rebinds(node: cst.CSTNode) -> Iterator[str]:
+    """The names one node binds, by the shared table."""
+    for path, how in _REBINDING.get(type(node).__name__, ()):
+        value = field(node, path)
+        for item in value if isinstance(value, (list, tuple)) else (value,):
+            if how == "target" and isinstance(item, cst.BaseExpression):
+                yield from _target_binds(item)
+            elif how in ("identifier", "identifiers") and isinstance(item, (cst.Name, cst.NameItem)):
+                yield item.value if isinstance(item, cst.Name) else item.name.value
+            elif how == "import" and isinstance(item, cst.ImportAlias):
+                asname = item.asname.name if item.asname is not None else None
+                yield asname.value if isinstance(asname, cst.Name) else (get_full_name_for_node(item.name) or "").partition(".")[0]
+            elif how == "parameters" and isinstance(item, cst.Parameters):
+                stars = (item.star_arg, item.star_kwarg)
+                yield from (p.name.value for p in (*item.posonly_params, *item.params, *item.kwonly_params, *stars) if isinstance(p, cst.Param))
 
 
 def _target_binds(target: cst.BaseExpression) -> set[str]:
@@ -1364,6 +1387,13 @@ def _target_binds(target: cst.BaseExpression) -> set[str]:
     if isinstance(target, (cst.Tuple, cst.List)):
         return {name for element in target.elements for name in _target_binds(element.value)}
     return set()
+
+
+def _first_name(args: Sequence[cst.Arg]) -> str | None:
+    """The first argument when it is a plain name given by position."""
+    if not args or args[0].keyword is not None or args[0].star or not isinstance(args[0].value, cst.Name):
+        return None
+    return args[0].value.value
 
 
 def _first_string(args: Sequence[cst.Arg]) -> str | None:

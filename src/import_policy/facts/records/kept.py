@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from import_policy.facts.records.model import FileFacts
+from import_policy.facts.records.model import Argument, FileFacts
 
 # Asked once the rest of a file's facts are known: which callees the reader keeps (a call
 # with a string first argument is kept whatever its callee).
@@ -17,9 +17,9 @@ CallFilter = Callable[[FileFacts], Callable[[str], bool]]
 FIND_SPEC = "importlib.util.find_spec"
 
 
-def is_kept(callee: str, first: str | None, parameter: int | None, kept: Callable[[str], bool]) -> bool:
-    """A call with a string first argument, `find_spec` on a parameter, or a callee kept."""
-    return first is not None or (parameter is not None and callee == FIND_SPEC) or kept(callee)
+def is_kept(callee: str, first: str | None, arguments: tuple[Argument, ...], kept: Callable[[str], bool]) -> bool:
+    """A call with a string first argument, `find_spec` on a parameter (or `name=`), or a callee kept."""
+    return first is not None or (bool(arguments) and callee == FIND_SPEC) or kept(callee)
 
 
 def kept_calls(facts: FileFacts, keeps: CallFilter | None) -> FileFacts:
@@ -27,5 +27,5 @@ def kept_calls(facts: FileFacts, keeps: CallFilter | None) -> FileFacts:
     if keeps is None:
         return facts
     kept = keeps(facts)
-    calls = tuple(call for call in facts.calls if is_kept(call.callee, call.first_string, call.parameter, kept))
+    calls = tuple(call for call in facts.calls if is_kept(call.callee, call.first_string, call.arguments, kept))
     return replace(facts, calls=calls) if len(calls) < len(facts.calls) else facts

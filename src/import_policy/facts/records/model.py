@@ -7,7 +7,7 @@ facts, cached, and run in another process.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal, Union
+from typing import Literal, Optional, Union
 
 
 @dataclass(frozen=True)
@@ -213,9 +213,32 @@ class CallFact:
     span: Span
     statement_line: int
     context: Context
-    # The first argument is the enclosing function's positional parameter at this index (never
-    # rebound in it): a call of the function with a literal there passes it on (`find_spec(n)`).
-    parameter: int | None = None
+    # The arguments a literal name can pass through into a project function (`find_spec(n)`,
+    # `check(n)`, `self.probe(name="a.b")`): each dotted string literal other than the first
+    # positional one (`first_string`), and each of the enclosing function's parameters passed on.
+    arguments: tuple[Argument, ...] = ()
+
+
+@dataclass(frozen=True)
+class Argument:
+    """One argument of a call: its slot (a position before any `*args`, or a keyword's name) and
+    what it holds: a dotted string literal, or (`parameter`) the enclosing function's parameter
+    of that name, never rebound in it (facts.shared.rebinding)."""
+
+    slot: Union[int, str]
+    value: str
+    parameter: bool = False
+
+
+@dataclass(frozen=True)
+class Signature:
+    """How a call's arguments bind a function's parameters (a parameter its body binds again is
+    None); kept only for a function that passes a parameter on (`CallFact.arguments`)."""
+
+    positional: tuple[Optional[str], ...]  # positional-only ones first
+    positional_only: int
+    keyword_only: tuple[Optional[str], ...] = ()
+    method: Literal["", "static", "class"] = ""  # `@staticmethod`, `@classmethod`
 
 
 @dataclass(frozen=True)
@@ -235,6 +258,7 @@ class FunctionFact:
     context: Context
     # Names the function declares `global`: a call of it may rebind them at module level.
     globals: tuple[str, ...] = ()
+    signature: Signature | None = None
     # Its parameters after the first whose default is `False` or `None`: what they hold in a call
     # that gives one argument alone (`_is_package_available("x")` with `return_version=False`).
     unset: tuple[str, ...] = ()

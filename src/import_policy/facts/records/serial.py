@@ -21,6 +21,8 @@ from import_policy.facts.records.model import (
     DecoratorFact,
     FileFacts,
     FunctionFact,
+    Argument,
+    Signature,
     ImportFact,
     Installed,
     IsMain,
@@ -95,13 +97,18 @@ def to_json(facts: FileFacts) -> Json:
         ],
         "calls": [
             [c.callee, c.tail, c.first_string, _span(c.span), c.statement_line, ctx(c.context)]
-            + ([c.parameter] if c.parameter is not None else [])
+            + ([[[a.slot, a.value, a.parameter] for a in c.arguments]] if c.arguments else [])
             for c in facts.calls
         ],
         "decorators": [
             [list(d.qualified_names), _span(d.span), d.statement_line, ctx(d.context)] for d in facts.decorators
         ],
-        "functions": [[f.name, f.line, ctx(f.context), list(f.globals), list(f.unset)] for f in facts.functions],
+        "functions": [
+            [f.name, f.line, ctx(f.context), list(f.globals)]
+            + ([_signature(f.signature) if f.signature else None] if f.signature or f.unset else [])
+            + ([list(f.unset)] if f.unset else [])
+            for f in facts.functions
+        ],
         "classes": [[c.name, list(c.bases), c.line, ctx(c.context)] for c in facts.classes],
         "assigns": [[a.name, _test(a.value), a.line, ctx(a.context), a.removed] for a in facts.assigns],
         "returns": [[r.function, _test(r.value), r.line, ctx(r.context), r.first] for r in facts.returns],
@@ -249,12 +256,44 @@ def _loader_of(value: Json) -> LoaderFact | None:
 
 
 def _call(value: list[Json], ctx: Callable[[Json], Context]) -> CallFact:
-    """A call: six parts, and a seventh (the parameter passed to `find_spec`) when it has one."""
+    """A call: six parts, and a seventh (the arguments a literal name passes through) when it has any."""
     if len(value) not in (6, 7):
         raise ValueError("expected a list of 6 or 7")
     callee, tail, first, span, line, ctx_index = value[:6]
-    parameter = _int(value[6]) if len(value) == 7 else None
-    return CallFact(_str(callee), _str(tail), _opt_str(first), _span_of(span), _int(line), ctx(ctx_index), parameter)
+    arguments = tuple(_argument(_list(a, 3)) for a in _list(value[6])) if len(value) == 7 else ()
+    return CallFact(_str(callee), _str(tail), _opt_str(first), _span_of(span), _int(line), ctx(ctx_index), arguments)
+
+
+def _argument(value: list[Json]) -> Argument:
+    slot, text, parameter = value
+    return Argument(slot if type(slot) is str else _int(slot), _str(text), _bool(parameter))
+
+
+def _signature(signature: Signature) -> Json:
+    return [list(signature.positional), signature.positional_only, list(signature.keyword_only), signature.method]
+
+
+def _signature_of(value: Json) -> Signature:
+    positional, positional_only, keyword_only, method = _list(value, 4)
+    if method not in ("", "static", "class"):
+        raise ValueError(f"not a method kind: {method!r}")
+    return Signature(
+        tuple(_opt_str(name) for name in _list(positional)), _int(positional_only),
+        tuple(_opt_str(name) for name in _list(keyword_only)), method,
+    )
+
+
+def _function(value: list[Json], ctx: Callable[[Json], Context]) -> FunctionFact:
+    """A function: four parts, a fifth (its signature, or null) when it passes a parameter on or
+    has `unset` parameters, and a sixth (those) when it has some."""
+    if len(value) not in (4, 5, 6):
+        raise ValueError("expected a list of 4 to 6")
+    name, line, ctx_index, names = value[:4]
+    signature = _signature_of(value[4]) if len(value) >= 5 and value[4] is not None else None
+    unset = tuple(_str(u) for u in _list(value[5])) if len(value) == 6 else ()
+    return FunctionFact(
+        _str(name), _int(line), ctx(ctx_index), tuple(_str(g) for g in _list(names)), signature, unset,
+    )
 
 
 def from_json(value: Json) -> FileFacts:
@@ -287,13 +326,7 @@ def from_json(value: Json) -> FileFacts:
             DecoratorFact(tuple(_str(q) for q in _list(names)), _span_of(span), _int(line), ctx(ctx_index))
             for names, span, line, ctx_index in (_list(v, 4) for v in _list(value["decorators"]))
         ),
-        functions=tuple(
-            FunctionFact(
-                _str(name), _int(line), ctx(ctx_index), tuple(_str(g) for g in _list(names)),
-                tuple(_str(u) for u in _list(unset)),
-            )
-            for name, line, ctx_index, names, unset in (_list(v, 5) for v in _list(value["functions"]))
-        ),
+        functions=tuple(_function(_list(v), ctx) for v in _list(value["functions"])),
         classes=tuple(
             ClassFact(_str(name), tuple(_str(b) for b in _list(bases)), _int(line), ctx(ctx_index))
             for name, bases, line, ctx_index in (_list(v, 4) for v in _list(value["classes"]))

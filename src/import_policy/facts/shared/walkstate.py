@@ -10,10 +10,11 @@ from __future__ import annotations
 import io
 import tokenize
 from dataclasses import replace
+from typing import Optional, Union
 
 from import_policy.facts.records.model import (
-    AssignFact, Branch, Compare, Context, ImportFact, Installed, Leaf, Not, Opaque, ReadFact, ReturnFact, ScanFact, Span, Test,
-    Value,
+    Argument, AssignFact, Branch, Compare, Context, FunctionFact, ImportFact, Installed, Leaf, Not, Opaque, ReadFact, ReturnFact,
+    ScanFact, Signature, Span, Test, Value,
 )
 from import_policy.facts.shared.availability import Locals
 from import_policy.facts.shared.identifiers import normal
@@ -30,6 +31,37 @@ IMPORTED_NAME = "name"
 PACKAGE_WALKERS = frozenset({"pkgutil.iter_modules", "pkgutil.walk_packages"})
 # A `try:` whose handler names one of these (or is bare) catches a failed import.
 IMPORT_CATCHERS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
+# One argument of a call as an extractor gives it: its slot (a position before any `*args`, or
+# a keyword), its value when a string literal, its name when a bare name, and the strings it
+# takes from a literal table (`facts.shared.tables`).
+Given = tuple[Union[int, str], Optional[str], Optional[str], tuple[str, ...]]
+# Decorators that change what a method's first parameter is bound to.
+METHOD_KINDS = {"staticmethod": "static", "builtins.staticmethod": "static",
+                "classmethod": "class", "builtins.classmethod": "class"}
+# Methods Python makes static or class methods without a decorator.
+IMPLICIT_KINDS = {"__new__": "static", "__init_subclass__": "class", "__class_getitem__": "class"}
+
+
+def signature_of(
+    name: str, positional_only: list[str], positional: list[str], keyword_only: list[str],
+    decorators: list[str | None], rebound: set[str],
+) -> Signature:
+    """A function's signature from its parameters' names, the decorators' dotted names and the
+    names its body binds again (facts.shared.rebinding)."""
+    kinds = [METHOD_KINDS[d] for d in decorators if d in METHOD_KINDS]
+    method = kinds[0] if kinds else IMPLICIT_KINDS.get(name.rpartition(".")[2], "")
+    return Signature(
+        tuple(None if p in rebound else p for p in [*positional_only, *positional]), len(positional_only),
+        tuple(None if p in rebound else p for p in keyword_only), "static" if method == "static" else "class" if method == "class" else "",
+    )
+
+
+def _dotted(text: str) -> bool:
+    """A dotted module name (`cutlass.cute`): the only literal a parameter passes that matters
+    (`find_spec` of a top-level name imports nothing)."""
+    return "." in text and all(part.isidentifier() for part in text.split("."))
+
+
 # Comparison operators a platform test is read from, and whether each negates.
 COMPARISONS = {"==": False, "!=": True, "in": False, "not in": True, "is": False, "is not": True}
 
@@ -147,8 +179,10 @@ class WalkState:
         self.fallbacks: list[tuple[str, ...]] = []
         # Literal tables and the loop variables that take their strings (facts.shared.tables).
         self.tables = Tables()
-        # Each function's positional parameters, a rebound one as None (`CallFact.parameter`).
-        self.parameters: dict[str, tuple[str | None, ...]] = {}
+        # Each function's signature, a rebound parameter as None (`CallFact.arguments`), and the
+        # functions that pass a parameter on (only theirs is kept: `kept_signatures`).
+        self.parameters: dict[str, Signature] = {}
+        self.forwarding: set[str] = set()
         # Function-local names bound to availability tests (`exists = find_spec(name) is not None`).
         self.locals = Locals()
         # Statements straight in a `try:` that catches PackageNotFoundError which call
@@ -163,14 +197,39 @@ class WalkState:
             setattr(other, name, getattr(self, name))
         other.changed()
 
-    def parameter_of(self, callee: str, argument: str | None) -> int | None:
-        """A call given the enclosing function's positional parameter `n` (never rebound) first:
-        its index (`find_spec(n)`, or `check(n)` passing it on)."""
+    def call_variants(self, given: list[Given]) -> list[tuple[str | None, tuple[Argument, ...]]]:
+        """(first string, arguments) for each way a call is recorded, from its arguments as
+        given: once, or once for each string its first argument that takes strings from a
+        literal table can take (a name from a literal table is a literal name)."""
+        tabled = next((at for at, (_, literal, _, strings) in enumerate(given) if literal is None and strings), None)
+        if tabled is None:
+            return [self._recorded(given)]
+        slot, strings = given[tabled][0], given[tabled][3]
+        return [self._recorded([*given[:tabled], (slot, text, None, ()), *given[tabled + 1:]]) for text in strings]
+
+    def _recorded(self, given: list[Given]) -> tuple[str | None, tuple[Argument, ...]]:
         function = self.context().function
-        if argument is None or function is None:
-            return None
-        names = self.parameters.get(function, ())
-        return names.index(argument) if argument in names else None
+        signature = self.parameters.get(function) if function is not None else None
+        names = set(signature.positional) | set(signature.keyword_only) if signature is not None else set()
+        first: str | None = None
+        arguments: list[Argument] = []
+        for slot, literal, name, _ in given:
+            if literal is not None and slot == 0:
+                first = literal
+            elif literal is not None and _dotted(literal):
+                arguments.append(Argument(slot, literal))
+            elif literal is None and name is not None and name in names:
+                arguments.append(Argument(slot, name, True))
+        if function is not None and any(argument.parameter for argument in arguments):
+            self.forwarding.add(function)
+        return first, tuple(arguments)
+
+    def kept_signatures(self, functions: list[FunctionFact]) -> tuple[FunctionFact, ...]:
+        """The functions, each with its signature only where its body passes a parameter on."""
+        return tuple(
+            replace(function, signature=None) if function.name not in self.forwarding else function
+            for function in functions
+        )
 
     def module_level(self) -> bool:
         """At module level proper: not in a function, not in a class body."""
@@ -203,7 +262,8 @@ class WalkState:
     def passes_first(self, argument: str | None) -> bool:
         """Whether a name given first to a call is the enclosing function's first parameter."""
         function = self.context().function
-        names = self.parameters.get(function, ()) if function is not None else ()
+        signature = self.parameters.get(function) if function is not None else None
+        names = signature.positional if signature is not None else ()
         return argument is not None and bool(names) and names[0] == argument
 
     def after_version(self, test: Installed, line: int) -> None:
