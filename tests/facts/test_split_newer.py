@@ -239,8 +239,6 @@ def test_one_nested_quote_fstring_sends_only_its_statement_to_libcst(monkeypatch
         '@dec\ndef f():\n    return f"{a["k"]}"\nimport os\n',
         # an `else:` after a refused `if` body
         'import os\nif os:\n    X = f"{a["k"]}"\nelse:\n    import json\n',
-        # an encoding cookie: stretches are compiled as text
-        '# -*- coding: latin-1 -*-\nimport os\nX = f"{a["k"]}"\n',
     ],
 )
 def test_files_split_or_not_have_libcsts_facts(source: str) -> None:
@@ -271,6 +269,22 @@ def test_a_syntax_error_around_refused_statements_is_the_whole_files(source: str
     theirs = libcst_extract(data, "m.py", "m", False)
     assert ours is not None and ours.syntax_error is not None and theirs.syntax_error is not None
     assert ours.syntax_error == theirs.syntax_error
+
+
+@pytest.mark.skipif(not _refused(FSTRING), reason="this interpreter parses PEP 701 f-strings itself")
+@pytest.mark.parametrize("encoding", ["latin-1", "utf-8"])
+def test_a_file_with_a_coding_cookie_is_split_with_its_columns(encoding: str) -> None:
+    """The stretches are compiled as the file's text (its cookie read once): columns after
+    letters of two bytes in UTF-8 and one in latin-1 are CPython's and libcst's alike."""
+    source = (
+        f"# -*- coding: {encoding} -*-\nimport os\n"
+        'É = "é" + f"{a["k"]}" + os.path.join("é", __import__("json").x)\n'
+        'def g():\n    return "é", os.getcwd(), __import__("re")\n'
+    ).encode(encoding)
+    ours = fast.extract(source, "m.py", "m", False)
+    assert ours is not None
+    assert [fact.name for fact in ours.imports] == ["os", "json", "re"]
+    _same(ours, libcst_extract(source, "m.py", "m", False))
 
 
 def test_a_refused_statements_reads_keep_imports_elsewhere_from_being_probes() -> None:

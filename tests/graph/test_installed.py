@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import Project
+from conftest import Project, Tick
 from envlayout import Env, forbid_each, python_loads, reported
 
 WATCHED = ["bnb", "h_fallback", "h_present", "h_project_fallback", "h_stdlib"]
@@ -93,3 +93,18 @@ def test_a_bad_value_is_an_error_at_its_line(project: Project) -> None:
     )
     code, _, err = project.run("check", "--no-cache")
     assert code == 2 and "import-policy.yaml:7: installed must be one of: any, environment; got 'maybe'" in err
+
+
+def test_a_module_installed_within_the_racy_window_is_seen(optional: tuple[Project, Env], one_tick: Tick) -> None:
+    """The ROCm pass's graph is kept under the stat data of the path's folders (what is
+    installed): within the racy window (cache.racy) that stat data stands for nothing, and no
+    graph is kept under it, so a module installed then changes the answer."""
+    project, env = optional
+    project.config(
+        "version: 1\nenvironment:\n  python: .venv/bin/python\n"
+        "rocm_safety:\n  heavy_modules: [h_project_fallback]\n  entry_modules: [mypkg]\n  installed: environment\n"
+    )
+    assert any("h_project_fallback" in line for line in project.lines())
+    project.lines()
+    env.install("missing_too", {"missing_too/__init__.py": ""})  # `import missing_too` no longer fails
+    assert project.lines() == project.lines("--no-cache") == []

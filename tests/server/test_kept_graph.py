@@ -36,6 +36,9 @@ BODIES = [
     "from pkg.b import load\nload()\n", "import pkg.c\npkg.c.load()\n", "def load():\n    import tilelang\n",
     "def load():\n    if not FLAG:\n        import tilelang\n", "from typing import TYPE_CHECKING\nFLAG = TYPE_CHECKING\n",
     "from typing import TYPE_CHECKING\nFLAG = not TYPE_CHECKING\n",
+    # Module-level imports and calls no other file reads by name (an edit derives only its own module's items):
+    "import pkg.c as _alias\n", "import pkg.b as _alias\n_alias.load()\n", "from pkg.c import load as _load\n_load()\n",
+    "import tilelang as _t\n", "from pkg.b import *\n", "import pkg.c\npkg.c.load()\n_unread = 3\n",
 ]
 
 
@@ -59,6 +62,29 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder.resolve()
 
 
+@pytest.fixture(scope="module")
+def warm_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`root`'s tree, where a `check` ran: the server loads the graphs it stored."""
+    import os
+
+    from import_policy.cli import main
+
+    folder = tmp_path_factory.mktemp("warm").resolve()
+    (folder / "import-policy.yaml").write_text(POLICY)
+    (folder / "pkg").mkdir()
+    (folder / "pkg/__init__.py").write_text("from pkg import a\n")
+    (folder / "pkg/a.py").write_text("from pkg import b\n")
+    for name in ("b", "c"):
+        (folder / f"pkg/{name}.py").write_text("")
+    before = os.getcwd()
+    os.chdir(folder)
+    try:
+        assert main(["check", "--quiet"]) == 0
+    finally:
+        os.chdir(before)
+    return folder
+
+
 EDITS = st.lists(st.tuples(st.sampled_from(FILES), st.sampled_from(BODIES), st.sampled_from(BODIES)), min_size=1, max_size=6)
 
 
@@ -68,11 +94,37 @@ def test_warm_equals_cold_after_any_edits(root: Path, edits: list[tuple[str, str
     _warm_equals_cold(root, edits)
 
 
+@settings(max_examples=10, deadline=None)
+@given(edits=EDITS)
+def test_warm_equals_cold_after_any_edits_from_what_check_stored(warm_root: Path, edits: list[tuple[str, str, str]]) -> None:
+    """The same, the kept graphs loaded from the graphs `check` stored (its log holds the
+    engine's facts for the files it checked, which the server reads itself)."""
+    _warm_equals_cold(warm_root, edits)
+
+
 @pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(edits=EDITS)
 def test_warm_equals_cold_after_any_edits_many(root: Path, edits: list[tuple[str, str, str]]) -> None:
     _warm_equals_cold(root, edits)
+
+
+@pytest.mark.slow
+@settings(max_examples=200, deadline=None)
+@given(edits=EDITS)
+def test_warm_equals_cold_after_any_edits_from_what_check_stored_many(
+    warm_root: Path, edits: list[tuple[str, str, str]],
+) -> None:
+    _warm_equals_cold(warm_root, edits)
+
+
+def _cold(documents: Documents, root: Path, path: Path) -> list[tuple[object, ...]]:
+    """The findings of a graph built afresh (not loaded from what `check` stored), same buffers."""
+    projects = Projects(documents, root)
+    project = projects.for_file(path)
+    assert isinstance(project, Project)
+    project.graphs.stores = None
+    return _findings(projects, path)
 
 
 def _warm_equals_cold(root: Path, edits: list[tuple[str, str, str]]) -> None:
@@ -91,7 +143,7 @@ def _warm_equals_cold(root: Path, edits: list[tuple[str, str, str]]) -> None:
         project.graphs.forget(relative)
         for other in FILES:
             warm = _findings(kept, root / other)
-            cold = _findings(Projects(documents, root), root / other)  # a graph built afresh, same buffers
+            cold = _cold(documents, root, root / other)
             assert warm == cold, (other, edits)
     assert project.graphs.built == built
 
@@ -224,3 +276,85 @@ def test_a_changed_name_another_file_may_read_is_derived_again_when_its_record_i
     project.graphs.forget("pkg/__init__.py")
     assert project.graphs.unread == 0
     assert _findings(projects, a) == [] == _findings(Projects(documents, root), a)
+
+
+def _check_cold(root: Path, relative: str, text: str, capsys: pytest.CaptureFixture[str]) -> list[tuple[object, ...]]:
+    """What a cold `check` says of the file with `text` on disk (written, then put back)."""
+    import json
+    import os
+
+    from import_policy.cli import main
+
+    path = root / relative
+    before, cwd = path.read_text(), os.getcwd()
+    path.write_text(text)
+    os.chdir(root)
+    try:
+        capsys.readouterr()
+        main(["check", "--no-cache", "--format", "json", relative])
+        found = json.loads(capsys.readouterr().out)["diagnostics"]
+    finally:
+        os.chdir(cwd)
+        path.write_text(before)
+    return sorted((d["rule"], d["line"], d["column"], d["message"]) for d in found)
+
+
+def test_opening_a_file_in_a_checked_tree_loads_the_graphs_check_stored(tmp_path: Path) -> None:
+    from import_policy.cli import main
+
+    import os
+
+    root = tmp_path.resolve()
+    (root / "import-policy.yaml").write_text(POLICY)
+    (root / "pkg").mkdir()
+    for relative, text in {"pkg/__init__.py": "from pkg import a\n", "pkg/a.py": "from pkg import b\n", "pkg/b.py": "import tilelang\n"}.items():
+        (root / relative).write_text(text)
+    cwd = os.getcwd()
+    os.chdir(root)
+    try:
+        assert main(["check", "--quiet"]) == 1
+    finally:
+        os.chdir(cwd)
+    documents = Documents()
+    projects = Projects(documents, root)
+    a = root / "pkg/a.py"
+    documents.open(uri_of(a), a.read_text(), 1)
+    assert [f[0] for f in _findings(projects, a)] == ["heavy-import-reachable"] == [f[0] for f in _cold(documents, root, a)]
+    project = projects.for_file(a)
+    assert isinstance(project, Project)
+    assert project.graphs.built == 2
+    assert all(graph.derived == 0 for _, graph in project.graphs._graphs.values())  # every item as stored
+
+
+def test_a_new_import_or_call_on_the_chain_derives_only_its_module_again(
+    warm_root: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`pkg.a` is on the chain from the entry `pkg`: a module-level import or call added there
+    derives again its own links and sites and the reaches, no cut of the graphs' logs; the
+    findings after each edit are a cold `check`'s of the buffer's text on disk."""
+    root = warm_root
+    documents = Documents()
+    projects = Projects(documents, root)
+    a, b, c = root / "pkg/a.py", root / "pkg/b.py", root / "pkg/c.py"
+    b.write_text("def load():\n    import tilelang\n")
+    c.write_text("import tilelang\n")
+    try:
+        documents.open(uri_of(a), a.read_text(), 1)
+        assert _findings(projects, a) == []
+        project = projects.for_file(a)
+        assert isinstance(project, Project)
+        for version, text in enumerate((
+            "from pkg import b\nimport pkg.c as _heavy\n",  # a new import: tilelang reached through pkg.c
+            "from pkg import b\n",
+            "from pkg import b\nb.load()\n",  # a new call: `load` imports tilelang when it runs
+        ), start=2):
+            documents.open(uri_of(a), text, version)
+            project.graphs.forget("pkg/a.py")
+            found = _findings(projects, a)
+            assert [(rule, line, column, message) for rule, line, column, message in found] == _check_cold(root, "pkg/a.py", text, capsys)
+            assert (version == 3) == (found == [])
+        assert project.graphs.cut == 0 and project.graphs.unread >= 3
+        assert project.graphs.built == 2
+    finally:
+        b.write_text("")
+        c.write_text("")

@@ -215,6 +215,32 @@ def test_an_edit_republishes_the_open_file_whose_chain_it_changed(
     assert client.diagnostics(a, since=mark) == []
 
 
+def test_an_edit_on_the_chain_in_a_checked_tree_publishes_what_a_cold_check_gives(
+    tree: Path, client: Client, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The server loads the graphs a `check` stored; a new import, then a new call, in a
+    module on the chain (`pkg` -> `pkg.a`) publishes what a cold `check` of the buffer's text
+    written to disk says."""
+    (tree / "pkg/heavy.py").write_text("import tilelang\n")
+    (tree / "pkg/later.py").write_text("def load():\n    import tilelang\n")
+    monkeypatch.chdir(tree)
+    main(["check", "--quiet"])  # warm: the facts cache and the stored graphs
+    a = tree / "pkg/a.py"
+    client.open(a)
+    assert client.diagnostics(a) == []
+    for version, text in enumerate((
+        "from pkg import b\nimport pkg.heavy as _heavy\n",
+        "from pkg import b\nimport pkg.later as _later\n",
+        "from pkg import b\nimport pkg.later as _later\n_later.load()\n",
+    ), start=2):
+        mark = len(client.notifications)
+        client.change(a, text, version)
+        shown = client.diagnostics(a, since=mark, version=version)
+        a.write_text(text)  # the buffer is what check sees on disk now
+        assert _shown(shown) == _check_json(tree, "pkg/a.py", capsys, monkeypatch)
+        assert [d["code"] for d in shown] == ([] if version == 3 else ["heavy-import-reachable"])
+
+
 def _actions(client: Client, path: Path, only: list[str] | None = None) -> list[dict[str, object]]:
     lines = path.read_text().splitlines()
     context: dict[str, object] = {"diagnostics": []}

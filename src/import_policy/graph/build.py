@@ -50,17 +50,19 @@ def graph_stores(cache: FactsCache | None) -> GraphStores | None:
 
 def module_graph(
     plan: GraphPlan, known: Mapping[str, FileFacts], read: Reader, cache: Records | None = None,
-    stores: GraphStores | None = None, overlay: Overlay | None = None, since: int = 0,
+    stores: GraphStores | None = None, overlay: Overlay | None = None, since: int = 0, any_facts: bool = False,
 ) -> ModuleGraph:
     """The module graph for this run: what `stores` kept of it while its inputs hold, the rest
-    derived (through `project`, reading per-file records from `cache`)."""
+    derived (through `project`, reading per-file records from `cache`). `any_facts`: a file
+    the log says the engine's facts were read for stands as a read one when its bytes are
+    the same (a language server, which passes no facts, loading what `check` stored)."""
     layout = plan.layout
     modules = project_modules(plan, known, stores is not None)
     settings = graph_settings(plan) if stores is not None else None
     stored = stores.index.get(settings, GRAPH_NAME) if stores is not None and settings is not None else None
 
     since = since or now_ns()
-    tree = _Tree(plan, known, modules, read, since, overlay)
+    tree = _Tree(plan, known, modules, read, since, overlay, any_facts)
 
     def make(logged: Mapping[str, str], inputs: Inputs) -> Project:
         return project(plan, known, reread, cache, logged, inputs)
@@ -93,9 +95,12 @@ class _Tree:
 
     def __init__(
         self, plan: GraphPlan, known: Mapping[str, FileFacts], modules: Modules, read: Reader, since: int,
-        overlay: Overlay | None = None,
+        overlay: Overlay | None = None, any_facts: bool = False,
     ) -> None:
         self.overlay = overlay
+        # The engine's facts and the graph's own record of the same bytes derive the same
+        # items (the graph keeps every fact that can make one: `GraphPlan.slim`, `record`).
+        self.any_facts = any_facts
         self.root = plan.layout.root
         self.since = since  # when the engine started reading the files passed
         self.known = known
@@ -105,7 +110,8 @@ class _Tree:
 
     def file(self, path: str, how: str, stat: Stat | None, hashed: str | None) -> bool | Stat:
         facts = self.known.get(path) if how != "g" else None  # a `.gitignore` is the same whoever reads it
-        if how != "g" and ("e" if facts is not None and facts.parsed else "r") != ("r" if how == "s" else how):
+        logged = "r" if how == "s" or (how == "e" and self.any_facts) else how
+        if how != "g" and ("e" if facts is not None and facts.parsed else "r") != logged:
             return False
         held = self.overlay.bytes_of(self.root / path) if self.overlay else None
         if held is not None:  # a buffer: its bytes decide, whatever the file on disk is

@@ -53,7 +53,8 @@ class Log:
 @dataclass
 class Stored:
     log: Log = field(default_factory=Log)
-    sites: Items = field(default_factory=dict)
+    # Per question asked of the graph (`Question.sites_key`), each file's heavy sites.
+    sites: dict[str, Items] = field(default_factory=dict)
     reach: Items = field(default_factory=dict)
     generation: str = ""
     # Each file's uses of the `values` keys (graph.value_uses), for the warning of a key only called.
@@ -172,22 +173,20 @@ class GraphCodec:
     """The index: the inputs log, sites and reach."""
 
     name = "module-graph"
-    version = 10  # a file's sites are followed by where its imports' lazy loaders cut a chain; each file's uses of the values keys; a call site names every heavy module it loads; stat data in cache.stat's order (mtime, ctime, size, inode); a folder is watched by its listing; lookups that asked git's index; a site carries the tests it runs under that the pass could not judge
+    version = 11  # a file's sites are followed by where its imports' lazy loaders cut a chain; the sites of every question that shares the graph, each under its own key; each file's uses of the values keys; a call site names every heavy module it loads; stat data in cache.stat's order (mtime, ctime, size, inode); a folder is watched by its listing; lookups that asked git's index; a site carries the tests it runs under that the pass could not judge
 
     def encode(self, stored: Stored) -> Json:
         return {
             "generation": stored.generation, "log": encode_log(stored.log),
-            "sites": {name: list(item) for name, item in stored.sites.items()},
+            "sites": {asked: {name: list(item) for name, item in items.items()} for asked, items in stored.sites.items()},
             "reach": {name: list(item) for name, item in stored.reach.items()},
             "uses": {name: list(item) for name, item in stored.uses.items()},
         }
 
     def decode(self, data: Json) -> Stored:
         data = _dict(data)
-        return Stored(
-            decode_log(data["log"]), _items(data["sites"]), _items(data["reach"]), _str(data["generation"]),
-            _items(data["uses"]),
-        )
+        sites = {_str(asked): _items(items) for asked, items in _dict(data["sites"]).items()}
+        return Stored(decode_log(data["log"]), sites, _items(data["reach"]), _str(data["generation"]), _items(data["uses"]))
 
 
 class EdgesCodec:

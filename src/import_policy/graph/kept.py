@@ -1,8 +1,10 @@
 """The module graphs of one project, kept in memory between edits (a language server's).
 
 Each graph is built once (per question asked of it: each project pass's, one per
-`kind: import-time` rule), reading every file through the open buffers. A file that
-changes (a buffer edited, opened or closed, a file changed on disk) is looked at again:
+`kind: import-time` rule): loaded from the graph `check` stored while its inputs log holds
+(the open buffers standing for their files), the rest derived, reading every file through
+the open buffers. A file that changes (a buffer edited, opened or closed, a file changed on
+disk) is looked at again:
 
 - where the record the graph keeps of it is the same as before (most keystrokes: a
   comment, a string, a function body the graph does not follow, a name it does not
@@ -10,6 +12,9 @@ changes (a buffer edited, opened or closed, a file changed on disk) is looked at
 - where it differs only in where its facts stand (a line inserted or removed above
   them: the same facts, in the same order relative to each other), only what holds
   those positions is derived again (`ModuleGraph.renew`);
+- where it differs only in facts another file reads by names no other record spells (a
+  new module-level import or call, a new name: graph/local_change.py), the same: only the
+  module's links, its sites and the reaches are derived again;
 - otherwise the graph `forget`s it: its inputs log is cut where the file was first read
   and only what came after is derived again, from the records kept here in memory.
 
@@ -19,47 +24,41 @@ contract, graph/store.py), so an unchanged record changes no item.
 
 from __future__ import annotations
 
-import hashlib
-import re
-from collections import Counter
-from collections.abc import Callable
-from dataclasses import dataclass, field, fields, is_dataclass, replace
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
 
 from import_policy.cache.facts import FactsCache, content_digest
 from import_policy.discovery.files import SourceFile
-from import_policy.facts.records.model import FileFacts, Suppressions
+from import_policy.discovery.overlay import Overlay
+from import_policy.facts.records.model import FileFacts
 from import_policy.facts.prefilter.pytext import python_text
 from import_policy.project.modules import module_name
-from import_policy.graph.build import module_graph
+from import_policy.graph.build import GraphStores, module_graph
 from import_policy.graph.derive import Reader, graph_settings
 from import_policy.graph.plan import GraphPlan
 from import_policy.graph.records import Records
+from import_policy.graph.local_change import IDENTIFIER, local_change, moved_only
 from import_policy.graph.store import ModuleGraph
 
-T = TypeVar("T", int, tuple[int, int])
 
 
 class KeptRecords:
-    """The graph's per-file records: in memory first, then the facts cache on disk.
+    """The graph's per-file records: in memory first, then the facts cache on disk, under the
+    keys `check` keeps them by (so a server takes the records a `check` left).
 
-    Keyed also by `settings` (what the graph's prefilter asks of a file: its tokens and
-    import heads): a record is empty where the prefilter found nothing to parse, and the
-    cache's own key for the graph's records holds only the project's top-level names, so a
-    record written under other `heavy_modules` could stand empty for a file that now
-    matters (`check` with the cache after such a change misses its findings)."""
+    A record the prefilter turned down (no facts: `record`) is kept in memory only: the
+    cache's key for the graph's records holds only the project's top-level names, so on disk
+    it could stand empty for a file that matters under other `heavy_modules`."""
 
-    def __init__(self, cache: FactsCache | None, settings: str = "") -> None:
+    def __init__(self, cache: FactsCache | None) -> None:
         self._cache = cache
-        self._settings = settings
         self._kept: dict[str, FileFacts] = {}
 
     def key(self, source: bytes, path: str, module: str | None, is_package: bool, mode: str) -> str:
         return self.key_of(content_digest(source), path, module, is_package, mode)
 
-    def key_of(self, content: str, path: str, module: str | None, is_package: bool, mode: str) -> str:
-        return FactsCache.key_of(content, path, module, is_package, f"{mode}:{self._settings}")
+    key_of = staticmethod(FactsCache.key_of)
 
     def get(self, key: str) -> FileFacts | None:
         found = self._kept.get(key)
@@ -69,25 +68,33 @@ class KeptRecords:
                 self._kept[key] = found
         return found
 
-    def put(self, key: str, facts: FileFacts) -> None:
+    def put(self, key: str, facts: FileFacts, shared: bool = True) -> None:
+        """`shared`: a parse's record, kept in the facts cache too (else in memory only)."""
         self._kept[key] = facts
-        if self._cache is not None:
+        if self._cache is not None and shared:
             self._cache.put(key, facts)
 
 
 @dataclass
 class Graphs:
-    """`graph.build.KeptGraphs` for one project: a graph per settings digest."""
+    """`graph.build.KeptGraphs` for one project: a graph per settings digest.
+
+    `stores`: where `check` keeps its graphs: a graph is first loaded from there (its log
+    checked against the tree, `buffers` standing for their files), so opening a file in a
+    warm project derives nothing; None: built from nothing."""
 
     read: Reader
     records: KeptRecords
+    stores: GraphStores | None = None
+    buffers: Callable[[], Mapping[Path | str, bytes]] | None = None  # the open buffers' bytes, by path
     _graphs: dict[str, tuple[GraphPlan, ModuleGraph]] = field(default_factory=dict)
-    built: int = 0  # graphs built from nothing (a test hook: an edit must not build one)
+    built: int = 0  # graphs built (loaded or derived: a test hook: an edit must not build one)
     kept: int = 0  # changes whose record was unchanged, so nothing was derived again (a test hook)
     moved: int = 0  # changes whose record only moved (a test hook)
-    unread: int = 0  # changes in names nothing else reads (a test hook)
-    # Per cache mode, per file: the digest of the record read and every name it spells.
-    _tokens: dict[str, dict[str, tuple[str, frozenset[str]]]] = field(default_factory=dict)
+    unread: int = 0  # changes in facts nothing else reads (a test hook)
+    cut: int = 0  # changes that cut a graph's inputs log (`ModuleGraph.forget`; a test hook)
+    # Per file: the digest of the bytes the log holds, and their text as Python reads it.
+    _texts: dict[str, tuple[str, bytes]] = field(default_factory=dict)
 
     def graph(self, plan: GraphPlan, read: Reader, records: Records | None) -> ModuleGraph:
         settings = graph_settings(plan)
@@ -97,208 +104,138 @@ class Graphs:
         if found is None:
             # No files passed: the graph reads every file itself, the edited one included,
             # so it never holds the facts of a run that is over.
-            found = (plan, module_graph(plan, {}, self.read, self.records))
+            overlay = Overlay(self.buffers()) if self.buffers is not None else None
+            found = (plan, module_graph(plan, {}, self.read, self.records, self.stores, overlay, any_facts=True))
             self._graphs[settings] = found
             self.built += 1
         return found[1]
 
     def forget(self, path: str) -> None:
         """`path` (root-relative) changed: what was derived from it is derived again on next need."""
-        made: dict[str, FileFacts | None] = {}  # the new record by cache mode: parsed once for every graph
+        made: dict[str, tuple[FileFacts, bool]] = {}  # the new record by cache mode: parsed once for every graph
         for plan, graph in self._graphs.values():
             if not self._same_record(plan, graph, path, made):
                 graph.forget(path, others_unchanged=True)
+                self.cut += 1
 
-    def _same_record(self, plan: GraphPlan, graph: ModuleGraph, path: str, made: dict[str, FileFacts | None]) -> bool:
-        """Whether the file's record, as the graph's derivations read it, is what it was; if
-        so the log is told its new digest (and the record kept under it)."""
+    def _same_record(self, plan: GraphPlan, graph: ModuleGraph, path: str, made: dict[str, tuple[FileFacts, bool]]) -> bool:
+        """Whether what the graph's derivations read of the file is what it was, or differs
+        only where no item but the module's own links and sites (and the reaches) reads it;
+        if so the log is told its new digest (and the record kept under it)."""
         logged = graph.inputs.log.files.get(path)
         if logged is None:
             return True  # never read: nothing was derived from it
         _, how, _, hashed = logged
-        if how != "r" or hashed is None:
+        if hashed is None:
             return False
         module, is_package = module_name(path, plan.layout.roots)
-        mode = plan.cache_mode
-        before = self.records.get(self.records.key_of(hashed, path, module, is_package, mode))
+        before = self._logged_record(plan, path, how, hashed, module, is_package)
         if before is None:
             return False
         try:
             source = self.read(SourceFile(plan.layout.root / path, path, "python"))
         except OSError:
             return False
+        mode = plan.cache_mode
         if mode not in made:
-            made[mode] = record(plan, source, path, module, is_package)
-        now = made[mode]
-        if now is None:
-            return False
+            made[mode] = parsed_record(plan, source, path, module, is_package)
+        now, parsed = made[mode]
         moved = now != before
-        names = rebound(before, now) if moved else frozenset()
-        if names:
-            # New facts: the file's own items only, where nothing else can read the difference.
-            if module is None or not only_names(before, now, names) or not self._unread_elsewhere(plan, graph, path, names):
-                return False
-            self.unread += 1
-        elif moved:
+        if moved and not self._local(plan, graph, path, module, before, now):
+            return False
+        self.kept += not moved
+        self.records.put(self.records.key(source, path, module, is_package, mode), now, shared=parsed)
+        graph.renew(path, content_digest(source), module if moved and module is not None else None, "r" if parsed else "s")
+        return True
+
+    def _local(
+        self, plan: GraphPlan, graph: ModuleGraph, path: str, module: str | None, before: FileFacts, now: FileFacts,
+    ) -> bool:
+        """Whether two records of the file differ only where the module's own items read them
+        (counted in `moved` or `unread`)."""
+        change = local_change(before, now)
+        if change is None or module is None:
+            return False
+        if not change.names and not change.free:
             if not moved_only(before, now):
                 return False
             self.moved += 1
-        else:
-            self.kept += 1
-        self.records.put(self.records.key(source, path, module, is_package, mode), now)
-        graph.renew(path, content_digest(source), module if moved and module is not None else None)
+            return True
+        if change.names and not self._unread_elsewhere(plan, graph, path, change.names):
+            return False
+        self.unread += 1
         return True
 
-    def _unread_elsewhere(self, plan: GraphPlan, graph: ModuleGraph, path: str, names: frozenset[str]) -> bool:
-        """Whether no other file the graph read spells any of `names` anywhere in its record
-        (`only_names`: then no derivation but the file's own links and sites reads them)."""
+    def _logged_record(
+        self, plan: GraphPlan, path: str, how: str, hashed: str, module: str | None, is_package: bool,
+    ) -> FileFacts | None:
+        """The record of the bytes the log holds for the file: none for bytes the prefilter
+        turned down; kept, or made again from the file on disk when it still holds those bytes
+        (facts the engine gave: its record of the same bytes derives the same items)."""
+        if how == "s":
+            return FileFacts(path, module, is_package)
+        if how not in ("r", "e"):
+            return None
         mode = plan.cache_mode
-        tokens = self._tokens.setdefault(mode, {})
+        found = self.records.get(self.records.key_of(hashed, path, module, is_package, mode))
+        if found is not None or how != "e":
+            return found
+        try:
+            source = (plan.layout.root / path).read_bytes()
+        except OSError:
+            return None
+        if content_digest(source) != hashed:
+            return None
+        facts, parsed = parsed_record(plan, source, path, module, is_package)
+        self.records.put(self.records.key_of(hashed, path, module, is_package, mode), facts, shared=parsed)
+        return facts
+
+    def _unread_elsewhere(self, plan: GraphPlan, graph: ModuleGraph, path: str, names: frozenset[str]) -> bool:
+        """Whether no other file the graph read spells any of `names` (`local_change`: then no
+        derivation but the file's own links and sites reads them). Looked for in each file's
+        text as Python reads it, and its path: a record spells only names its text spells,
+        or its module's path does (a relative import's name)."""
+        if not all(IDENTIFIER.fullmatch(name) for name in names):
+            return False  # a name the search below cannot find
+        wanted = [name.encode("ascii") for name in names]
         for other, (_, how, _, hashed) in graph.inputs.log.files.items():
             if other == path or how == "s" or (how == "r" and hashed is None):
                 continue  # turned down by the prefilter, or unreadable: no facts to name anything
-            if how != "r" or hashed is None:
-                return False  # facts the engine gave: not kept here, so not known
-            found = tokens.get(other)
-            if found is None or found[0] != hashed:
-                module, is_package = module_name(other, plan.layout.roots)
-                facts = self.records.get(self.records.key_of(hashed, other, module, is_package, mode))
-                if facts is None:
-                    return False
-                found = tokens[other] = (hashed, spelled(facts))
-            if not names.isdisjoint(found[1]):
+            if how not in ("r", "e") or hashed is None:
+                return False  # facts given without their bytes: not known here
+            if not names.isdisjoint(IDENTIFIER.findall(other)):
+                return False
+            text = self._text(plan, other, hashed)
+            if text is None or any(name in text for name in wanted):
                 return False
         return True
+
+    def _text(self, plan: GraphPlan, path: str, hashed: str) -> bytes | None:
+        """The file's text as Python reads it (`python_text`), of the bytes the log holds
+        (kept by their digest); None when the file holds other bytes now."""
+        found = self._texts.get(path)
+        if found is not None and found[0] == hashed:
+            return found[1]
+        try:
+            source = self.read(SourceFile(plan.layout.root / path, path, "python"))
+        except OSError:
+            return None
+        if content_digest(source) != hashed:
+            return None
+        text = python_text(source)
+        self._texts[path] = (hashed, text)
+        return text
 
     def clear(self) -> None:
         """A module appeared or went away: every lookup may differ, so build afresh."""
         self._graphs.clear()
 
 
-def prefilter_settings(plan: GraphPlan | None) -> str:
-    """What decides which files the graph parses, as a digest (`KeptRecords`)."""
-    if plan is None:
-        return ""
-    heads = sorted(plan.import_heads) if plan.import_heads is not None else None
-    return hashlib.blake2b(repr((plan.tokens, heads, plan.heavy_heads)).encode(), digest_size=8).hexdigest()
-
-
-def record(plan: GraphPlan, source: bytes, path: str, module: str | None, is_package: bool) -> FileFacts:
-    """The record the graph keeps of a file (as `graph.derive.project` derives it for a file read)."""
+def parsed_record(plan: GraphPlan, source: bytes, path: str, module: str | None, is_package: bool) -> tuple[FileFacts, bool]:
+    """The record the graph keeps of a file (as `graph.derive.project` derives it for a file
+    read), and whether it is a parse's (else the prefilter turned the bytes down: no facts)."""
     if not plan.wants_parse(python_text(source), path):
-        return FileFacts(path, module, is_package)
+        return FileFacts(path, module, is_package), False
     from import_policy.facts.cpython.from_ast import graph_facts
 
-    return graph_facts(source, path, module, is_package, plan.keeps)
-
-
-# Fields that hold a line (or a column) of the file, in the records' dataclasses.
-_LINES = frozenset({"line", "end_line", "statement_line"})
-_COLUMNS = {"column": "line", "end_column": "end_line"}
-_PLAIN = (str, int, float, bool, type(None), frozenset)
-_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
-
-
-def _names(cls: type) -> tuple[str, ...]:
-    found = _FIELD_NAMES.get(cls)
-    if found is None:
-        found = _FIELD_NAMES[cls] = tuple(f.name for f in fields(cls))
-    return found
-
-
-def _blanked(facts: FileFacts) -> tuple[object, list[int], list[tuple[int, int]]]:
-    """The record with its lines and columns taken out (in walk order), and those taken out."""
-    lines: list[int] = []
-    points: list[tuple[int, int]] = []
-
-    def walk(value: object) -> object:
-        if isinstance(value, _PLAIN):
-            return value
-        if isinstance(value, (tuple, list)):
-            return tuple(walk(item) for item in value)
-        if isinstance(value, Suppressions):
-            lines.extend(number for number, _ in value.lines)
-            return ("suppressions", value.file, tuple(rules for _, rules in value.lines))
-        if is_dataclass(value) and not isinstance(value, type):
-            out: list[object] = [type(value)]
-            for name in _names(type(value)):
-                item = getattr(value, name)
-                if name in _LINES and type(item) is int:
-                    lines.append(item)
-                    out.append(None)
-                elif name in _COLUMNS and type(item) is int:
-                    points.append((getattr(value, _COLUMNS[name]), item))
-                    out.append(None)
-                else:
-                    out.append(walk(item))
-            return tuple(out)
-        return value
-
-    return walk(facts), lines, points
-
-
-def _same_order(before: list[T], now: list[T]) -> bool:
-    """Whether one strictly increasing map takes each of `before` to the one of `now` at the
-    same place: every comparison between them comes out the same."""
-    if len(before) != len(now):
-        return False
-    pairs = sorted(set(zip(before, now)))
-    return all(a[0] < b[0] and a[1] < b[1] for a, b in zip(pairs, pairs[1:]))
-
-
-def moved_only(before: FileFacts, now: FileFacts) -> bool:
-    """Whether two records hold the same facts in the same order, wherever they stand: their
-    lines and columns differ by one order-keeping relabelling. Every derivation compares
-    positions only within one file (a read after a binding, the first site of a statement),
-    so such records decide the same graph but for the positions it reports."""
-    shape_before, lines_before, points_before = _blanked(before)
-    shape_now, lines_now, points_now = _blanked(now)
-    return (
-        shape_before == shape_now and _same_order(lines_before, lines_now) and _same_order(points_before, points_now)
-    )
-
-
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
-
-def spelled(value: object) -> frozenset[str]:
-    """Every identifier a record's strings spell (`a.b.c` spells `a`, `b` and `c`): a name
-    a derivation looks up in another file comes from one of these."""
-    found: set[str] = set()
-
-    def walk(item: object) -> None:
-        if isinstance(item, str):
-            found.update(_IDENTIFIER.findall(item))
-        elif isinstance(item, (tuple, list, frozenset, set)):
-            for inner in item:
-                walk(inner)
-        elif is_dataclass(item) and not isinstance(item, type):
-            for name in _names(type(item)):
-                walk(getattr(item, name))
-
-    walk(value)
-    return frozenset(found)
-
-
-def rebound(before: FileFacts, now: FileFacts) -> frozenset[str]:
-    """The names whose assignments differ between two records (one added, removed or given
-    another value or condition; where they stand aside)."""
-    old = Counter((a.name, a.value, a.context) for a in before.assigns)
-    new = Counter((a.name, a.value, a.context) for a in now.assigns)
-    return frozenset(key[0] for key in (old - new) + (new - old))
-
-
-def only_names(before: FileFacts, now: FileFacts, names: frozenset[str]) -> bool:
-    """Whether the two records differ only in the assignments of `names` (but for where the
-    other facts stand), and the rest of the record never spells those names.
-
-    Another file's derivation reads a file's bindings only by name (`from m import x`, the
-    flag `m.x`, `m.x()` resolved, `from m import *` then `x`), so such a change reaches no
-    item but the module's own links and sites (and every reach, which holds its links)
-    unless another record spells one of the names (`Graphs._unread_elsewhere`)."""
-    rest_before = replace(before, assigns=tuple(a for a in before.assigns if a.name not in names))
-    rest_now = replace(now, assigns=tuple(a for a in now.assigns if a.name not in names))
-    if rest_before != rest_now and not moved_only(rest_before, rest_now):
-        return False
-    # Moved or not, the two rests hold the same strings.
-    return names.isdisjoint(spelled(rest_now))
+    return graph_facts(source, path, module, is_package, plan.keeps), True

@@ -8,7 +8,8 @@ equal are one graph: the question is part of the key a graph is kept under.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import hashlib
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from import_policy.graph.platform import Platform
@@ -45,6 +46,19 @@ class Question:
     # How an import is read (`graph.scoped`): (scope, whether `if TYPE_CHECKING:` imports count);
     # None: the eager graph (`graph.reach.Project`).
     reading: tuple[Scope, bool] | None = None
+
+    @property
+    def graph_key(self) -> Question:
+        """The question without what counts as a site (nor where its import starts): every
+        question with the same `graph_key` is answered by one graph, its links and reach
+        derived once (`graph.store.ModuleGraph.asking`); only the sites are each one's."""
+        return replace(self, heavy=(), probes=(), reasons=(), entries=())
+
+    @property
+    def sites_key(self) -> str:
+        """What a question's heavy sites depend on beyond its graph: its heavy modules and probes."""
+        described = repr((self.heavy, self.probes))
+        return hashlib.blake2b(described.encode(), digest_size=12).hexdigest()
 
     @property
     def judged_on(self) -> Platform:

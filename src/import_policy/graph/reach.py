@@ -11,6 +11,7 @@ probes one, or a decorator from a heavy module.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Literal, Optional, TypeVar, Union
@@ -81,6 +82,10 @@ class HeavySite:
         return ", and also " + (each[0] if len(each) == 1 else ", ".join(each[:-1]) + " and " + each[-1])
 
 
+# A file with no heavy site (most): one list for all, never changed.
+_NO_SITES: list[HeavySite] = []
+
+
 # heavy module, call steps (`has_x()`, `_has_module("x")`), tests on the way the pass could not judge
 _Witness = tuple[str, tuple[str, ...], tuple[str, ...]]
 _BodyFact = Union[ImportFact, CallFact]
@@ -146,6 +151,17 @@ class Project:
     ) -> Project:
         by_path = {facts.path: facts for facts in files}
         return cls(question, modules_of(by_path.values()), by_path.get, exports)
+
+    def asking(self, question: Question) -> Project:
+        """The same graph under `question`, which differs from this one's only in what counts
+        as a site (`Question.graph_key`): files, links, calls and classes are derived once for
+        both; only the heavy sites and what calls load of them are each one's."""
+        view = copy.copy(self)
+        view.question = question
+        view._sites = {}
+        view._witnesses = {}
+        view._in_progress = set()
+        return view
 
     def _file(self, path: str) -> _File | None:
         if path not in self._files:
@@ -478,7 +494,7 @@ class Project:
         if path not in self._sites:
             file = self._file(path)
             found = list(self._find_sites(file.facts)) if file is not None else []
-            self._sites[path] = sorted(found, key=lambda s: (s.span.line, s.span.column))
+            self._sites[path] = sorted(found, key=lambda s: (s.span.line, s.span.column)) if found else _NO_SITES
         return self._sites[path]
 
     def cuts_at(self, path: str) -> list[str]:

@@ -49,13 +49,21 @@ class GraphRun:
         self.asked: list[Asked] = []
         self._built: list[tuple[GraphPlan, ModuleGraph]] = []
         self._answers: dict[Question, ModuleGraph] = {}  # a question asked twice is one graph
+        # Questions that differ only in what counts as a site share one graph (`Question.graph_key`).
+        self._graphs: dict[Question, ModuleGraph] = {}
 
     def ask(self, question: Question, reached: bool = True) -> ModuleGraph:
         """The graph answering `question`; `reached`: its reach from the entries is derived
-        this run (a gap's chain is looked up only in a reach derived anyway)."""
+        this run (a gap's chain is looked up only in a reach derived anyway). The graph, its
+        links and every entry's reach are derived once for every question sharing its
+        `graph_key` (many `kind: import-time` rules); each question has only its own sites."""
         graph = self._answers.get(question)
         if graph is None:
-            graph = self._answers[question] = self._graph(question)
+            key = question.graph_key
+            shared = self._graphs.get(key)
+            if shared is None:
+                shared = self._graphs[key] = self._graph(key)
+            graph = self._answers[question] = shared.asking(question)
         self.asked.append((graph, question.entries if reached else ()))
         return graph
 

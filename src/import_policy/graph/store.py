@@ -26,7 +26,7 @@ import os
 import stat
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from import_policy.cache.facts import content_digest
 from import_policy.cache.racy import kept, now_ns
@@ -36,6 +36,7 @@ from import_policy.discovery.tracked import index_stat
 from import_policy.facts.records.model import SyntaxErrorFact
 from import_policy.project.modules import ProjectModules
 from import_policy.graph.chains import Chain, ImportGraph, Link
+from import_policy.graph.question import Question
 from import_policy.graph.reach import HeavySite, Project, first_reached, with_site
 from import_policy.graph.value_uses import ValueUse
 from import_policy.graph.codec import (
@@ -425,60 +426,130 @@ MakeProject = Callable[[Mapping[str, str], Inputs], Project]
 LoadEdges = Callable[[], "StoredEdges | None"]
 
 
-class ModuleGraph:
-    """Edges, sites and reach, from storage while their inputs hold, else derived."""
+class _Shared:
+    """What every question asked of one graph shares: the inputs log, the links, each entry's
+    reach and the derivation; only the heavy sites are each question's own (`ModuleGraph.asking`)."""
 
     def __init__(
-        self, root: Path, modules: Mapping[str, str], make: MakeProject, stored: Stored | None = None,
-        tree: Tree | None = None, load_edges: LoadEdges | None = None, known: Mapping[str, str] | None = None,
-        roots: tuple[str, ...] = (".",), since: int = 0,
+        self, root: Path, modules: Mapping[str, str], make: MakeProject, stored: Stored | None,
+        tree: Tree | None, load_edges: LoadEdges | None, known: Mapping[str, str] | None,
+        roots: tuple[str, ...], since: int,
     ) -> None:
         if stored is None or tree is None:
             stored = Stored()
         self.inputs = Inputs(root, stored.log, roots, since)
         before = len(self.inputs)
         kept, renewed = self.inputs.check(tree) if tree is not None else (0, False)
-        self._raw_sites = {name: item for name, item in stored.sites.items() if item[0] <= kept}
-        self._raw_reach = {name: item for name, item in stored.reach.items() if item[0] <= kept}
-        self._raw_uses = {name: item for name, item in stored.uses.items() if item[0] <= kept}
+        # Per question (`sites_key`): each file's sites as stored, kept where their inputs hold.
+        self.raw_sites = {
+            asked: {name: item for name, item in items.items() if item[0] <= kept} for asked, items in stored.sites.items()
+        }
+        self.raw_reach = {name: item for name, item in stored.reach.items() if item[0] <= kept}
+        self.raw_uses = {name: item for name, item in stored.uses.items() if item[0] <= kept}
         self.generation = stored.generation
-        self._load_edges = load_edges if kept > 0 else None
-        self._raw_edges: Items | None = None  # read on first need
+        self.load_edges = load_edges if kept > 0 else None
+        self.raw_edges: Items | None = None  # read on first need
         self.cut = kept < before  # what was derived after the cut went with it
         self.changed = renewed or self.cut  # whether anything here differs from what was stored
         self.modules = Recorder(modules, known or {}, self.inputs, index_of(root))
-        self._make = make
-        self._project: Project | None = None
-        self._edges: dict[str, tuple[int, list[Link]]] = {}
-        self._sites: dict[str, tuple[int, list[HeavySite]]] = {}
-        # Per file: where its imports' lazy loaders cut a chain (kept with its sites).
-        self._cuts: dict[str, list[str]] = {}
-        self._reach: dict[str, tuple[int, Mapping[str, Link | None], Mapping[str, str]]] = {}
-        self._uses: dict[str, tuple[int, list[ValueUse]]] = {}
-        self._graph = ImportGraph(self.modules, self.edges)
-        self._edges_changed = False
-        self.derived = 0  # items derived in this run rather than taken from storage (a test hook)
+        self.make = make
+        self.project: Project | None = None
+        self.projects: dict[str, Project] = {}  # each question's view of `project`
+        self.edges: dict[str, tuple[int, list[Link]]] = {}
+        self.sites: dict[str, dict[str, tuple[int, list[HeavySite]]]] = {}
+        self.reach: dict[str, tuple[int, Mapping[str, Link | None], Mapping[str, str]]] = {}
+        self.uses: dict[str, tuple[int, list[ValueUse]]] = {}
+        # Per file: where its imports' lazy loaders cut a chain (kept with its sites; no question's own).
+        self.cuts: dict[str, list[str]] = {}
+        self.graph: ImportGraph | None = None
+        self.edges_changed = False
+        self.derived = 0
+
+
+class ModuleGraph:
+    """Edges, sites and reach, from storage while their inputs hold, else derived.
+
+    One graph answers every question that differs only in what counts as a site
+    (`Question.sites_key`): `asking` gives the same graph under another such question,
+    sharing its log, links, reach and derivation (each file is read, and each entry's reach
+    derived, once for them all); only each question's sites are its own."""
+
+    def __init__(
+        self, root: Path, modules: Mapping[str, str], make: MakeProject, stored: Stored | None = None,
+        tree: Tree | None = None, load_edges: LoadEdges | None = None, known: Mapping[str, str] | None = None,
+        roots: tuple[str, ...] = (".",), since: int = 0,
+    ) -> None:
+        self._s = _Shared(root, modules, make, stored, tree, load_edges, known, roots, since)
+        self._s.graph = ImportGraph(self._s.modules, self.edges)
+        self._key = ""  # the question the derivation was made with
+        self._question: Question | None = None
+
+    def asking(self, question: Question) -> ModuleGraph:
+        """The same graph, its sites those of `question` (which must differ from the graph's
+        own only in what counts as a site: `Question.shares_graph`)."""
+        view = ModuleGraph.__new__(ModuleGraph)
+        view._s = self._s
+        view._key = question.sites_key
+        view._question = question
+        return view
+
+    @property
+    def inputs(self) -> Inputs:
+        return self._s.inputs
+
+    @property
+    def modules(self) -> Recorder:
+        return self._s.modules
+
+    @property
+    def changed(self) -> bool:
+        return self._s.changed
+
+    @property
+    def derived(self) -> int:
+        """Items derived in this run rather than taken from storage, by every question (a test hook)."""
+        return self._s.derived
+
+    @property
+    def _project(self) -> Project | None:
+        return self._s.project
 
     @property
     def project(self) -> Project:
-        """The derivation, made on first need: a fully warm run never builds one."""
-        if self._project is None:
-            self._project = self._make(self.modules, self.inputs)
-        return self._project
+        """The derivation, made on first need: a fully warm run never builds one; under this
+        graph's question (its memos of links, calls and classes shared with every other)."""
+        shared = self._s
+        if shared.project is None:
+            shared.project = shared.make(shared.modules, shared.inputs)
+            shared.projects.clear()
+        if self._question is None:
+            return shared.project
+        found = shared.projects.get(self._key)
+        if found is None:
+            found = shared.projects[self._key] = shared.project.asking(self._question)
+        return found
 
     @property
     def unparsed(self) -> Mapping[str, SyntaxErrorFact]:
         """Files this run's derivation read and could not parse (none when nothing was derived)."""
-        return self._project.unparsed if self._project is not None else {}
+        return self._s.project.unparsed if self._s.project is not None else {}
 
     def _stored_edges(self) -> Items:
-        if self._raw_edges is None:
-            found = self._load_edges() if self._load_edges is not None else None
-            kept = len(self.inputs)
-            self._raw_edges = {} if found is None or found.generation != self.generation else {
+        shared = self._s
+        if shared.raw_edges is None:
+            found = shared.load_edges() if shared.load_edges is not None else None
+            kept = len(shared.inputs)
+            shared.raw_edges = {} if found is None or found.generation != shared.generation else {
                 name: item for name, item in found.edges.items() if item[0] <= kept
             }
-        return self._raw_edges
+        return shared.raw_edges
+
+    def _reset(self) -> None:
+        """The derivation's memos hold what changed: made again on next need."""
+        shared = self._s
+        shared.project = None
+        shared.projects.clear()
+        shared.graph = ImportGraph(shared.modules, self.edges)
 
     def forget(self, path: str, others_unchanged: bool = False) -> None:
         """A file changed: cut the log where it was first read, and drop what came after.
@@ -487,64 +558,67 @@ class ModuleGraph:
         are logged again, in their order, after the cut: what is derived again finds their
         records by digest without reading them. Logged before any item is derived again,
         they only make later items depend on more than they read (precision, not soundness)."""
+        shared = self._s
         self._stored_edges()
-        found = self.inputs.log.files.get(path)
+        found = shared.inputs.log.files.get(path)
         if found is None:
             return
         at = found[0]
         later = sorted(
-            (entry[0], name, entry) for name, entry in self.inputs.log.files.items() if entry[0] > at and name != path
+            (entry[0], name, entry) for name, entry in shared.inputs.log.files.items() if entry[0] > at and name != path
         ) if others_unchanged else []
-        self.inputs.cut(at)
+        shared.inputs.cut(at)
         for _, name, (_, how, stat, hashed) in later:
-            self.inputs.log.files[name] = (self.inputs._place(), how, stat, hashed)
-        for table in (self._stored_edges(), self._raw_sites, self._raw_reach, self._raw_uses):
+            shared.inputs.log.files[name] = (shared.inputs._place(), how, stat, hashed)
+        for table in (self._stored_edges(), *shared.raw_sites.values(), shared.raw_reach, shared.raw_uses):
             for name in [name for name, item in table.items() if item[0] > at]:
                 del table[name]
-        for name in [name for name, item in self._edges.items() if item[0] > at]:
-            del self._edges[name]
-        for name in [name for name, item in self._sites.items() if item[0] > at]:
-            del self._sites[name]
-        for name in [name for name, item in self._uses.items() if item[0] > at]:
-            del self._uses[name]
-        for name in [name for name, item in self._reach.items() if item[0] > at]:
-            del self._reach[name]
-        self._project = None
-        self._graph = ImportGraph(self.modules, self.edges)
-        self.cut = self.changed = True
+        _drop_after(shared.edges, at)
+        _drop_after(shared.uses, at)
+        for sites in shared.sites.values():
+            _drop_after(sites, at)
+        for name in [name for name, item in shared.reach.items() if item[0] > at]:
+            del shared.reach[name]
+        self._reset()
+        shared.cut = shared.changed = True
 
-    def renew(self, path: str, hashed: str, moved: str | None = None) -> None:
+    def renew(self, path: str, hashed: str, moved: str | None = None, how: str | None = None) -> None:
         """A file's bytes changed but not its record (what every derivation reads of it): the
         log holds its new digest and every item stands. `moved`: its record changed only in
         where its facts stand (the same facts in the same order, at other lines and columns:
-        a line inserted above them), so only what holds those positions is derived again: the
-        module's links and the file's sites (theirs are its lines), and every reach (its
-        links hold them); no other item holds a position of another file."""
-        found = self.inputs.log.files.get(path)
+        a line inserted above them), or in facts only the module's own items read
+        (graph/local_change.py), so only what holds those is derived again: the module's
+        links and the file's sites (theirs are its lines), and every reach (its links hold
+        them); no other item holds a position of another file. `how`: how the
+        derivations read the new bytes from now on (`Inputs.how`; None: as before)."""
+        shared = self._s
+        found = shared.inputs.log.files.get(path)
         if found is None:
             return
-        place, how, stat, _ = found
-        self.inputs.log.files[path] = (place, how, stat, hashed)
-        self.changed = True
+        place, logged, stat, _ = found
+        shared.inputs.log.files[path] = (place, how or logged, stat, hashed)
+        shared.changed = True
         if moved is None:
             return
         self._stored_edges().pop(moved, None)
-        self._edges.pop(moved, None)
-        self._raw_sites.pop(path, None)
-        self._sites.pop(path, None)
-        self._raw_uses.pop(path, None)
-        self._uses.pop(path, None)
-        self._raw_reach.clear()
-        self._reach.clear()
-        self._project = None  # its memos hold the old positions
-        self._graph = ImportGraph(self.modules, self.edges)
-        self._edges_changed = True
+        shared.edges.pop(moved, None)
+        for raw in shared.raw_sites.values():
+            raw.pop(path, None)
+        for sites in shared.sites.values():
+            sites.pop(path, None)
+        shared.raw_uses.pop(path, None)
+        shared.uses.pop(path, None)
+        shared.raw_reach.clear()
+        shared.reach.clear()
+        self._reset()  # its memos hold the old positions
+        shared.edges_changed = True
 
     # --- per module ---------------------------------------------------------------
 
     def edges(self, module: str) -> list[Link]:
         """The links importing `module` makes run (in source order, one per target)."""
-        found = self._edges.get(module)
+        shared = self._s
+        found = shared.edges.get(module)
         if found is not None:
             return found[1]
         raw = self._stored_edges().pop(module, None)
@@ -554,32 +628,34 @@ class ModuleGraph:
             except _DECODE_ERRORS:
                 pass
             else:
-                self._edges[module] = (raw[0], links)
+                shared.edges[module] = (raw[0], links)
                 return links
         links = list(self.project.edges(module))
-        self._edges[module] = (len(self.inputs), links)
-        self._edges_changed = True
+        shared.edges[module] = (len(shared.inputs), links)
+        shared.edges_changed = True
         self._derived()
         return links
 
     def sites(self, path: str) -> list[HeavySite]:
-        """The heavy sites of one file, in source order."""
-        found = self._sites.get(path)
+        """The heavy sites of one file under this graph's question, in source order."""
+        shared = self._s
+        mine = shared.sites.setdefault(self._key, {})
+        found = mine.get(path)
         if found is not None:
             return found[1]
-        raw = self._raw_sites.pop(path, None)
+        raw = shared.raw_sites.get(self._key, {}).pop(path, None)
         if raw is not None:
             try:
                 sites = decode_sites(path, raw[1])
-                self._cuts[path] = decode_cuts(raw[1])
+                shared.cuts[path] = decode_cuts(raw[1])
             except _DECODE_ERRORS:
                 pass
             else:
-                self._sites[path] = (raw[0], sites)
+                mine[path] = (raw[0], sites)
                 return sites
-        sites = list(self.project.sites(path))
-        self._cuts[path] = self.project.cuts_at(path)
-        self._sites[path] = (len(self.inputs), sites)
+        sites = list(self.project.sites(path)) or _NO_SITES
+        shared.cuts[path] = self.project.cuts_at(path)
+        mine[path] = (len(shared.inputs), sites)
         self._derived()
         return sites
 
@@ -590,50 +666,54 @@ class ModuleGraph:
         found: list[str] = []
         for module in parents:
             self.sites(paths[module])
-            found.extend(cut for cut in self._cuts.get(paths[module], ()) if cut not in found)
+            found.extend(cut for cut in self._s.cuts.get(paths[module], ()) if cut not in found)
         return found
 
     def value_uses(self, path: str) -> list[ValueUse]:
-        """The file's uses of the `values` keys (graph.value_uses), kept as its sites are."""
-        found = self._uses.get(path)
+        """The file's uses of the `values` keys (graph.value_uses), kept as its sites are (the
+        platform's, so every question of the graph shares them)."""
+        shared = self._s
+        found = shared.uses.get(path)
         if found is not None:
             return found[1]
-        raw = self._raw_uses.pop(path, None)
+        raw = shared.raw_uses.pop(path, None)
         if raw is not None:
             try:
                 uses = decode_uses(raw[1])
             except _DECODE_ERRORS:
                 pass
             else:
-                self._uses[path] = (raw[0], uses)
+                shared.uses[path] = (raw[0], uses)
                 return uses
         uses = self.project.value_uses(path)
-        self._uses[path] = (len(self.inputs), uses)
+        shared.uses[path] = (len(shared.inputs), uses)
         self._derived()
         return uses
 
     def _derived(self) -> None:
-        self.derived += 1
-        self.changed = True
+        self._s.derived += 1
+        self._s.changed = True
 
     # --- per entry ----------------------------------------------------------------
 
     def _reached(self, entry: str) -> tuple[Mapping[str, Link | None], Mapping[str, str]]:
-        found = self._reach.get(entry)
+        shared = self._s
+        found = shared.reach.get(entry)
         if found is not None:
             return found[1], found[2]
-        raw = self._raw_reach.pop(entry, None)
+        raw = shared.raw_reach.pop(entry, None)
         if raw is not None:
             try:
                 stored = Parents(raw[1])
             except _DECODE_ERRORS:
                 pass
             else:
-                self._reach[entry] = (raw[0], stored, stored.paths)
+                shared.reach[entry] = (raw[0], stored, stored.paths)
                 return stored, stored.paths
-        parents = self._graph.reach(entry)
-        paths = {module: self.modules[module] for module in parents}
-        self._reach[entry] = (len(self.inputs), parents, paths)
+        assert shared.graph is not None
+        parents = shared.graph.reach(entry)
+        paths = {module: shared.modules[module] for module in parents}
+        shared.reach[entry] = (len(shared.inputs), parents, paths)
         self._derived()
         return parents, paths
 
@@ -656,22 +736,40 @@ class ModuleGraph:
     # --- storage ------------------------------------------------------------------
 
     def stored(self) -> tuple[Stored, StoredEdges | None]:
-        """What to keep: the log and every item still derived from it; the links only when
-        they changed (else the stored ones stay, under the same generation)."""
+        """What to keep: the log and every item still derived from it, the sites of every
+        question asked of it (this run or before); the links only when they changed (else the
+        stored ones stay, under the same generation)."""
+        shared = self._s
         edges: StoredEdges | None = None
-        generation = self.generation
-        if self.cut or self._edges_changed or not generation:
+        generation = shared.generation
+        if shared.cut or shared.edges_changed or not generation:
             import secrets  # only a graph that changed is stored
 
             generation = secrets.token_hex(8)
-            encoded = {m: (mark, encode_links(links[0].path if links else "", links)) for m, (mark, links) in self._edges.items()}
+            encoded = {m: (mark, encode_links(links[0].path if links else "", links)) for m, (mark, links) in shared.edges.items()}
             edges = StoredEdges(generation, {**self._stored_edges(), **encoded})
-        out = Stored(self.inputs.log, generation=generation)
-        out.sites = {**self._raw_sites, **{p: (mark, encode_sites(sites, self._cuts.get(p, ()))) for p, (mark, sites) in self._sites.items()}}
-        out.uses = {**self._raw_uses, **{p: (mark, encode_uses(uses)) for p, (mark, uses) in self._uses.items()}}
-        out.reach = {**self._raw_reach, **{
-            e: (mark, encode_reach(parents, paths)) for e, (mark, parents, paths) in self._reach.items()
+        out = Stored(shared.inputs.log, generation=generation)
+        for asked in {*shared.raw_sites, *shared.sites}:
+            derived = shared.sites.get(asked, {})
+            out.sites[asked] = {
+                **shared.raw_sites.get(asked, {}),
+                **{p: (mark, encode_sites(sites, shared.cuts.get(p, ()))) for p, (mark, sites) in derived.items()},
+            }
+        out.uses = {**shared.raw_uses, **{p: (mark, encode_uses(uses)) for p, (mark, uses) in shared.uses.items()}}
+        out.reach = {**shared.raw_reach, **{
+            e: (mark, encode_reach(parents, paths)) for e, (mark, parents, paths) in shared.reach.items()
         }}
         return out, edges
 
 
+_T = TypeVar("_T")
+
+
+def _drop_after(table: dict[str, tuple[int, _T]], at: int) -> None:
+    """Every item derived after the log's place `at`."""
+    for name in [name for name, item in table.items() if item[0] > at]:
+        del table[name]
+
+
+# A file with no heavy site: one list for all of them, never changed (memory per question stays small).
+_NO_SITES: list[HeavySite] = []

@@ -16,7 +16,8 @@ from import_policy.cache.stat import Stat, stat_of
 from import_policy.policy.load import ABSENT, ConfigErrors, Loaded, digest, find_config, load, source_bytes
 from import_policy.config.model import Policy
 from import_policy.pipeline.plan import Plan, Selection
-from import_policy.graph.kept import Graphs, KeptRecords, prefilter_settings
+from import_policy.graph.build import graph_stores
+from import_policy.graph.kept import Graphs, KeptRecords
 from import_policy.server.buffers import BufferCache
 from import_policy.pipeline.unused import wants_unused_suppression
 from import_policy.server.documents import Documents
@@ -136,10 +137,14 @@ class Projects:
         root = policy.root
         cache = BufferCache(root, lambda relative: self.documents.at(root / relative) is not None)
         plan = Plan(policy, selection, cache=cache)
-        graphs = Graphs(self.documents.read, KeptRecords(cache, prefilter_settings(plan.graph)))
+        # The graphs `check` stored are loaded, with the open buffers standing for their files.
+        graphs = Graphs(self.documents.read, KeptRecords(cache), graph_stores(cache), self._buffers)
         plan.graphs = graphs
         unused = wants_unused_suppression(selection)
         return Project(loaded, policy, selection, plan, graphs, unused, checked.warnings)
+
+    def _buffers(self) -> dict[Path | str, bytes]:
+        return {buffer.path: buffer.data for buffer in self.documents}
 
     def reset(self) -> None:
         """Forget every configuration: each is found and loaded again on next need."""

@@ -15,8 +15,10 @@ Each step is checked, never assumed: the stretch before a refused statement must
 alone with CPython, its lines with libcst, with CPython's error inside one of their newer
 constructs (facts.cst.newer), and the file's stretches and statements joined at line starts
 at column 0 are then the file's statements. Where any step fails (a statement that cannot
-be delimited so, more than `_MOST` of them, a coding cookie, NFKC-resized names, `lazy`
-keywords), None: the whole file goes to libcst as before.
+be delimited so, more than `_MOST` of them, NFKC-resized names, `lazy` keywords), None: the
+whole file goes to libcst as before. The text is CPython's decoding of the file (its coding
+cookie read once): the stretches are compiled as text, whose positions are those CPython
+gives for the bytes, and libcst parses text too.
 """
 
 from __future__ import annotations
@@ -44,7 +46,6 @@ _LINES = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 # Lines that continue the statement before them, never start one.
 _CONTINUES = re.compile(r"(?:else|elif|except|finally)\b")
 _IDENTIFIER = re.compile(r"[^\W\d]\w*")
-_COOKIE = re.compile(r"^[ \t\f]*#.*?coding[:=]", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -75,11 +76,6 @@ class Split:
     blanked: str  # the text with each chunk's lines empty: what `symtable` reads of the rest
 
     @property
-    def names(self) -> frozenset[str]:
-        """Every identifier the refused statements spell."""
-        return frozenset().union(*(chunk.names for chunk in self.chunks))
-
-    @property
     def reads(self) -> frozenset[str]:
         """The names the refused statements read."""
         return frozenset().union(*(chunk.reads for chunk in self.chunks))
@@ -93,8 +89,6 @@ def split(text: str, path: str, refused: SyntaxErrorFact) -> Split | None:
     """The file (its text as CPython decodes it, `lazy` keywords absent) read as CPython's
     statements and libcst's where CPython refuses newer syntax (`refused`: its first error);
     None where that cannot be done soundly."""
-    if _COOKIE.search("".join(text.splitlines(keepends=True)[:2])):
-        return None  # the stretches are compiled as text: only a UTF-8 file is read so
     lines = _LINES.findall(text)
     chunks: list[Chunk] = []
     budget = [max(_BUDGET, len(lines) // 4)]
