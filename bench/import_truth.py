@@ -1,14 +1,16 @@
 """What `import ENTRY` really loads, against what import-policy says it loads.
 
     python bench/import_truth.py --venv DIR [--entries peft,transformers,...] [--watched torch,triton,...]
-                                 [--tool 'python -m import_policy'] [--installed environment|any] [--keep DIR]
+                                 [--tool 'python -m import_policy'] [--installed environment|any]
+                                 [--platform cpu|any|cuda|...] [--keep DIR]
 
 For each entry package: a subprocess of the venv's own Python imports it and reads `sys.modules`
 (nothing imported before it but what the interpreter loads at start); a finder first on
 `sys.meta_path` records, for each module imported, the module and line that imported it (the
 real importer). import-policy answers each watched name with a probe project (`pkg/__init__.py`:
 `import ENTRY`; `environment.python` the venv's, `follow: all`, one `kind: import-time` rule per
-watched name, `installed:` as given, the default platform `any`): a name is said to load when its
+watched name, `installed:` as given, `platform:` as given, by default `cpu`: the machine the
+bench runs on, without a GPU): a name is said to load when its
 rule has a finding. One rule per name, not one rule forbidding them all: a rule's chains stop at
 the first forbidden module (what `torch` imports is not reported again under a rule that forbids
 `torch` too), so one rule would answer "the first watched module reached", not each name. One
@@ -115,10 +117,10 @@ def python_truth(python: str, entry: str) -> dict[str, object]:
         return {"loaded": [], "importers": {}, "error": f"probe failed: {done.stderr.strip()[-300:]}"}
 
 
-def policy(python: str, watched: Sequence[str], installed: str) -> str:
+def policy(python: str, watched: Sequence[str], installed: str, platform: str = "cpu") -> str:
     rules = "".join(
         f"  - id: {rule_id(name)}\n    kind: import-time\n    entry: [pkg]\n    forbid: [{name}]\n"
-        f"    installed: {installed}\n"
+        f"    installed: {installed}\n    platform: {platform}\n"
         for name in watched
     )
     return f"version: 1\nenvironment:\n  python: {python}\nfollow: all\nrules:\n{rules}"
@@ -177,6 +179,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--tool", default=f"{shlex.quote(sys.executable)} -m import_policy",
                         help="how to run import-policy (default: this Python's)")
     parser.add_argument("--installed", choices=("environment", "any"), default="environment")
+    parser.add_argument("--platform", default="cpu", help="the rules' platform (default: cpu, the bench's machine)")
     parser.add_argument("--keep", type=Path, help="keep the probe projects in this folder")
     args = parser.parse_args(argv)
     venv = args.venv.expanduser().absolute()
@@ -186,7 +189,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     tool = shlex.split(args.tool)
     work = args.keep.expanduser().absolute() if args.keep else Path(tempfile.mkdtemp(prefix="import-truth-"))
     work.mkdir(parents=True, exist_ok=True)
-    (work / "import-policy.yaml").write_text(policy(python, watched, args.installed), encoding="utf-8")
+    (work / "import-policy.yaml").write_text(policy(python, watched, args.installed, args.platform), encoding="utf-8")
     total = Tally()
     rows: list[str] = []
     for entry in entries:
@@ -202,7 +205,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         rows.append(tally.row(entry))
         total.add(tally)
         print(f"{entry}: TP {tally.tp} FP {tally.fp} FN {tally.fn} TN {tally.tn}", file=sys.stderr)
-    print(f"{len(rows)} entries, {len(watched)} watched names, installed: {args.installed}, venv {venv}\n")
+    print(f"{len(rows)} entries, {len(watched)} watched names, installed: {args.installed}, platform: {args.platform}, venv {venv}\n")
     print("| entry | TP | FP | FN | TN | precision | recall |\n| --- | --- | --- | --- | --- | --- | --- |")
     print("\n".join(rows))
     print(total.row("**all**"))

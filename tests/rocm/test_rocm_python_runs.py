@@ -470,6 +470,22 @@ class Checker:
     def has(cls, first, n):
         return cls.stat(n)
 
+    def run_static(self, name):
+        return self.stat(name)
+
+    @classmethod
+    def via_cls(cls, name):
+        return cls.has("json.decoder", name)
+
+
+class Sub(Checker):
+    def __init__(self, n):
+        super().__init__(n)
+
+
+def positional_only(n, /, **rest):
+    return importlib.util.find_spec(n)
+
 
 CHECKER = Checker()
 """
@@ -483,6 +499,10 @@ PASSING_CASES = {
     "the_class_called": ('Checker("transformer_engine.pytorch")', {"transformer_engine"}),
     "instance_method_through_the_class": ('Checker.helper(Checker(), "flashinfer.jit")', {"flashinfer"}),
     "find_spec_by_keyword": ('importlib.util.find_spec(name="aiter.ops")', {"aiter"}),
+    "staticmethod_through_self": ('CHECKER.run_static("xformers.ops")', {"xformers"}),
+    "classmethod_through_cls": ('Checker.via_cls("flash_attn.ops")', {"flash_attn"}),
+    "super_init": ('Sub("aiter.ops")', {"aiter"}),
+    "positional_only_by_keyword": ('positional_only("json.decoder", n="aiter.ops")', set()),
     "lambda_parameter_of_the_same_name": ('shadowed("aiter.ops")', set()),
     "rebound": ('rebound("aiter.ops")', set()),
 }
@@ -492,7 +512,7 @@ PASSING_CASES = {
 @pytest.mark.parametrize("case", sorted(PASSING_CASES))
 def test_a_literal_name_passed_to_any_parameter_is_followed_as_python_binds_it(project: Project, case: str) -> None:
     call, expected = PASSING_CASES[case]
-    app = f"import importlib.util\nfrom app.checks import CHECKER, Checker, rebound, shadowed, spec\n\nRESULT = {call}\n"
+    app = f"import importlib.util\nfrom app.checks import CHECKER, Checker, Sub, positional_only, rebound, shadowed, spec\n\nRESULT = {call}\n"
     write(project, {"app/__init__.py": app, "app/checks.py": PASSING_CHECKS})
     assert loaded_by_python(project.root) == expected
     heavy, found = reported(project)

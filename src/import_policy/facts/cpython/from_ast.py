@@ -61,7 +61,7 @@ from import_policy.facts.source.syntax import newest_split
 from import_policy.facts.shared.usegate import UseGate, bound_imports, could_matter
 from import_policy.facts.shared.walkstate import (
     DYNAMIC_IMPORTERS, IMPORT_CATCHERS, IMPORTED_NAME, PACKAGE_WALKERS, Given, WalkState, compared, entry_leaf, entry_name,
-    getattr_leaf, signature_of, written,
+    getattr_leaf, LazySignature, signature_of, written,
 )
 from import_policy.facts.shared.rebinding import by_class, field
 
@@ -649,11 +649,10 @@ class _Collector(WalkState):
         if line.find(node.name, line.find("def") + 3) < 0 or "def" not in line:
             raise Unsupported("`def` and its name on different lines")
         name = ".".join([*self.names, node.name])
-        self.parameters[name] = _signature(node, name)
-        self.functions.append(FunctionFact(
-            name, node.lineno, self.context(), _globals(node.body), self.parameters[name],
-            _unset(node.args),
-        ))
+        self.define(
+            FunctionFact(name, node.lineno, self.context(), _globals(node.body), unset=_unset(node.args)),
+            _signature(node, name),
+        )
         self.type_params(node)
         self.decorators_of(node.decorator_list)
         self.arguments(node.args)
@@ -1201,15 +1200,21 @@ def _exits_early(statement: ast.stmt) -> bool:
     )
 
 
-def _signature(node: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> Signature:
-    """The function's signature, a parameter its body binds again (facts.shared.rebinding) as None."""
-    rebound = {bound for inner in node.body for scoped in ast.walk(inner) for bound in _rebinds(scoped)}
-    decorators = [full_name(d) if _named(d) else None for d in node.decorator_list]
+def _signature(node: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> LazySignature:
+    """The function's signature, a parameter its body binds again (facts.shared.rebinding) as
+    None: the body is walked only when the signature is first asked for."""
     args = node.args
-    return signature_of(
-        name, [a.arg for a in args.posonlyargs], [a.arg for a in args.args], [a.arg for a in args.kwonlyargs],
-        decorators, rebound,
-    )
+    names = frozenset(a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs))
+
+    def make() -> Signature:
+        rebound = {bound for inner in node.body for scoped in ast.walk(inner) for bound in _rebinds(scoped)}
+        decorators = [full_name(d) if _named(d) else None for d in node.decorator_list]
+        return signature_of(
+            name, [a.arg for a in args.posonlyargs], [a.arg for a in args.args], [a.arg for a in args.kwonlyargs],
+            decorators, rebound,
+        )
+
+    return LazySignature(names, make)
 
 
 _REBINDING = by_class(cst=False)
@@ -1217,7 +1222,10 @@ _REBINDING = by_class(cst=False)
 
 def _rebinds(node: ast.AST) -> Iterator[str]:
     """The names one node binds, by the shared table."""
-    for path, how in _REBINDING.get(type(node).__name__, ()):
+    rows = _REBINDING.get(type(node).__name__)
+    if rows is None:
+        return
+    for path, how in rows:
         value = field(node, path)
         for item in value if isinstance(value, list) else (value,):
             if item is None:

@@ -65,7 +65,7 @@ from import_policy.facts.source.syntax import newest_read
 from import_policy.facts.shared.usegate import UseGate, bound_imports, could_matter
 from import_policy.facts.shared.rebinding import by_class, field
 from import_policy.facts.shared.walkstate import (
-    Given, signature_of,
+    Given, LazySignature, signature_of,
     DYNAMIC_IMPORTERS, IMPORT_CATCHERS, IMPORTED_NAME, PACKAGE_WALKERS, WalkState, compared, entry_leaf, entry_name,
     getattr_leaf, written,
 )
@@ -498,12 +498,11 @@ class _Collector(WalkState, cst.CSTVisitor):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         name = ".".join([*self.names, node.name.value])
-        self.parameters[name] = _signature(node, name)
-        self.functions.append(
-            FunctionFact(
-                name, self.span_of(node.name).line, self.context(), _globals(node.body), self.parameters[name],
-                _unset(node.params),
-            )
+        signature = _signature(node, name)
+        names = frozenset(p.name.value for p in (*node.params.posonly_params, *node.params.params, *node.params.kwonly_params))
+        self.define(
+            FunctionFact(name, self.span_of(node.name).line, self.context(), _globals(node.body), unset=_unset(node.params)),
+            LazySignature(names, lambda: signature),
         )
 
     def visit_FunctionDef_body(self, node: cst.FunctionDef) -> None:

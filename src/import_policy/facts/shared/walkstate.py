@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import tokenize
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Optional, Union
 
@@ -147,7 +148,27 @@ def getattr_leaf(owner: str | None, name: str | None) -> Leaf | None:
     return Leaf(name, f"{owner}.{name}", False, True)
 
 
+
+class LazySignature:
+    """A function's signature, worked out only when first asked: which parameters the body
+    binds again takes a walk of the body, and only a call passing a parameter on (or a
+    function that does, whose signature is kept) asks; a walk of every function's body was a
+    third of a cold run's extraction."""
+
+    def __init__(self, names: frozenset[str], make: Callable[[], Signature]) -> None:
+        self.names = names  # every parameter's name, bound again or not
+        self._make: Callable[[], Signature] | None = make
+        self._signature: Signature | None = None
+
+    def get(self) -> Signature:
+        if self._signature is None:
+            assert self._make is not None
+            self._signature, self._make = self._make(), None
+        return self._signature
+
 class WalkState:
+    functions: list[FunctionFact]  # each collector's own (handed on with the rest)
+
     def __init__(self) -> None:
         super().__init__()  # the other base of libcst's collector: its visitor
         self.imports: list[ImportFact] = []
@@ -181,13 +202,15 @@ class WalkState:
         self.tables = Tables()
         # Each function's signature, a rebound parameter as None (`CallFact.arguments`), and the
         # functions that pass a parameter on (only theirs is kept: `kept_signatures`).
-        self.parameters: dict[str, Signature] = {}
+        self.parameters: dict[str, LazySignature] = {}
         self.forwarding: set[str] = set()
         # Function-local names bound to availability tests (`exists = find_spec(name) is not None`).
         self.locals = Locals()
         # Statements straight in a `try:` that catches PackageNotFoundError which call
         # `importlib.metadata.version("x")`: the rest of that body runs only where `x` is installed.
         self.version_calls: dict[int, Installed] = {}
+        # The signature of each function of `functions`, by its place there.
+        self.signatures: list[LazySignature] = []
 
     def hand_to(self, other: WalkState) -> None:
         """`other` goes on with this walk (libcst's walk of a statement CPython refused, and
@@ -209,8 +232,11 @@ class WalkState:
 
     def _recorded(self, given: list[Given]) -> tuple[str | None, tuple[Argument, ...]]:
         function = self.context().function
-        signature = self.parameters.get(function) if function is not None else None
-        names = set(signature.positional) | set(signature.keyword_only) if signature is not None else set()
+        lazy = self.parameters.get(function) if function is not None else None
+        names: set[str | None] = set()
+        if lazy is not None and any(literal is None and name in lazy.names for _, literal, name, _ in given):
+            signature = lazy.get()  # a parameter passed on: is it bound again?
+            names = set(signature.positional) | set(signature.keyword_only)
         first: str | None = None
         arguments: list[Argument] = []
         for slot, literal, name, _ in given:
@@ -227,9 +253,15 @@ class WalkState:
     def kept_signatures(self, functions: list[FunctionFact]) -> tuple[FunctionFact, ...]:
         """The functions, each with its signature only where its body passes a parameter on."""
         return tuple(
-            replace(function, signature=None) if function.name not in self.forwarding else function
-            for function in functions
+            replace(function, signature=self.signatures[at].get()) if function.name in self.forwarding else function
+            for at, function in enumerate(functions)
         )
+
+    def define(self, function: FunctionFact, signature: LazySignature) -> None:
+        """A function (its fact without a signature) and its signature, worked out when asked."""
+        self.parameters[function.name] = signature
+        self.signatures.append(signature)
+        self.functions.append(function)
 
     def module_level(self) -> bool:
         """At module level proper: not in a function, not in a class body."""
@@ -262,9 +294,11 @@ class WalkState:
     def passes_first(self, argument: str | None) -> bool:
         """Whether a name given first to a call is the enclosing function's first parameter."""
         function = self.context().function
-        signature = self.parameters.get(function) if function is not None else None
-        names = signature.positional if signature is not None else ()
-        return argument is not None and bool(names) and names[0] == argument
+        lazy = self.parameters.get(function) if function is not None else None
+        if argument is None or lazy is None or argument not in lazy.names:
+            return False
+        names = lazy.get().positional
+        return bool(names) and names[0] == argument
 
     def after_version(self, test: Installed, line: int) -> None:
         """After `importlib.metadata.version("x")` straight in a `try:` that catches its failure,
