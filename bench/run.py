@@ -464,7 +464,7 @@ def case_t1(bench: Bench, t1b_config: Path) -> None:
                                              "--jobs", bench.jobs], before=bench.clear)
     vllm = Command("check_forbidden_imports.py", [bench.python, bench.script, *bench.files])
     alternate([t1, t1b, vllm], bench.slow_runs, bench.corpus)
-    bench.rows.append(rows("T1 whole tree, vllm preset without the graph rule, cold", t1, vllm, 0.3))
+    bench.rows.append(rows("T1 whole tree, vllm preset without the graph rule, cold", t1, vllm, 1.5))
     bench.rows.append(rows("T1b whole tree, vLLM's seven forbidden-import rules only, cold", t1b, vllm, None))
     bench.commands += [t1, t1b, vllm]
 
@@ -480,7 +480,7 @@ def case_t2(bench: Bench) -> None:
     ruff_cold = Command("ruff --no-cache", [*ruff, "--no-cache"])
     ruff_warm = Command("ruff cached", ruff)
     alternate([t2, ruff_cold, ruff_warm], bench.runs, bench.corpus)
-    bench.rows.append(rows("T2 whole tree, warm", t2, ruff_warm, 2))
+    bench.rows.append(rows("T2 whole tree, warm", t2, ruff_warm, 1))
     bench.rows.append(rows("T2 whole tree, warm", t2, ruff_cold, None))
     bench.commands += [t2, ruff_cold, ruff_warm]
 
@@ -750,7 +750,7 @@ def case_t7(bench: Bench) -> None:
                                               "--select", "TID251", "--no-cache", "--exit-zero", "--quiet", "big.py"],
                    cwd=folder)
     alternate([ours, ruff], bench.runs, folder)
-    bench.rows.append(rows("T7 one 1.4 MB file, a use rule, cold", ours, ruff, 3))
+    bench.rows.append(rows("T7 one 1.4 MB file, a use rule, cold", ours, ruff, 6))
     bench.commands += [ours, ruff]
 
 

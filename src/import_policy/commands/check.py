@@ -531,9 +531,9 @@ def run_or_reuse(
         # Stale `allow_in` entries are told from this run too: no second one.
         track_allow_in=tracker is not None, exempted=tracker.exempted if tracker else None,
     )
-    from import_policy.graph.through import take_unparsed
+    from import_policy.graph.through import take_warnings
 
-    take_unparsed()  # what an earlier run in this process told
+    take_warnings()  # what an earlier run in this process told
     result = run(plan, files, inputs.read, jobs=jobs, overlay=inputs.overlay)
     if unused:
         result.diagnostics[:] = sorted(
@@ -542,7 +542,7 @@ def run_or_reuse(
     from import_policy.rocm.advice import called_values, take_uses
 
     stale = [
-        *notes, *take_unparsed(), *stale_entries(policy, selection, inputs, caches, jobs),
+        *notes, *take_warnings(), *stale_entries(policy, selection, inputs, caches, jobs),
         *called_values(policy.rocm_safety, result.diagnostics, take_uses()),
     ]
     if runs is not None and run_key is not None and snapshot is not None and layout is not None:

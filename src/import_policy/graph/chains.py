@@ -20,6 +20,9 @@ class Link:
     line: int
     kind: str  # what made the step ("import", "package", "call", ...), as the edge predicate says
     detail: str
+    # Modules (or distributions) the environment read lacks that the step needs: a `try:` import
+    # of one, or an availability test of one that keeps the step off there (the default reading).
+    requires: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -30,6 +33,16 @@ class Chain:
     @property
     def modules(self) -> tuple[str, ...]:
         return (self.entry, *(link.target for link in self.links))
+
+    def if_installed(self) -> str:
+        """What a message adds where a step needs what the environment lacks ("if `x` is
+        installed"), empty where none does."""
+        names = list(dict.fromkeys(name for link in self.links for name in link.requires))
+        if not names:
+            return ""
+        quoted = [f"`{name}`" for name in names]
+        listed = quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+        return f" (if {listed} {'is' if len(quoted) == 1 else 'are'} installed)"
 
 
 class ImportGraph:
@@ -53,10 +66,22 @@ class ImportGraph:
             if ancestor in self.modules and ancestor not in parents:
                 parents[ancestor] = Link(entry, ancestor, self.modules[ancestor], 1, "package", f"parent package of {entry}")
                 queue.append(ancestor)
-        while queue:
+        # A link that needs a module the environment lacks (`Link.requires`) is taken only once no
+        # other reaches its target: a module any other way loads is never said to need it.
+        needing: list[Link] = []
+        while queue or needing:
+            if not queue:
+                for link in needing:
+                    if link.target not in parents:
+                        parents[link.target] = link
+                        queue.append(link.target)
+                needing = []
+                continue
             module = queue.popleft()
             for link in self.edges(module):
-                if link.target not in parents:
+                if link.requires:
+                    needing.append(link)
+                elif link.target not in parents:
                     parents[link.target] = link
                     queue.append(link.target)
         self._reach[entry] = parents

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 
 from import_policy.cache.stat import Stat
 from import_policy.facts.records.model import Span
@@ -173,7 +173,7 @@ class GraphCodec:
     """The index: the inputs log, sites and reach."""
 
     name = "module-graph"
-    version = 10  # the sites of every question that shares the graph, each under its own key; each file's uses of the values keys; a call site names every heavy module it loads; stat data in cache.stat's order (mtime, ctime, size, inode); a folder is watched by its listing; lookups that asked git's index; a site carries the tests it runs under that the pass could not judge
+    version = 11  # a file's sites are followed by where its imports' lazy loaders cut a chain; the sites of every question that shares the graph, each under its own key; each file's uses of the values keys; a call site names every heavy module it loads; stat data in cache.stat's order (mtime, ctime, size, inode); a folder is watched by its listing; lookups that asked git's index; a site carries the tests it runs under that the pass could not judge
 
     def encode(self, stored: Stored) -> Json:
         return {
@@ -208,23 +208,38 @@ class EdgesCodec:
 
 
 def encode_links(path: str, links: list[Link]) -> Json:
-    return [path, *([l.target, l.line, l.kind, l.detail] for l in links)]
+    return [path, *([l.target, l.line, l.kind, l.detail, *_requires(l.requires)] for l in links)]
+
+
+def _requires(requires: tuple[str, ...]) -> list[Json]:
+    """A link's (or site's) `requires`, written only where it has some."""
+    return [list(requires)] if requires else []
+
+
+def _names(raw: list[Json]) -> tuple[str, ...]:
+    """`requires` as `_requires` wrote it (none: an empty tuple)."""
+    return tuple(_str(name) for name in _list(raw[0])) if raw else ()
 
 
 def decode_links(source: str, raw: Json) -> list[Link]:
     path, *links = _list(raw)
     path = _str(path)
     return [
-        Link(source, _str(t), path, _int(line), _str(k), _str(d))
-        for t, line, k, d in (_list(item) for item in links)
+        Link(source, _str(t), path, _int(line), _str(k), _str(d), _names(rest))
+        for t, line, k, d, *rest in (_list(item) for item in links)
     ]
 
 
-def encode_sites(sites: list[HeavySite]) -> Json:
+def encode_sites(sites: list[HeavySite], cuts: Sequence[str] = ()) -> Json:
+    """The file's sites, then where its imports' lazy loaders cut a chain (`["cut", text]`)."""
+    return [*_site_rows(sites), *(["cut", text] for text in cuts)]
+
+
+def _site_rows(sites: list[HeavySite]) -> Json:
     return [
         [
             s.module, s.heavy, *_span(s.span), s.statement_line, s.kind, s.detail, s.trial, s.eager_lazy, s.loaded_by,
-            list(s.unjudged), [[name, way] for name, way in s.also],
+            list(s.unjudged), [[name, way] for name, way in s.also], *_requires(s.requires),
         ]
         for s in sites
     ]
@@ -251,9 +266,11 @@ def _span(span: Span) -> list[int]:
 def decode_sites(path: str, raw: Json) -> list[HeavySite]:
     found: list[HeavySite] = []
     for item in _list(raw):
+        if len(_list(item)) == 2:
+            continue  # a cut (`decode_cuts`)
         (
             module, heavy, line, column, end_line, end_column, statement_line, kind, detail, trial, eager_lazy, loaded_by,
-            unjudged, also,
+            unjudged, also, *requires,
         ) = _list(item)
         if kind not in _SITE_KINDS:
             raise ValueError("unknown site kind")
@@ -263,9 +280,14 @@ def decode_sites(path: str, raw: Json) -> list[HeavySite]:
         found.append(HeavySite(
             path, _opt_str(module), _str(heavy), span, _int(statement_line), kind, _str(detail),
             trial, eager_lazy, _opt_str(loaded_by), tuple(_str(text) for text in _list(unjudged)),
-            tuple((_str(pair[0]), _str(pair[1])) for pair in map(_list, _list(also))),
+            tuple((_str(pair[0]), _str(pair[1])) for pair in map(_list, _list(also))), _names(requires),
         ))
     return found
+
+
+def decode_cuts(raw: Json) -> list[str]:
+    """The cuts `encode_sites` kept after a file's sites."""
+    return [_str(item[1]) for item in map(_list, _list(raw)) if len(item) == 2 and item[0] == "cut"]
 
 
 # An entry's reach: each module reached, in the order reached, with its file and the link
@@ -276,7 +298,9 @@ def encode_reach(parents: Mapping[str, Link | None], paths: Mapping[str, str]) -
     if isinstance(parents, Parents):
         return parents.raw  # never decoded: written back as read
     return [
-        [module, paths[module], *([] if link is None else [link.source, link.path, link.line, link.kind, link.detail])]
+        [module, paths[module], *([] if link is None else [
+            link.source, link.path, link.line, link.kind, link.detail, *_requires(link.requires),
+        ])]
         for module, link in parents.items()
     ]
 
@@ -296,8 +320,10 @@ class Parents(Mapping[str, "Link | None"]):
             if not rest:
                 self._links[module] = None
             else:
-                source, where, line, kind, detail = rest
-                self._links[module] = Link(_str(source), module, _str(where), _int(line), _str(kind), _str(detail))
+                source, where, line, kind, detail, *requires = rest
+                self._links[module] = Link(
+                    _str(source), module, _str(where), _int(line), _str(kind), _str(detail), _names(requires),
+                )
         return self._links[module]
 
     def __iter__(self) -> Iterator[str]:

@@ -148,7 +148,7 @@ def graph_settings(plan: GraphPlan) -> str | None:
         plan.question, sorted(plan.exports.items()), sorted(plan.project_names), layout.roots, layout.exclude,
         plan.tokens, sorted(plan.import_heads) if plan.import_heads is not None else None, plan.cache_mode,
         plan.followed.identity if plan.followed is not None else None,
-        plan.installed.identity if plan.installed is not None and plan.question.installed else None,
+        plan.installed.identity if plan.installed is not None else None,
     ))
     if " at 0x" in described:
         return None

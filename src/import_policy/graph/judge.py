@@ -22,18 +22,27 @@ function a callee names, and never reads a file itself.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional, Protocol
 
 from import_policy.facts.records.model import (
-    BoolOp, Branch, Compare, Context, FileFacts, IsMain, Leaf, Not, Opaque, ReturnFact, Test, Value,
+    BoolOp, Branch, Compare, Context, FileFacts, Installed, IsMain, Leaf, Not, Opaque, ReturnFact, Test, Value,
 )
+from import_policy.facts.shared.availability import availability
 from import_policy.facts.shared.typecheck import TYPE_CHECKING_NAMES
 from import_policy.graph.platform import Platform
 
 Tri = Optional[bool]
 # Flags naming flags naming functions...: real code is two or three deep.
 MAX_DEPTH = 24
+
+
+class Environment(Protocol):
+    """What is installed, where `installed: environment` lets the environment decide."""
+
+    def __call__(self, module: str) -> bool: ...
+
+    def distribution(self, name: str) -> bool: ...
 
 
 class View(Protocol):
@@ -72,7 +81,9 @@ _Candidate = tuple[Test, str, int]  # what a binding bound, the file to read it 
 
 
 class Judge:
-    def __init__(self, platform: Platform, view: View) -> None:
+    def __init__(self, platform: Platform, view: View, installed: Environment | None = None) -> None:
+        # With `installed: environment`: availability tests are judged from what is installed.
+        self.installed = installed
         # A plain name matches the last name of a test; a dotted one its qualified name, however imported.
         self.guards = frozenset(bare(name) for name in platform.guards if "." not in name)
         self.true = frozenset(bare(name) for name in platform.true if "." not in name)
@@ -83,7 +94,7 @@ class Judge:
         self._values: dict[tuple[Test, str, int | None], Tri] = {}
         self._events: dict[str, dict[str, list[_Event]]] = {}
         self._globals: dict[str, frozenset[str]] = {}
-        self._functions: dict[tuple[str, str], Tri] = {}
+        self._functions: dict[tuple[tuple[str, str], str | None, bool, bool], Tri] = {}
         self._busy: set[object] = set()
 
     # --- conditions ---------------------------------------------------------------
@@ -114,7 +125,15 @@ class Judge:
             return self._leaf(test, path, depth, at)
         if isinstance(test, Compare):
             return self._compare(test, path, depth, at)
+        if isinstance(test, Installed):
+            return self._installed(test)
         return None
+
+    def _installed(self, test: Installed) -> Tri:
+        """An availability test, judged only where the environment decides."""
+        if self.installed is None or test.parameter or not test.name:
+            return None
+        return self.installed.distribution(test.name) if test.distribution else self.installed(test.name)
 
     def _named(self, leaf: Leaf) -> bool:
         """A name, a call, or an attribute of a module (a module-level flag); not an object's property."""
@@ -170,7 +189,7 @@ class Judge:
             return True
         if leaf.call:
             key = self.view.resolve(leaf.qualified, path)
-            return self.function(key, depth + 1) if key is not None else None
+            return self.function(key, depth + 1, leaf.argument, leaf.first, leaf.alone) if key is not None else None
         found = self.bound(leaf.qualified, path, at, depth + 1)
         if not found or any(_literal(test) for test, _, _ in found):
             # `_ready = False` is state a function may set later (`global _ready`), not a platform flag
@@ -259,25 +278,71 @@ class Judge:
 
     # --- project functions --------------------------------------------------------
 
-    def function(self, key: tuple[str, str], depth: int = 0) -> Tri:
-        """False when every `return` of the function that can run gives False; else unknown."""
-        if key in self._functions:
-            return self._functions[key]
-        if key in self._busy or depth > MAX_DEPTH:
+    def function(
+        self, key: tuple[str, str], depth: int = 0, argument: str | None = None, first: bool = False, alone: bool = False,
+    ) -> Tri:
+        """False when every `return` of the function that can run gives False; else unknown.
+        `argument`: the literal its first parameter holds; `first`: the first item of the tuple
+        it returns is read; `alone`: the call gives that argument only (a later parameter whose
+        default is False or None holds it). Where the environment decides, True when every
+        return gives True, one of them an availability test, and one stands straight in the body."""
+        memo = (key, argument, first, alone)
+        if memo in self._functions:
+            return self._functions[memo]
+        if memo in self._busy or depth > MAX_DEPTH:
             return None
-        self._busy.add(key)
+        self._busy.add(memo)
         found: Tri = None
         facts = self.view.facts(key[0])
         if facts is not None:
-            returns = [r for r in facts.returns if r.function == key[1] and self.runs(r.context, key[0], depth + 1)]
-            if returns and all(self._returns_false(r, key[0], depth) for r in returns):
+            unset = _unset(facts, key[1]) if alone else ()
+            returns = [
+                r for r in facts.returns
+                if r.function == key[1] and self.runs(_defaults(r.context, unset), key[0], depth + 1)
+            ]
+            values = [self._returned(r, key[0], depth, argument, first) for r in returns]
+            if returns and all(value is False for value in values):
                 found = False
-        self._busy.discard(key)
-        self._functions[key] = found
+            elif returns and self.installed is not None and all(value is True for value in values) and any(
+                availability(r.value) for r in returns
+            ) and any(not r.context.branches and not r.context.tried for r in returns):
+                found = True
+        self._busy.discard(memo)
+        self._functions[memo] = found
         return found
 
-    def _returns_false(self, returned: ReturnFact, path: str, depth: int) -> bool:
-        return self.value(returned.value, path, depth + 1) is False
+    def _returned(self, returned: ReturnFact, path: str, depth: int, argument: str | None, first: bool) -> Tri:
+        """What one `return` gives: its value (the tuple's first item where that is read; a whole
+        tuple is true), with the literal passed in place of the first parameter."""
+        if returned.first != first:
+            return True if returned.first else None
+        return self.value(with_argument(returned.value, argument), path, depth + 1)
+
+    def tested(self, test: Test, path: str, depth: int = 0) -> list[str]:
+        """The modules (or distributions) not installed whose availability tests the test reads,
+        directly, through the flags it reads and the functions it calls (what a branch that
+        the environment keeps off needs: "if `x` is installed")."""
+        if depth > MAX_DEPTH:
+            return []
+        if isinstance(test, Installed):
+            return [test.name] if self._installed(test) is False else []
+        if isinstance(test, Not):
+            return self.tested(test.operand, path, depth + 1)
+        if isinstance(test, BoolOp):
+            return [name for operand in test.operands for name in self.tested(operand, path, depth + 1)]
+        if not isinstance(test, Leaf):
+            return []
+        if not test.call:
+            found = self.bound(test.qualified, path, ANY, depth + 1) or []
+            return [name for value, where, _ in found for name in self.tested(value, where, depth + 1)]
+        key = self.view.resolve(test.qualified, path)
+        facts = self.view.facts(key[0]) if key is not None else None
+        if key is None or facts is None:
+            return []
+        return [
+            name for returned in facts.returns if returned.function == key[1]
+            for name in self.tested(with_argument(returned.value, test.argument), key[0], depth + 1)
+        ]
 
     # --- where code runs ----------------------------------------------------------
 
@@ -327,6 +392,45 @@ class _Event:
     value: Test
     context: Context
     removed: bool = False
+
+
+def _unset(facts: FileFacts, function: str) -> tuple[str, ...]:
+    return next((f.unset for f in facts.functions if f.name == function), ())
+
+
+def _defaults(context: Context, unset: tuple[str, ...]) -> Context:
+    """The context with each parameter in `unset`, read as a test, False (its default)."""
+    if not unset:
+        return context
+    false = Leaf("False", "False")
+    return replace(context, branches=tuple(
+        replace(b, test=_substituted(b.test, unset, false)) for b in context.branches
+    ))
+
+
+def _substituted(test: Test, names: tuple[str, ...], by: Test) -> Test:
+    if isinstance(test, Leaf) and not test.call and not test.attribute and test.qualified in names:
+        return by
+    if isinstance(test, Not):
+        return Not(_substituted(test.operand, names, by))
+    if isinstance(test, BoolOp):
+        return BoolOp(test.op, tuple(_substituted(operand, names, by) for operand in test.operands))
+    return test
+
+
+def with_argument(test: Test, argument: str | None) -> Test:
+    """The test with `argument` in place of its function's first parameter."""
+    if argument is None:
+        return test
+    if isinstance(test, Installed) and test.parameter:
+        return Installed(argument, test.distribution)
+    if isinstance(test, Leaf) and test.passes:
+        return replace(test, argument=argument, passes=False)
+    if isinstance(test, Not):
+        return Not(with_argument(test.operand, argument))
+    if isinstance(test, BoolOp):
+        return BoolOp(test.op, tuple(with_argument(operand, argument) for operand in test.operands))
+    return test
 
 
 def _split(qualified: str) -> tuple[str, str]:

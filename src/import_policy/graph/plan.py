@@ -156,6 +156,8 @@ def make_plan(
     # `DEVICE_TYPE == "npu"` in a platform test; `env["has_te"]` spells `env`
     heads.update(name.partition("[")[0].rpartition(".")[2] for name in valued)
     heads.update(("find_spec", "iter_modules", "walk_packages"))
+    if any(question.installed for question in questions):
+        heads.add("metadata")  # `importlib.metadata.version("x")` in a `try:`: judged from the environment
     # A lazy loader: `from module import name` may import what its table names.
     heads.update(("__getattr__", "_LazyModule"))
     # A class's method may run a subclass's override through `self` (a base in a file that

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal, Optional, TypeVar, Union
 
 from import_policy.facts.records.model import (
@@ -24,7 +24,7 @@ from import_policy.graph.value_uses import ValueUse, value_uses
 from import_policy.patterns import module_heads
 from import_policy.graph.chains import Chain, ImportGraph, Link
 from import_policy.project.modules import modules_of
-from import_policy.graph.judge import AFTER, Judge
+from import_policy.graph.judge import AFTER, Environment, Judge
 from import_policy.facts.source.exports import exports_of, wants_exports
 from import_policy.graph.lazy_loaders import Loaders
 from import_policy.graph.question import Question
@@ -63,6 +63,8 @@ class HeavySite:
     # The other heavy modules a call site loads, each with the calls that load it (`heavy` is the
     # first one the call's body loads): a call that loads several is one site naming each.
     also: tuple[tuple[str, str], ...] = ()
+    # What the environment read lacks that the site needs (`Link.requires`).
+    requires: tuple[str, ...] = ()
 
     @property
     def key(self) -> tuple[str, int, int]:
@@ -105,15 +107,20 @@ class Project:
 
     def __init__(
         self, question: Question, modules: Mapping[str, str], load: Callable[[str], FileFacts | None],
-        exports: Mapping[str, str] | None = None, installed: Callable[[str], bool] | None = None,
+        exports: Mapping[str, str] | None = None, installed: Environment | None = None,
     ) -> None:
         self.question = question
         # With `installed: environment`: whether a module is installed (a `try:` import of one
         # that is not raises, and its handler runs).
         self.installed = installed if question.installed else None
+        # The environment read, whichever way answers hold (None where no environment is read).
+        self.environment = installed
         self.module_path = modules  # looked up, never walked unless a package walk asks
         self.exports = dict(exports or {})
-        self.judge = Judge(question.judged_on, self)
+        self.judge = Judge(question.judged_on, self, self.installed)
+        # By default, with an environment read: the same platform judged with that environment
+        # deciding, to say which findings hold only if a module it lacks is installed.
+        self.deployed = Judge(question.judged_on, self, installed) if installed is not None and self.installed is None else None
         self._load = load
         self._files: dict[str, _File | None] = {}
         # Files loaded that do not parse: what the graph could not see.
@@ -490,6 +497,16 @@ class Project:
             self._sites[path] = sorted(found, key=lambda s: (s.span.line, s.span.column)) if found else _NO_SITES
         return self._sites[path]
 
+    def cuts_at(self, path: str) -> list[str]:
+        """Where the lazy loaders the file's imports ask could not be told what they import (the
+        chains cut there), as `why` names them; its links are derived for it."""
+        file = self._file(path)
+        module = file.facts.module if file is not None else None
+        if module is None or self.module_path.get(module) != path:
+            return []
+        self.edges(module)
+        return list(self.cuts.get(module, ()))
+
     def value_uses(self, path: str) -> list[ValueUse]:
         """The file's uses of the `values` keys (graph.value_uses)."""
         file = self._file(path)
@@ -523,6 +540,24 @@ class Project:
             if read.name == fact.bound and (read.span.line, read.span.column) > at and self.judge.eager(read.context, facts.path):
                 return read
         return None
+
+    def requires(self, context: Context, path: str, tried: str | None = None) -> tuple[str, ...]:
+        """By default, with an environment read: what it lacks that code here needs to run, the
+        module a `try:` import here tries (`tried`) or one an availability test that keeps this
+        code off there tests (what a finding says: "if `x` is installed")."""
+        if self.deployed is None or self.environment is None:
+            return ()
+        names = [tried] if tried is not None and not self.environment(tried) else []
+        for branch in context.branches:
+            if self.deployed.branch_value(branch, context, path) is (True if branch.orelse else False):
+                names.extend(self.deployed.tested(branch.test, path))
+        return tuple(dict.fromkeys(names))
+
+    def _import_requires(self, facts: FileFacts, fact: ImportFact) -> tuple[str, ...]:
+        if self.deployed is None:
+            return ()
+        tried = (fact.module if fact.kind == "from" else fact.name) if fact.caught else None
+        return self.requires(fact.context, facts.path, tried)
 
     def _can_run(self, fact: ImportFact) -> bool:
         """With the environment deciding: a `try:` import of a module not installed raises (its
@@ -562,7 +597,7 @@ class Project:
             yield HeavySite(
                 facts.path, facts.module, heavy, span, fact.statement_line, "import",
                 f"lazy {detail}" if fact.lazy else detail, trial=fact.probe, eager_lazy=bool(fact.lazy),
-                unjudged=self.judge.unjudged(fact.context, facts.path),
+                unjudged=self.judge.unjudged(fact.context, facts.path), requires=self._import_requires(facts, fact),
             )
         for fact in facts.imports:
             read = loads.pop(fact.statement, None)
@@ -573,7 +608,7 @@ class Project:
                 continue
             site = self._call_site(facts, call)
             if site is not None:
-                yield site
+                yield replace(site, requires=self.requires(call.context, facts.path)) if self.deployed is not None else site
         file = self._file(facts.path)
         for decorator in facts.decorators:
             if not self.judge.eager(decorator.context, facts.path):
@@ -612,18 +647,13 @@ class Project:
 
     def _find_edges(self, facts: FileFacts) -> list[Link]:
         assert facts.module is not None
-        seen: set[str] = set()
-        links: list[Link] = []
-
-        def add(target: str, line: int, kind: str, detail: str) -> None:
-            if target != facts.module and target not in seen and target in self.module_path:
-                seen.add(target)
-                links.append(Link(facts.module or "", target, facts.path, line, kind, detail))
-
+        found = _Links(facts.module, facts.path, self.module_path)
+        add = found.add
         for fact in facts.imports:
             where = self.loaded(facts, fact)
             if where is None:
                 continue
+            found.requires = self._import_requires(facts, fact)
             # A lazy import runs where its name is first read at import time.
             line, detail = (where.span.line, f"{_spelled(fact)}, loaded by reading `{where.name}`") \
                 if isinstance(where, ReadFact) else (fact.span.line, _spelled(fact))
@@ -639,6 +669,7 @@ class Project:
                     add(fact.name, line, "import", detail)
             if fact.kind == "from" and fact.member not in (None, "*"):
                 self._lazy_edges(facts, fact.module, fact.member or "", fact.span.line, line, detail, add)
+        found.requires = ()
         for qualified, read_line in self._attribute_reads(facts):
             owner, _, member = qualified.rpartition(".")
             self._lazy_edges(facts, owner, member, read_line, read_line, f"reads `{qualified}`", add)
@@ -650,6 +681,7 @@ class Project:
         for call in facts.calls:
             if not self.judge.eager(call.context, facts.path):
                 continue
+            found.requires = self.requires(call.context, facts.path)
             for package in self._call_scans(call, facts.path, 0):
                 for child in self.children(package):
                     add(child, call.span.line, "scan", f"{call.tail}() imports every module of {package}")
@@ -662,7 +694,7 @@ class Project:
                         self._lazy_edges(
                             facts, owner, member, call.span.line, call.span.line, f"{call.tail}() imports {name}", add,
                         )
-        return links
+        return found.links
 
     def _exports(self, path: str) -> tuple[str, ...]:
         """What a file exports as transformers' `define_import_structure` reads it."""
@@ -860,6 +892,29 @@ class _File:
         return False
 
 
+class _Links:
+    """A module's links as `Project._find_edges` collects them: one per target, in source order;
+    where an import that needs nothing missing (`Link.requires`) reaches a target again, its link
+    replaces the one that needs something."""
+
+    def __init__(self, source: str, path: str, known: Mapping[str, str]) -> None:
+        self.source = source
+        self.path = path
+        self.known = known
+        self.links: list[Link] = []
+        self.placed: dict[str, int] = {}
+        self.requires: tuple[str, ...] = ()  # what the import being read needs
+
+    def add(self, target: str, line: int, kind: str, detail: str) -> None:
+        at = self.placed.get(target)
+        if at is not None:
+            if not self.requires and self.links[at].requires:
+                self.links[at] = Link(self.source, target, self.path, line, kind, detail)
+        elif target != self.source and target in self.known:
+            self.placed[target] = len(self.links)
+            self.links.append(Link(self.source, target, self.path, line, kind, detail, self.requires))
+
+
 def first_reached(
     entries: Iterable[str], reachable_sites: Callable[[str], Iterable[tuple[Chain, HeavySite]]]
 ) -> Iterator[tuple[Chain, HeavySite]]:
@@ -879,7 +934,8 @@ def with_site(chain: Chain, site: HeavySite, name: str | None = None) -> Chain:
     source = chain.modules[-1]
     kind: str = "import" if site.kind == "import" else site.kind
     detail = site.detail if name in (None, site.heavy) else dict(site.also).get(name or "", site.detail)
-    return Chain(chain.entry, (*chain.links, Link(source, name or site.heavy, site.path, site.span.line, kind, detail)))
+    last = Link(source, name or site.heavy, site.path, site.span.line, kind, detail, site.requires)
+    return Chain(chain.entry, (*chain.links, last))
 
 
 def _each_once(found: list[_Witness]) -> tuple[_Witness, ...] | None:

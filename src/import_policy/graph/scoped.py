@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 
 from import_policy.facts.records.model import FileFacts, ImportFact
 from import_policy.graph.chains import Link
+from import_policy.graph.judge import Environment
 from import_policy.graph.question import Question, Scope
 from import_policy.graph.reach import Project
 from import_policy.patterns import module_heads
@@ -24,7 +25,7 @@ class ScopedProject(Project):
 
     def __init__(
         self, question: Question, modules: Mapping[str, str], load: Callable[[str], FileFacts | None],
-        exports: Mapping[str, str] | None = None, installed: Callable[[str], bool] | None = None,
+        exports: Mapping[str, str] | None = None, installed: Environment | None = None,
         scope: Scope = "module", type_checking: bool = False,
     ) -> None:
         super().__init__(question, modules, load, exports, installed)

@@ -44,6 +44,7 @@ from import_policy.graph.codec import (
     Log,
     Stored,
     StoredEdges,
+    decode_cuts,
     decode_links,
     Parents,
     lookup_path,
@@ -458,6 +459,8 @@ class _Shared:
         self.sites: dict[str, dict[str, tuple[int, list[HeavySite]]]] = {}
         self.reach: dict[str, tuple[int, Mapping[str, Link | None], Mapping[str, str]]] = {}
         self.uses: dict[str, tuple[int, list[ValueUse]]] = {}
+        # Per file: where its imports' lazy loaders cut a chain (kept with its sites; no question's own).
+        self.cuts: dict[str, list[str]] = {}
         self.graph: ImportGraph | None = None
         self.edges_changed = False
         self.derived = 0
@@ -644,15 +647,27 @@ class ModuleGraph:
         if raw is not None:
             try:
                 sites = decode_sites(path, raw[1])
+                shared.cuts[path] = decode_cuts(raw[1])
             except _DECODE_ERRORS:
                 pass
             else:
                 mine[path] = (raw[0], sites)
                 return sites
         sites = list(self.project.sites(path)) or _NO_SITES
+        shared.cuts[path] = self.project.cuts_at(path)
         mine[path] = (len(shared.inputs), sites)
         self._derived()
         return sites
+
+    def cuts(self, entry: str) -> list[str]:
+        """Where a lazy loader that importing `entry` asks could not be told what it imports:
+        each cut once, in the order reached."""
+        parents, paths = self._reached(entry)
+        found: list[str] = []
+        for module in parents:
+            self.sites(paths[module])
+            found.extend(cut for cut in self._s.cuts.get(paths[module], ()) if cut not in found)
+        return found
 
     def value_uses(self, path: str) -> list[ValueUse]:
         """The file's uses of the `values` keys (graph.value_uses), kept as its sites are (the
@@ -738,7 +753,7 @@ class ModuleGraph:
             derived = shared.sites.get(asked, {})
             out.sites[asked] = {
                 **shared.raw_sites.get(asked, {}),
-                **{p: (mark, encode_sites(sites)) for p, (mark, sites) in derived.items()},
+                **{p: (mark, encode_sites(sites, shared.cuts.get(p, ()))) for p, (mark, sites) in derived.items()},
             }
         out.uses = {**shared.raw_uses, **{p: (mark, encode_uses(uses)) for p, (mark, uses) in shared.uses.items()}}
         out.reach = {**shared.raw_reach, **{

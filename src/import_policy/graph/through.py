@@ -19,7 +19,7 @@ from typing import TextIO
 
 from import_policy.cache.racy import racy
 from import_policy.cache.stat import stat_of
-from import_policy.graph.distributions import Followed, follow
+from import_policy.graph.distributions import Followed, follow, installed, normalize
 from import_policy.graph.environment import Environment, project_environment
 from import_policy.graph.hook import Finding
 from import_policy.graph.search_path import SearchPath
@@ -73,6 +73,18 @@ class Availability:
         return found
 
 
+    def distribution(self, name: str) -> bool:
+        """Whether `importlib.metadata.version(name)` finds the distribution: a `.dist-info` of
+        that (normalized) name in one of the path's folders."""
+        key = "dist:" + normalize(name)
+        found = self._memo.get(key)
+        if found is None:
+            folders = self.search.folders if self.search is not None else ()
+            found = any(normalize(name) in installed(folder) for folder in folders)
+            self._memo[key] = found
+        return found
+
+
 _STDLIB: frozenset[str] = frozenset(getattr(sys, "stdlib_module_names", ()))
 
 
@@ -119,6 +131,7 @@ PROGRESS = Progress()
 
 # Followed dependency files that do not parse, told by the pass as it reads them: path -> warning.
 _UNPARSED: dict[str, str] = {}
+_CUTS: dict[str, str] = {}
 
 
 def unparsed_dependency(path: str, line: int, message: str) -> None:
@@ -129,10 +142,17 @@ def unparsed_dependency(path: str, line: int, message: str) -> None:
     ))
 
 
-def take_unparsed() -> list[str]:
-    """The warnings told since the last call, once each."""
-    out = [_UNPARSED[path] for path in sorted(_UNPARSED)]
+def cut_chain(text: str) -> None:
+    """A lazy loader a rule's entry reaches imports what the pass cannot tell: a chain (to a
+    forbidden name or not) may be cut there, and `check` says where, once."""
+    _CUTS.setdefault(text, f"warning: {text}; a name it loads is not checked (`import-policy why` shows the chains)")
+
+
+def take_warnings() -> list[str]:
+    """The warnings told since the last call, once each: unparsed dependency files, then cut chains."""
+    out = [_UNPARSED[path] for path in sorted(_UNPARSED)] + list(_CUTS.values())
     _UNPARSED.clear()
+    _CUTS.clear()
     return out
 
 
@@ -198,4 +218,4 @@ def at_links(
     return out
 
 
-__all__ = ["Availability", "Modules", "at_links", "dependencies_of", "take_unparsed", "unparsed_dependency"]
+__all__ = ["Availability", "Modules", "at_links", "dependencies_of", "cut_chain", "take_warnings", "unparsed_dependency"]

@@ -146,7 +146,7 @@ def message(rule: ImportTimeRule, chain: Chain, site: HeavySite) -> str:
     else:
         text = f"importing `{chain.entry}` loads `{site.heavy}` at import time"
     how = "" if site.kind == "import" else f" ({site.detail}{site.also_text()})"
-    return f"{text}: {' -> '.join(chain.modules)}{how}"
+    return f"{text}: {' -> '.join(chain.modules)}{how}{chain.if_installed()}"
 
 
 def _diagnostic(rule: ImportTimeRule, chain: Chain, site: HeavySite) -> Diagnostic:

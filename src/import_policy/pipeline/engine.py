@@ -162,6 +162,7 @@ def project_phase(
         plan.policy, python, read, graphs, named, plan.exempted if plan.track_allow_in else None,
     )
     found = [d for project_pass in plan.passes for d in project_pass.check(context)]
+    gaps.tell_cuts(graphs.asked)  # before saving: the cuts are kept with the sites they derive
     graphs.save()
     through.PROGRESS.done()
     return found + gaps.reports(graphs.asked, python, plan.policy.roots)

@@ -110,7 +110,9 @@ def availability(policy: Policy, followed: Followed | None, project: frozenset[s
     """What is installed, where the policy asks: the followed environment's path, else the
     project's environment's (None: nothing asks)."""
     if not asks_installed(policy):
-        return None
+        # Answers hold whatever is installed; the followed environment only says which hold
+        # only if a module it lacks is installed.
+        return Availability(followed.search, project) if followed is not None and followed.search is not None else None
     if followed is not None and followed.search is not None:
         return Availability(followed.search, project)
     environment = project_environment(policy.root, policy.follow.python if policy.follow is not None else None)

@@ -47,6 +47,16 @@ def reports(asked: Iterable[Asked], passed: Mapping[str, FileFacts], roots: tupl
     return list(out.values())
 
 
+def tell_cuts(asked: Iterable[Asked]) -> None:
+    """Where a lazy loader an entry reaches could not be told what it imports: the chains
+    through it are cut there, so a forbidden (or heavy) name may be loaded unseen; `check`
+    names each cut once on stderr (`why` names them too)."""
+    for graph, entries in asked:
+        for entry in entries:
+            for cut in graph.cuts(entry):
+                through.cut_chain(cut)
+
+
 def _unchecked(path: str, error: SyntaxErrorFact, graphs: list[Asked], roots: tuple[str, ...]) -> Diagnostic:
     plain = syntax_error(path, error)
     module = module_name(path, roots)[0]

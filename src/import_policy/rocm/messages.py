@@ -57,7 +57,7 @@ def eager(rocm: RocmSafety, site: HeavySite) -> Diagnostic:
 
 def reached(rule: str, rocm: RocmSafety, chain: Chain, site: HeavySite) -> Diagnostic:
     because = _because(rocm, site.heavy) + unjudged(site.unjudged, rocm)
-    path = " -> ".join(chain.modules)
+    path = " -> ".join(chain.modules) + chain.if_installed()
     if site.kind == "jit":
         message = (
             f"`{site.detail}` from heavy module `{site.heavy}` runs when this module is imported, and importing "

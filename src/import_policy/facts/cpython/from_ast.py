@@ -36,6 +36,7 @@ from import_policy.facts.records.model import (
     FileFacts,
     FunctionFact,
     ImportFact,
+    Installed,
     IsMain,
     Leaf,
     Not,
@@ -48,6 +49,7 @@ from import_policy.facts.records.model import (
     Value,
 )
 from import_policy.facts.cpython import uses_ast
+from import_policy.facts.shared.availability import VERSION_CATCHERS, none_test, spec_test, version_test
 from import_policy.facts.shared.identifiers import name_pattern, normal, spelled_at
 from import_policy.facts.cpython.loaders import loader_and_exports
 from import_policy.facts.records.kept import CallFilter, is_kept, kept_calls
@@ -404,6 +406,10 @@ class _Collector(WalkState):
                 self._statement_line = statement.lineno
             self.statement(statement)
             previous = None if compound else statement
+            version = self.version_calls.pop(id(statement), None)
+            if version is not None:
+                self.after_version(version, statement.lineno)
+                exits += 1
             if _exits_early(statement):
                 test = statement.test  # type: ignore[attr-defined]
                 self.early_exit(self.test_of(test), statement.lineno, self.text_of(test))
@@ -451,6 +457,8 @@ class _Collector(WalkState):
                     if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
                         self._probe_calls[id(statement.value)] = len(self._tries)  # `import_module("x")`
                 self._tries.append((probing, [], _handler_definitions(node)))
+            if _catches_version(node):
+                self.version_calls.update(self.versions_in(body))
             self.try_depth += 1
             self.enter_skippable()
             start = len(self.imports)
@@ -497,10 +505,14 @@ class _Collector(WalkState):
     def assignment(self, node: ast.stmt) -> None:
         """Module-level bindings (facts.model.AssignFact) and returns (ReturnFact)."""
         if isinstance(node, ast.Return):
+            if isinstance(node.value, ast.Tuple) and node.value.elts and not isinstance(node.value.elts[0], ast.Starred):
+                self.returned(self.condition(node.value.elts[0]), node.lineno, first=True)
+                return
             value = Leaf("None", "None") if node.value is None else self.condition(node.value)
             self.returned(value, node.lineno)
             return
         if not self.module_level():
+            self.local_assignment(node)
             return  # only a module-level binding is a fact (`bind`): its value is not read elsewhere
         if isinstance(node, ast.Assign):
             if any(isinstance(t, ast.Name) and t.id == "__lazy_modules__" for t in node.targets):
@@ -526,6 +538,43 @@ class _Collector(WalkState):
                 entry = self.entry_target(target)
                 if entry is not None:
                     self.bind(entry, Opaque(), target.lineno, removed=True)
+
+    def versions_in(self, body: list[ast.stmt]) -> dict[int, Installed]:
+        """The statements of a `try:` body that call `importlib.metadata.version("x")` (alone,
+        or bound to a name), each with the test it stands for."""
+        found: dict[int, Installed] = {}
+        for statement in body:
+            value = statement.value if isinstance(statement, (ast.Expr, ast.Assign, ast.AnnAssign)) else None
+            if isinstance(value, ast.Call) and _named(value.func):
+                dotted = full_name(value.func)
+                test = version_test(self.qualify(dotted), _first_string(value)) if dotted is not None else None
+                if test is not None:
+                    found[id(statement)] = test
+        return found
+
+    def local_assignment(self, node: ast.stmt) -> None:
+        """A function-local binding of an availability test (`facts.shared.availability.Locals`)."""
+        function = self.context().function
+        if function is None:
+            return
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            target, value = node.target, node.value
+        else:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AugAssign) else []
+            for name in (name for target in targets for name in _target_names(target)):
+                self.locals.bind(function, name.id, Opaque(), False)
+            return
+        if isinstance(target, ast.Name):
+            spec = self.spec_value(value)
+            self.locals.bind(function, target.id, spec if spec is not None else self.condition(value), spec is not None)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            called = self.condition(value) if isinstance(value, ast.Call) else Opaque()
+            for index, item in enumerate(target.elts):
+                if isinstance(item, ast.Name):
+                    taken: Test = replace(called, first=True) if index == 0 and isinstance(called, Leaf) and called.call else Opaque()
+                    self.locals.bind(function, item.id, taken, False)
 
     def entries(self, value: ast.expr) -> list[tuple[object, Test]] | None:
         """A dict display's literal keys and their values read as conditions."""
@@ -600,7 +649,10 @@ class _Collector(WalkState):
         if line.find(node.name, line.find("def") + 3) < 0 or "def" not in line:
             raise Unsupported("`def` and its name on different lines")
         name = ".".join([*self.names, node.name])
-        self.define(FunctionFact(name, node.lineno, self.context(), _globals(node.body)), _signature(node, name))
+        self.define(
+            FunctionFact(name, node.lineno, self.context(), _globals(node.body), unset=_unset(node.args)),
+            _signature(node, name),
+        )
         self.type_params(node)
         self.decorators_of(node.decorator_list)
         self.arguments(node.args)
@@ -765,14 +817,54 @@ class _Collector(WalkState):
         read = self.getattr_of(expression) or self.entry_of(expression)
         if read is not None:
             return read
+        if isinstance(expression, ast.Name):
+            local = self.locals.read(self.context().function, expression.id)
+            if local is not None:
+                return local.test
+        if isinstance(expression, ast.Subscript) and isinstance(expression.value, ast.Call):
+            return self.first_of(expression)
         target = expression.func if isinstance(expression, ast.Call) else expression
         dotted = full_name(target) if _named(target) else None
         if dotted is None:
             return Opaque()
+        if isinstance(expression, ast.Call):
+            return self.call_test(expression, dotted)
+        return Leaf(dotted.rpartition(".")[2], self.qualify(dotted), False, isinstance(target, ast.Attribute))
+
+    def call_test(self, call: ast.Call, dotted: str) -> Test:
+        """A call read as a test: `find_spec("x")` is whether `x` is found; any other call keeps its
+        literal first argument, or that it passes on its function's first parameter."""
+        qualified = self.qualify(dotted)
+        argument = _first_string(call)
+        named = call.args[0].id if call.args and isinstance(call.args[0], ast.Name) else None
+        passes = argument is None and self.passes_first(named)
+        spec = spec_test(qualified, argument, passes)
+        if spec is not None:
+            return spec
+        alone = len(call.args) == 1 and not call.keywords and not isinstance(call.args[0], ast.Starred)
         return Leaf(
-            dotted.rpartition(".")[2], self.qualify(dotted), isinstance(expression, ast.Call),
-            isinstance(target, ast.Attribute),
+            dotted.rpartition(".")[2], qualified, True, isinstance(call.func, ast.Attribute), argument, passes, False,
+            alone,
         )
+
+    def first_of(self, node: ast.Subscript) -> Test:
+        """`f("x")[0]`: the first item of what the call returns."""
+        called = self.test_of(node.value)
+        if isinstance(node.slice, ast.Constant) and node.slice.value == 0 and type(node.slice.value) is int:
+            if isinstance(called, Leaf) and called.call:
+                return replace(called, first=True)
+        return Opaque()
+
+    def spec_value(self, node: ast.expr) -> Test | None:
+        """The test a find_spec value stands for: `find_spec("x")` itself, or a local `spec` bound to one."""
+        if isinstance(node, ast.Name):
+            local = self.locals.read(self.context().function, node.id)
+            return local.test if local is not None and local.spec else None
+        if isinstance(node, ast.Call) and _named(node.func):
+            dotted = full_name(node.func)
+            found = self.call_test(node, dotted) if dotted is not None else None
+            return found if isinstance(found, Installed) else None
+        return None
 
     def subject(self, node: ast.expr) -> Leaf | None:
         """A compared name: a name, an attribute, or `getattr(obj, "name", default)`."""
@@ -823,6 +915,11 @@ class _Collector(WalkState):
         left, right = compare.left, compare.comparators[0]
         if op is None:
             return Opaque()
+        if op in ("is", "is not", "==", "!=") and _is_none(right) != _is_none(left):
+            spec = self.spec_value(left if _is_none(right) else right)
+            tested = none_test(spec, op in ("is not", "!=")) if spec is not None else None
+            if tested is not None:
+                return tested
         if op in ("==", "!=", "is", "is not") and _literals(right) is None and _literals(left) is not None:
             left, right = right, left
         literals = _literals(right)
@@ -959,6 +1056,31 @@ _OPERATORS: dict[type[ast.cmpop], str] = {
 def _catches_import(node: ast.stmt) -> bool:
     """A `try:` with a handler that catches a failed import."""
     return any(_handler_catches(handler) for handler in getattr(node, "handlers", ()))
+
+
+def _catches_version(node: ast.stmt) -> bool:
+    """A `try:` with a handler that catches PackageNotFoundError (or a base of it, or bare)."""
+    for handler in getattr(node, "handlers", ()):
+        caught = handler.type
+        names = caught.elts if isinstance(caught, ast.Tuple) else [caught]
+        if caught is None or any((full_name(n) or "").rpartition(".")[2] in VERSION_CATCHERS for n in names):
+            return True
+    return False
+
+
+def _unset(arguments: ast.arguments) -> tuple[str, ...]:
+    """The parameters after the first whose default is `False` or `None` (FunctionFact.unset)."""
+    positional = [*arguments.posonlyargs, *arguments.args]
+    defaulted = list(zip(positional[len(positional) - len(arguments.defaults):], arguments.defaults))
+    defaulted += [(a, d) for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None]
+    return tuple(
+        a.arg for a, default in defaulted
+        if (not positional or a is not positional[0]) and isinstance(default, ast.Constant) and (default.value is False or default.value is None)
+    )
+
+
+def _is_none(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
 
 
 def _handler_catches(handler: ast.ExceptHandler) -> bool:

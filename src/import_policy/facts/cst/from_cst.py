@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, ClassVar, Literal
 
 import libcst as cst
@@ -40,6 +40,7 @@ from import_policy.facts.records.model import (
     FileFacts,
     FunctionFact,
     ImportFact,
+    Installed,
     IsMain,
     Leaf,
     Not,
@@ -53,6 +54,7 @@ from import_policy.facts.records.model import (
     Value,
 )
 from import_policy.facts.cpython.loaders import loader_and_exports
+from import_policy.facts.shared.availability import VERSION_CATCHERS, none_test, spec_test, version_test
 from import_policy.facts.cpython.reads import read_names
 from import_policy.facts.cst.reads import cst_read_names
 from import_policy.facts.cst.parse import parse_module
@@ -471,8 +473,26 @@ class _Collector(WalkState, cst.CSTVisitor):
             self._statement_index += 1
         return super().on_visit(node)
 
+    def versions_in(self, block: cst.BaseSuite) -> dict[int, Installed]:
+        """The statement lines of a `try:` body that call `importlib.metadata.version("x")` (alone,
+        or bound to a name), each with the test it stands for."""
+        found: dict[int, Installed] = {}
+        for line in block.body if isinstance(block, cst.IndentedBlock) else ():
+            small = line.body[0] if isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1 else None
+            value = small.value if isinstance(small, (cst.Expr, cst.Assign, cst.AnnAssign)) else None
+            if isinstance(value, cst.Call) and isinstance(value.func, (cst.Name, cst.Attribute)):
+                dotted = get_full_name_for_node(value.func)
+                test = version_test(self.qualify(dotted), _first_string(value.args)) if dotted is not None else None
+                if test is not None:
+                    found[id(line)] = test
+        return found
+
     def on_leave(self, original_node: cst.CSTNode) -> None:
         super().on_leave(original_node)
+        version = self.version_calls.pop(id(original_node), None) if self.version_calls else None
+        if version is not None:
+            self.after_version(version, self.span_of(original_node).line)
+            self._exits[-1] += 1
         if isinstance(original_node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
             self._statement_lines.pop()
 
@@ -481,7 +501,7 @@ class _Collector(WalkState, cst.CSTVisitor):
         signature = _signature(node, name)
         names = frozenset(p.name.value for p in (*node.params.posonly_params, *node.params.params, *node.params.kwonly_params))
         self.define(
-            FunctionFact(name, self.span_of(node.name).line, self.context(), _globals(node.body)),
+            FunctionFact(name, self.span_of(node.name).line, self.context(), _globals(node.body), unset=_unset(node.params)),
             LazySignature(names, lambda: signature),
         )
 
@@ -615,6 +635,8 @@ class _Collector(WalkState, cst.CSTVisitor):
         self.leave_skippable()
 
     def _try(self, node: cst.Try | cst.TryStar) -> None:
+        if any(_catches_version(handler.type) for handler in node.handlers):
+            self.version_calls.update(self.versions_in(node.body))
         self.try_depth += 1
         self.enter_skippable()
         self._try_imports.append(len(self.imports))
@@ -674,6 +696,8 @@ class _Collector(WalkState, cst.CSTVisitor):
     # --- bindings, returns, loops -------------------------------------------------
 
     def visit_Assign(self, node: cst.Assign) -> None:
+        if not self.module_level():
+            self.local_assignment([t.target for t in node.targets], node.value)
         if any(isinstance(t.target, cst.Name) and t.target.value == "__lazy_modules__" for t in node.targets):
             self.assigned_lazy_modules(_strings(node.value))
         for target in node.targets:
@@ -687,7 +711,29 @@ class _Collector(WalkState, cst.CSTVisitor):
             if entry is not None and self.module_level():
                 self.bind(entry, value, self.span_of(target.target).line)
 
+    def local_assignment(self, targets: Sequence[cst.BaseExpression], value: cst.BaseExpression | None) -> None:
+        """A function-local binding of an availability test (`facts.shared.availability.Locals`)."""
+        function = self.context().function
+        if function is None:
+            return
+        if len(targets) != 1 or value is None:
+            for name in (name for target in targets for name in _target_names(target)):
+                self.locals.bind(function, name.value, Opaque(), False)
+            return
+        target = targets[0]
+        if isinstance(target, cst.Name):
+            spec = self.spec_value(value)
+            self.locals.bind(function, target.value, spec if spec is not None else self.condition(value), spec is not None)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            called = self.condition(value) if isinstance(value, cst.Call) else Opaque()
+            for index, element in enumerate(target.elements):
+                if isinstance(element.value, cst.Name) and not isinstance(element, cst.StarredElement):
+                    taken: Test = replace(called, first=True) if index == 0 and isinstance(called, Leaf) and called.call else Opaque()
+                    self.locals.bind(function, element.value.value, taken, False)
+
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if not self.module_level() and node.value is not None:
+            self.local_assignment([node.target], node.value)
         if node.value is not None and isinstance(node.target, cst.Name):
             self.bind(node.target.value, self.condition(node.value), self.span_of(node.target).line)
             if self.module_level():
@@ -713,10 +759,16 @@ class _Collector(WalkState, cst.CSTVisitor):
         return found
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        if not self.module_level():
+            self.local_assignment([node.target], None)
         if isinstance(node.target, cst.Name):
             self.bind(node.target.value, Opaque(), self.span_of(node.target).line)
 
     def visit_Return(self, node: cst.Return) -> None:
+        returned = node.value
+        if isinstance(returned, cst.Tuple) and returned.elements and not isinstance(returned.elements[0], cst.StarredElement):
+            self.returned(self.condition(returned.elements[0].value), self.span_of(node).line, first=True)
+            return
         value = Leaf("None", "None") if node.value is None else self.condition(node.value)
         self.returned(value, self.span_of(node).line)
 
@@ -787,14 +839,55 @@ class _Collector(WalkState, cst.CSTVisitor):
         read = self.getattr_of(expression) or self.entry_of(expression)
         if read is not None:
             return read
+        if isinstance(expression, cst.Name):
+            local = self.locals.read(self.context().function, expression.value)
+            if local is not None:
+                return local.test
+        if isinstance(expression, cst.Subscript) and isinstance(expression.value, cst.Call):
+            return self.first_of(expression)
         target = expression.func if isinstance(expression, cst.Call) else expression
         dotted = get_full_name_for_node(target) if isinstance(target, (cst.Name, cst.Attribute)) else None
         if dotted is None:
             return Opaque()
+        if isinstance(expression, cst.Call):
+            return self.call_test(expression, dotted)
+        return Leaf(dotted.rpartition(".")[2], self.qualify(dotted), False, isinstance(target, cst.Attribute))
+
+    def call_test(self, call: cst.Call, dotted: str) -> Test:
+        """A call read as a test: `find_spec("x")` is whether `x` is found; any other call keeps its
+        literal first argument, or that it passes on its function's first parameter."""
+        qualified = self.qualify(dotted)
+        argument = _first_string(call.args)
+        passes = argument is None and self.passes_first(_first_name(call.args))
+        spec = spec_test(qualified, argument, passes)
+        if spec is not None:
+            return spec
+        alone = len(call.args) == 1 and call.args[0].keyword is None and not call.args[0].star
         return Leaf(
-            dotted.rpartition(".")[2], self.qualify(dotted), isinstance(expression, cst.Call),
-            isinstance(target, cst.Attribute),
+            dotted.rpartition(".")[2], qualified, True, isinstance(call.func, cst.Attribute), argument, passes, False,
+            alone,
         )
+
+    def first_of(self, node: cst.Subscript) -> Test:
+        """`f("x")[0]`: the first item of what the call returns."""
+        called = self.test_of(node.value)
+        index = node.slice[0].slice if len(node.slice) == 1 else None
+        zero = (
+            isinstance(index, cst.Index) and index.star is None and isinstance(index.value, cst.Integer)
+            and index.value.evaluated_value == 0 and node.slice[0].comma is cst.MaybeSentinel.DEFAULT
+        )
+        return replace(called, first=True) if zero and isinstance(called, Leaf) and called.call else Opaque()
+
+    def spec_value(self, node: cst.BaseExpression) -> Test | None:
+        """The test a find_spec value stands for: `find_spec("x")` itself, or a local `spec` bound to one."""
+        if isinstance(node, cst.Name):
+            local = self.locals.read(self.context().function, node.value)
+            return local.test if local is not None and local.spec else None
+        if isinstance(node, cst.Call) and isinstance(node.func, (cst.Name, cst.Attribute)):
+            dotted = get_full_name_for_node(node.func)
+            found = self.call_test(node, dotted) if dotted is not None else None
+            return found if isinstance(found, Installed) else None
+        return None
 
     def subject(self, node: cst.BaseExpression) -> Leaf | None:
         """A compared name: a name, an attribute, or `getattr(obj, "name", default)`."""
@@ -854,6 +947,11 @@ class _Collector(WalkState, cst.CSTVisitor):
         left, right = comparison.left, target.comparator
         if op is None:
             return Opaque()
+        if op in ("is", "is not", "==", "!=") and _is_none(right) != _is_none(left):
+            spec = self.spec_value(left if _is_none(right) else right)
+            tested = none_test(spec, op in ("is not", "!=")) if spec is not None else None
+            if tested is not None:
+                return tested
         if op in ("==", "!=", "is", "is not") and _literals(right) is None and _literals(left) is not None:
             left, right = right, left
         single = not isinstance(right, (cst.Tuple, cst.List))
@@ -1086,6 +1184,29 @@ def _entry_target(target: cst.BaseExpression) -> str | None:
     return None
 
 
+def _catches_version(caught: cst.BaseExpression | None) -> bool:
+    """A handler that catches PackageNotFoundError: bare, or naming it or a base of it."""
+    if caught is None:
+        return True
+    names = [element.value for element in caught.elements] if isinstance(caught, cst.Tuple) else [caught]
+    return any((get_full_name_for_node(name) or "").rpartition(".")[2] in VERSION_CATCHERS for name in names)
+
+
+def _unset(parameters: cst.Parameters) -> tuple[str, ...]:
+    """The parameters after the first whose default is `False` or `None` (FunctionFact.unset)."""
+    positional = [*parameters.posonly_params, *parameters.params]
+    every = [*positional, *parameters.kwonly_params]
+    return tuple(
+        p.name.value for p in every
+        if (not positional or p is not positional[0]) and isinstance(p.default, cst.Name)
+        and p.default.value in ("False", "None")
+    )
+
+
+def _is_none(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
+
+
 def _catches_import(caught: cst.BaseExpression | None) -> bool:
     """A handler that catches a failed import: bare, or naming ImportError or a base of it."""
     if caught is None:
@@ -1265,6 +1386,13 @@ def _target_binds(target: cst.BaseExpression) -> set[str]:
     if isinstance(target, (cst.Tuple, cst.List)):
         return {name for element in target.elements for name in _target_binds(element.value)}
     return set()
+
+
+def _first_name(args: Sequence[cst.Arg]) -> str | None:
+    """The first argument when it is a plain name given by position."""
+    if not args or args[0].keyword is not None or args[0].star or not isinstance(args[0].value, cst.Name):
+        return None
+    return args[0].value.value
 
 
 def _first_string(args: Sequence[cst.Arg]) -> str | None:

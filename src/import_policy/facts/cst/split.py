@@ -46,6 +46,22 @@ _LINES = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 # Lines that continue the statement before them, never start one.
 _CONTINUES = re.compile(r"(?:else|elif|except|finally)\b")
 _IDENTIFIER = re.compile(r"[^\W\d]\w*")
+# PEP 263's cookie, on one of the first two lines.
+_ASCII = bytes(range(128))
+_COOKIE = re.compile(r"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", re.MULTILINE)
+
+
+def _foreign_cookie(text: str) -> bool:
+    """Whether the file names an encoding in which ASCII bytes are not themselves (UTF-7,
+    UTF-16): its readings by the prefilter, by libcst whole and by the stretches' compile
+    need not agree there, so such a file is read whole as before."""
+    found = _COOKIE.search("".join(text.splitlines(keepends=True)[:2]))
+    if found is None:
+        return False
+    try:
+        return _ASCII.decode(found.group(1)) != _ASCII.decode("ascii")
+    except (LookupError, UnicodeError):
+        return True
 
 
 @dataclass(frozen=True)
@@ -89,6 +105,8 @@ def split(text: str, path: str, refused: SyntaxErrorFact) -> Split | None:
     """The file (its text as CPython decodes it, `lazy` keywords absent) read as CPython's
     statements and libcst's where CPython refuses newer syntax (`refused`: its first error);
     None where that cannot be done soundly."""
+    if _foreign_cookie(text):
+        return None  # libcst reads such a file whole otherwise: both readings must agree
     lines = _LINES.findall(text)
     chunks: list[Chunk] = []
     budget = [max(_BUDGET, len(lines) // 4)]

@@ -35,6 +35,16 @@ class Leaf:
     # Written as an attribute (`tensor.is_cuda`, `getattr(torch.version, "hip", None)`), not a
     # bare name: read without a call, it is an object's property unless its owner is a module.
     attribute: bool = False
+    # A call's first positional argument, a string literal (`_is_package_available("bnb")`):
+    # what the function's first parameter holds when the judge reads its returns.
+    argument: str | None = None
+    # A call whose first argument is the enclosing function's first positional parameter
+    # (never rebound): it passes on whatever literal that function was given.
+    passes: bool = False
+    # The first item of what the call returns (`f("x")[0]`, `ok, version = f("x")`).
+    first: bool = False
+    # The call gives one positional argument and nothing else.
+    alone: bool = False
 
 
 @dataclass(frozen=True)
@@ -67,11 +77,24 @@ class Compare:
 
 
 @dataclass(frozen=True)
+class Installed:
+    """Whether the environment has `name`: a module Python's path finder finds
+    (`importlib.util.find_spec("x") is not None`), or with `distribution` an installed
+    distribution (`importlib.metadata.version("x")` returns). `parameter`: the name is the
+    enclosing function's first positional parameter (`find_spec(pkg_name)`), told at a call
+    that passes a literal there. Judged only where `installed: environment` asks."""
+
+    name: str
+    distribution: bool = False
+    parameter: bool = False
+
+
+@dataclass(frozen=True)
 class Opaque:
     """A test the passes do not reason about (comparisons, literals, ...)."""
 
 
-Test = Union[Leaf, BoolOp, Not, Opaque, IsMain, Compare]
+Test = Union[Leaf, BoolOp, Not, Opaque, IsMain, Compare, Installed]
 
 
 @dataclass(frozen=True)
@@ -236,6 +259,9 @@ class FunctionFact:
     # Names the function declares `global`: a call of it may rebind them at module level.
     globals: tuple[str, ...] = ()
     signature: Signature | None = None
+    # Its parameters after the first whose default is `False` or `None`: what they hold in a call
+    # that gives one argument alone (`_is_package_available("x")` with `return_version=False`).
+    unset: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -278,6 +304,8 @@ class ReturnFact:
     value: Test
     line: int
     context: Context
+    # A tuple is returned (`return exists, version`): `value` is its first item.
+    first: bool = False
 
 
 @dataclass(frozen=True)

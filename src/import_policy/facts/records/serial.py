@@ -24,6 +24,7 @@ from import_policy.facts.records.model import (
     Argument,
     Signature,
     ImportFact,
+    Installed,
     IsMain,
     LoaderFact,
     Leaf,
@@ -49,7 +50,13 @@ def _span(span: Span) -> Json:
 
 def _test(test: Test) -> Json:
     if isinstance(test, Leaf):
-        return ["L", test.tail, test.qualified, test.call, test.attribute]
+        if test.argument is None and not test.passes and not test.first and not test.alone:
+            return ["L", test.tail, test.qualified, test.call, test.attribute]
+        return [
+            "L", test.tail, test.qualified, test.call, test.attribute, test.argument, test.passes, test.first, test.alone,
+        ]
+    if isinstance(test, Installed):
+        return ["I", test.name, test.distribution, test.parameter]
     if isinstance(test, Compare):
         return ["C", _test(test.subject), list(test.values)]
     if isinstance(test, BoolOp):
@@ -97,12 +104,14 @@ def to_json(facts: FileFacts) -> Json:
             [list(d.qualified_names), _span(d.span), d.statement_line, ctx(d.context)] for d in facts.decorators
         ],
         "functions": [
-            [f.name, f.line, ctx(f.context), list(f.globals)] + ([_signature(f.signature)] if f.signature else [])
+            [f.name, f.line, ctx(f.context), list(f.globals)]
+            + ([_signature(f.signature) if f.signature else None] if f.signature or f.unset else [])
+            + ([list(f.unset)] if f.unset else [])
             for f in facts.functions
         ],
         "classes": [[c.name, list(c.bases), c.line, ctx(c.context)] for c in facts.classes],
         "assigns": [[a.name, _test(a.value), a.line, ctx(a.context), a.removed] for a in facts.assigns],
-        "returns": [[r.function, _test(r.value), r.line, ctx(r.context)] for r in facts.returns],
+        "returns": [[r.function, _test(r.value), r.line, ctx(r.context), r.first] for r in facts.returns],
         "scans": [[s.package, s.line, ctx(s.context)] for s in facts.scans],
         "reads": [[r.name, _span(r.span), r.statement_line, ctx(r.context)] for r in facts.reads],
         "suppressions": [facts.suppressions.file, [[line, sorted(rules)] for line, rules in facts.suppressions.lines]],
@@ -171,6 +180,13 @@ def _test_of(value: Json) -> Test:
     tag = items[0] if items else None
     if tag == "L" and len(items) == 5:
         return Leaf(_str(items[1]), _str(items[2]), _bool(items[3]), _bool(items[4]))
+    if tag == "L" and len(items) == 9:
+        return Leaf(
+            _str(items[1]), _str(items[2]), _bool(items[3]), _bool(items[4]), _opt_str(items[5]), _bool(items[6]),
+            _bool(items[7]), _bool(items[8]),
+        )
+    if tag == "I" and len(items) == 4:
+        return Installed(_str(items[1]), _bool(items[2]), _bool(items[3]))
     if tag == "C" and len(items) == 3:
         subject = _test_of(items[1])
         if not isinstance(subject, Leaf):
@@ -268,12 +284,16 @@ def _signature_of(value: Json) -> Signature:
 
 
 def _function(value: list[Json], ctx: Callable[[Json], Context]) -> FunctionFact:
-    """A function: four parts, and a fifth (its signature) when it passes a parameter on."""
-    if len(value) not in (4, 5):
-        raise ValueError("expected a list of 4 or 5")
+    """A function: four parts, a fifth (its signature, or null) when it passes a parameter on or
+    has `unset` parameters, and a sixth (those) when it has some."""
+    if len(value) not in (4, 5, 6):
+        raise ValueError("expected a list of 4 to 6")
     name, line, ctx_index, names = value[:4]
-    signature = _signature_of(value[4]) if len(value) == 5 else None
-    return FunctionFact(_str(name), _int(line), ctx(ctx_index), tuple(_str(g) for g in _list(names)), signature)
+    signature = _signature_of(value[4]) if len(value) >= 5 and value[4] is not None else None
+    unset = tuple(_str(u) for u in _list(value[5])) if len(value) == 6 else ()
+    return FunctionFact(
+        _str(name), _int(line), ctx(ctx_index), tuple(_str(g) for g in _list(names)), signature, unset,
+    )
 
 
 def from_json(value: Json) -> FileFacts:
@@ -316,8 +336,8 @@ def from_json(value: Json) -> FileFacts:
             for name, test, line, ctx_index, removed in (_list(v, 5) for v in _list(value["assigns"]))
         ),
         returns=tuple(
-            ReturnFact(_str(name), _test_of(test), _int(line), ctx(ctx_index))
-            for name, test, line, ctx_index in (_list(v, 4) for v in _list(value["returns"]))
+            ReturnFact(_str(name), _test_of(test), _int(line), ctx(ctx_index), _bool(first))
+            for name, test, line, ctx_index, first in (_list(v, 5) for v in _list(value["returns"]))
         ),
         scans=tuple(
             ScanFact(_opt_str(package), _int(line), ctx(ctx_index))

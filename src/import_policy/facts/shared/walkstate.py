@@ -14,9 +14,10 @@ from dataclasses import replace
 from typing import Optional, Union
 
 from import_policy.facts.records.model import (
-    Argument, AssignFact, Branch, Compare, Context, FunctionFact, ImportFact, Leaf, Not, Opaque, ReadFact, ReturnFact,
+    Argument, AssignFact, Branch, Compare, Context, FunctionFact, ImportFact, Installed, Leaf, Not, Opaque, ReadFact, ReturnFact,
     ScanFact, Signature, Span, Test, Value,
 )
+from import_policy.facts.shared.availability import Locals
 from import_policy.facts.shared.identifiers import normal
 from import_policy.facts.shared.tables import Tables
 from import_policy.facts.shared.typecheck import is_type_checking_only
@@ -203,6 +204,11 @@ class WalkState:
         # functions that pass a parameter on (only theirs is kept: `kept_signatures`).
         self.parameters: dict[str, LazySignature] = {}
         self.forwarding: set[str] = set()
+        # Function-local names bound to availability tests (`exists = find_spec(name) is not None`).
+        self.locals = Locals()
+        # Statements straight in a `try:` that catches PackageNotFoundError which call
+        # `importlib.metadata.version("x")`: the rest of that body runs only where `x` is installed.
+        self.version_calls: dict[int, Installed] = {}
         # The signature of each function of `functions`, by its place there.
         self.signatures: list[LazySignature] = []
 
@@ -280,10 +286,25 @@ class WalkState:
         self.skippable -= 1
         self.changed()
 
-    def returned(self, value: Test, line: int) -> None:
+    def returned(self, value: Test, line: int, first: bool = False) -> None:
         context = self.context()
         if context.function is not None:
-            self.returns.append(ReturnFact(context.function, value, line, context))
+            self.returns.append(ReturnFact(context.function, value, line, context, first))
+
+    def passes_first(self, argument: str | None) -> bool:
+        """Whether a name given first to a call is the enclosing function's first parameter."""
+        function = self.context().function
+        lazy = self.parameters.get(function) if function is not None else None
+        if argument is None or lazy is None or argument not in lazy.names:
+            return False
+        names = lazy.get().positional
+        return bool(names) and names[0] == argument
+
+    def after_version(self, test: Installed, line: int) -> None:
+        """After `importlib.metadata.version("x")` straight in a `try:` that catches its failure,
+        the rest of the body runs only where `x` is installed (an unwritten test: no text)."""
+        self.branches.append(Branch(test, orelse=False, early=True, line=line))
+        self.changed()
 
     def early_exit(self, test: Test, line: int, text: str) -> None:
         """After `if C: return` (or `raise`), the rest of the block runs only when C is false."""

@@ -1,0 +1,92 @@
+"""By default an answer holds whatever is installed, and a finding that holds only if a module
+is installed says so (contract section 4, "Whatever is installed, unless asked"): where its
+chain passes through a `try:` import, or an availability test, of a module the environment
+read lacks. The layout is generated here and Python imports it in a subprocess over the same
+folders: the findings without that note are what Python loads there."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from conftest import Project
+from envlayout import Env, forbid_each, python_loads, rule_id
+
+ALPHA = """\
+from importlib.util import find_spec
+
+try:
+    import bnb
+except ImportError:
+    bnb = None
+if find_spec("kenlm") is not None:
+    from . import kenlm_support, shared
+from . import plain
+"""
+WATCHED = ["bnb", "h_kenlm", "h_shared", "h_plain", "missing_mod"]
+
+
+@pytest.fixture
+def optional(project: Project, monkeypatch: pytest.MonkeyPatch) -> tuple[Project, Env]:
+    """The environment lacks `bnb`, `kenlm` and `missing_mod`."""
+    monkeypatch.delenv("VIRTUAL_ENV", raising=False)
+    env = Env(project.root)
+    env.install("alpha", {
+        "alpha/__init__.py": ALPHA,
+        "alpha/kenlm_support.py": "import h_kenlm\n",
+        "alpha/shared.py": "import h_shared\n",
+        "alpha/plain.py": "import h_plain\nfrom . import shared\n",
+    })
+    env.install("standins", {f"{name}.py": "" for name in ("h_kenlm", "h_shared", "h_plain")})
+    project.write("mypkg/__init__.py", "import alpha\ntry:\n    import missing_mod\nexcept ImportError:\n    pass\n")
+    return project, env
+
+
+def notes(lines: list[str]) -> dict[str, str | None]:
+    """Each watched name reported, with the modules its finding says must be installed (None: none)."""
+    found: dict[str, str | None] = {}
+    for name in WATCHED:
+        for line in lines:
+            if f" {rule_id(name)} " in line:
+                said = re.search(r"\(if (.*) (?:is|are) installed\)", line)
+                found[name] = said.group(1) if said else None
+    return found
+
+
+def test_a_finding_that_needs_a_missing_module_says_so(optional: tuple[Project, Env]) -> None:
+    project, env = optional
+    loaded = python_loads(env, "mypkg", [project.root])
+    truth = {name for name in WATCHED if name in loaded}
+    assert truth == {"h_plain", "h_shared"}
+    project.config(forbid_each(WATCHED, "mypkg"))
+    for argv in (("--no-cache",), ()):
+        said = notes(project.lines(*argv))
+        assert said == {
+            "bnb": "`bnb`", "h_kenlm": "`kenlm`", "missing_mod": "`missing_mod`",
+            "h_plain": None, "h_shared": None,  # `shared` is also imported by `plain`: no note
+        }
+        assert {name for name, note in said.items() if note is None} == truth
+
+
+def test_without_an_environment_nothing_is_said(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No `follow:`: no environment is read, so no finding is worded by one (the answers of a
+    project that follows nothing are as they were)."""
+    monkeypatch.delenv("VIRTUAL_ENV", raising=False)
+    project.write("mypkg/__init__.py", "try:\n    import missing_mod\nexcept ImportError:\n    pass\n")
+    project.config(
+        "version: 1\nrules:\n  - id: no-missing-mod\n    kind: import-time\n    entry: [mypkg]\n    forbid: [missing_mod]\n"
+    )
+    lines = project.lines("--no-cache")
+    assert len(lines) == 1 and "no-missing-mod" in lines[0] and "installed" not in lines[0]
+
+
+def test_the_words(optional: tuple[Project, Env]) -> None:
+    project, _ = optional
+    project.config(forbid_each(WATCHED, "mypkg"))
+    lines = [line for line in project.lines("--no-cache") if "no-h-kenlm" in line or "no-missing-mod" in line]
+    assert any(
+        line.endswith("importing `mypkg` loads `missing_mod` at import time: mypkg -> missing_mod (if `missing_mod` is installed)")
+        for line in lines
+    ), lines
+    assert any("(if `kenlm` is installed)" in line and "in dependency `alpha`" in line for line in lines), lines
