@@ -526,7 +526,7 @@ def case_t4(bench: Bench) -> None:
     t4_warm = Command("import-policy reachable warm", reach)
     lint_warm = Command("import-linter cached", lint)
     alternate([t4_warm, lint_warm], bench.runs, bench.corpus)
-    bench.rows.append(rows("T4 heavy-import-reachable, cold", t4_cold, lint_cold, 3))
+    bench.rows.append(rows("T4 heavy-import-reachable, cold", t4_cold, lint_cold, 2))
     bench.rows.append(rows("T4 heavy-import-reachable, warm", t4_warm, lint_warm, 1))
     bench.commands += [t4_cold, lint_cold, t4_warm, lint_warm]
 
