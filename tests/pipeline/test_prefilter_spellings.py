@@ -113,10 +113,12 @@ def test_tricky_spellings(policy: Policy, source: bytes) -> None:
 
 
 def test_a_file_of_newer_syntax_in_another_encoding_is_read_alike_on_both_paths(policy: Policy) -> None:
-    # A PEP 695 alias in UTF-7: the split of newer syntax compiled the stretches from the
+    # A PEP 695 alias in UTF-7 and in ISO-2022-JP with escapes: the split of newer syntax compiled the stretches from the
     # decoded text while the whole-file reading went to libcst (found by the property above).
     source = (
         b"# -*- coding: utf-7 -*-\n+AHQAeQBwAGUAIABBAGwAaQBhAHMAIAA9ACAAbABpAHMAdABbAGkAbgB0AF0-\n"
         b"+AAwAaQBtAHAAbwByAHQAIABwAGkAYwBrAGwAZQ-\n"
     )  # "type Alias = list[int]\n\x0cimport pickle\n", each character base64-encoded
     check(policy, Spelling(source, "pickle", lazy=False))
+    escaped = "".join(f"{c}\x1b(B" for c in "type Alias = list[int]\n\x0cimport pickle\n")
+    check(policy, Spelling(b"# -*- coding: iso2022_jp -*-\n" + escaped.encode("ascii"), "pickle", lazy=False))

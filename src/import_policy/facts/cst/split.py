@@ -15,7 +15,8 @@ Each step is checked, never assumed: the stretch before a refused statement must
 alone with CPython, its lines with libcst, with CPython's error inside one of their newer
 constructs (facts.cst.newer), and the file's stretches and statements joined at line starts
 at column 0 are then the file's statements. Where any step fails (a statement that cannot
-be delimited so, more than `_MOST` of them, NFKC-resized names, `lazy` keywords), None: the
+be delimited so, more than `_MOST` of them, NFKC-resized names, `lazy` keywords, a coding
+cookie naming neither UTF-8 nor latin-1), None: the
 whole file goes to libcst as before. The text is CPython's decoding of the file (its coding
 cookie read once): the stretches are compiled as text, whose positions are those CPython
 gives for the bytes, and libcst parses text too.
@@ -24,6 +25,7 @@ gives for the bytes, and libcst parses text too.
 from __future__ import annotations
 
 import ast
+import codecs
 import re
 import unicodedata
 import warnings
@@ -47,20 +49,21 @@ _LINES = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 _CONTINUES = re.compile(r"(?:else|elif|except|finally)\b")
 _IDENTIFIER = re.compile(r"[^\W\d]\w*")
 # PEP 263's cookie, on one of the first two lines.
-_ASCII = bytes(range(128))
+_SPLIT_ENCODINGS = frozenset({"utf-8", "iso8859-1"})  # codecs' names
 _COOKIE = re.compile(r"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", re.MULTILINE)
 
 
 def _foreign_cookie(text: str) -> bool:
-    """Whether the file names an encoding in which ASCII bytes are not themselves (UTF-7,
-    UTF-16): its readings by the prefilter, by libcst whole and by the stretches' compile
-    need not agree there, so such a file is read whole as before."""
+    """Whether the file names an encoding other than UTF-8 and latin-1. In the others (UTF-7,
+    ISO-2022-JP's escapes, UTF-16) CPython's error positions on the whole file need not be
+    the decoded text's, so the whole-file reading and the stretches' compile could disagree:
+    such a file is read whole, as before the split."""
     found = _COOKIE.search("".join(text.splitlines(keepends=True)[:2]))
     if found is None:
         return False
     try:
-        return _ASCII.decode(found.group(1)) != _ASCII.decode("ascii")
-    except (LookupError, UnicodeError):
+        return codecs.lookup(found.group(1)).name not in _SPLIT_ENCODINGS
+    except LookupError:
         return True
 
 
