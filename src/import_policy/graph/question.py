@@ -38,8 +38,6 @@ class Question:
     # The oldest Python the project supports: a lazy import is lazy only where every supported
     # Python runs it so.
     python: tuple[int, int] = (3, 10)
-    # Why a heavy module is heavy (name -> reason), when the question says: for its messages.
-    reasons: tuple[tuple[str, str], ...] = ()
     # Whether the environment decides what a `try:` import does (`installed: environment`): one
     # of a module not installed raises, and its handler runs.
     installed: bool = False
@@ -52,7 +50,7 @@ class Question:
         """The question without what counts as a site (nor where its import starts): every
         question with the same `graph_key` is answered by one graph, its links and reach
         derived once (`graph.store.ModuleGraph.asking`); only the sites are each one's."""
-        return replace(self, heavy=(), probes=(), reasons=(), entries=())
+        return replace(self, heavy=(), probes=(), entries=())
 
     @property
     def sites_key(self) -> str:
@@ -67,15 +65,6 @@ class Question:
     def is_heavy(self, name: str) -> bool:
         """A heavy module, or anything under one (`tilelang.language`)."""
         return judge(name, self.heavy, ()).forbidden
-
-    def reason(self, heavy: str) -> str | None:
-        """Why a heavy module is heavy: the reason of the longest name given covering it."""
-        best: tuple[int, str] | None = None
-        for name, reason in self.reasons:
-            if heavy == name or heavy.startswith(name + "."):
-                if best is None or len(name) > best[0]:
-                    best = (len(name), reason)
-        return best[1] if best is not None else None
 
 
 __all__ = ["EVERY_PLATFORM", "Question", "Scope"]

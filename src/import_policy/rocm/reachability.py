@@ -43,7 +43,7 @@ Probes = dict[tuple[str, int, int], Diagnostic]
 def question_of(rocm: RocmSafety, entries: tuple[str, ...]) -> Question:
     return Question(
         heavy=rocm.heavy_modules, probes=rocm.probes, platform=rocm_platform(rocm), entries=entries,
-        python=rocm.python, reasons=rocm.reasons, installed=rocm.installed == "environment",
+        python=rocm.python, installed=rocm.installed == "environment",
     )
 
 
