@@ -4,6 +4,7 @@ rule is in force, and the comments that silenced nothing in the files checked.""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from import_policy.config.model import Policy
@@ -19,14 +20,10 @@ UNUSED_SUPPRESSION = "unused-suppression"  # kinds.unused_suppression's id, held
 
 def wants_unused_suppression(selection: Selection) -> bool:
     """The opt-in rule is in force when selected by name (`--select`, `--extend-select`) or
-    turned on by the configuration's `enable:`, and not turned off."""
-    if UNUSED_SUPPRESSION in selection.ignore:
-        return False
-    if selection.select is not None:
-        return UNUSED_SUPPRESSION in selection.select
-    if UNUSED_SUPPRESSION in selection.config_ignore:
-        return False
-    return UNUSED_SUPPRESSION in selection.enable
+    turned on by the configuration's `enable:`, and not turned off: the selection's own rule,
+    with the rule off by default whether or not the selection was put under a policy yet."""
+    opt_in = replace(selection, off_by_default=selection.off_by_default | {UNUSED_SUPPRESSION})
+    return opt_in.wants(UNUSED_SUPPRESSION)
 
 
 def unused_suppressions(
