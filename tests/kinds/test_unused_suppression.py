@@ -175,3 +175,15 @@ def test_sarif_describes_it_when_it_reports(tree: Project) -> None:
     [rule] = [r for r in document["runs"][0]["tool"]["driver"]["rules"] if r["id"] == "unused-suppression"]
     assert "RUF100" in rule["help"]["text"]
     assert {r["ruleId"] for r in document["runs"][0]["results"]} == {"unused-suppression"}
+
+
+def test_the_rule_is_off_by_default_even_in_a_selection_not_yet_under_a_policy() -> None:
+    from import_policy.pipeline.plan import Selection
+    from import_policy.pipeline.unused import UNUSED_SUPPRESSION, wants_unused_suppression
+
+    assert not wants_unused_suppression(Selection())
+    assert wants_unused_suppression(Selection(enable=frozenset({UNUSED_SUPPRESSION})))
+    assert wants_unused_suppression(Selection(select=frozenset({UNUSED_SUPPRESSION})))
+    assert not wants_unused_suppression(
+        Selection(enable=frozenset({UNUSED_SUPPRESSION}), ignore=frozenset({UNUSED_SUPPRESSION}))
+    )
