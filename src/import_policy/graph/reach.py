@@ -810,14 +810,16 @@ class Project:
         return first_reached(entries, self.reachable_sites)
 
     def why(self, entry: str, target: str) -> Chain | None:
-        """The shortest eager chain from `entry` to a project module or a heavy module."""
+        """The shortest eager chain from `entry` to a project module or a heavy module, one that
+        needs nothing the environment lacks wherever there is one (as a finding's chain is)."""
         found = self.why_all(entry, target)
-        return min(found, key=lambda chain: len(chain.links)) if found else None
+        return found[0] if found else None
 
     def why_all(self, entry: str, target: str) -> list[Chain]:
         """Every route to `target`, one chain per last two links: each import of the module that
         holds the site (or of `target`, a project module) by each module `entry` reaches, then
-        the site, each chain the shortest that ends with those links."""
+        the site, each chain the shortest that ends with those links; those that need nothing the
+        environment lacks first."""
         parents = self.reach(entry)
         into = self.graph.into(entry)
 
@@ -842,7 +844,7 @@ class Project:
                 ]
                 for prefix in routes(module) if sites else ():
                     chains.extend(with_site(prefix, site, name) for site, name in sites)
-        chains.sort(key=lambda chain: len(chain.links))
+        chains.sort(key=lambda chain: (chain.requires, len(chain.links)))
         return chains
 
 
