@@ -568,6 +568,21 @@ class Project:
             return False
         return not fact.fallback_for or not all(self.installed(name) for name in fact.fallback_for)
 
+    def _loaded_before_raising(self, facts: FileFacts, fact: ImportFact) -> list[str]:
+        """With the environment deciding, a `try:` import of a module not installed whose
+        packages are: Python imports each of those before it raises (`import a.b` imports `a`)."""
+        if self.installed is None or not fact.caught or not self.judge.eager(fact.context, facts.path):
+            return []
+        named = fact.module if fact.kind == "from" else fact.name
+        found: list[str] = []
+        if self.installed(named):
+            return found  # kept off by something else (a fallback where its `try:` succeeds)
+        for prefix in module_heads(named):
+            if prefix == named or not self.installed(prefix):
+                break
+            found.append(prefix)
+        return found
+
     def _find_sites(self, facts: FileFacts) -> Iterator[HeavySite]:
         seen_statements: set[int] = set()
         loads: dict[int, ReadFact] = {}  # a lazy `from` statement of a heavy module: its first read
@@ -652,6 +667,8 @@ class Project:
         for fact in facts.imports:
             where = self.loaded(facts, fact)
             if where is None:
+                for prefix in self._loaded_before_raising(facts, fact):
+                    add(prefix, fact.span.line, "import", f"{_spelled(fact)}, which raises after importing {prefix}")
                 continue
             found.requires = self._import_requires(facts, fact)
             # A lazy import runs where its name is first read at import time.
