@@ -492,7 +492,9 @@ class _Collector(WalkState):
         succeeded = all_of(tried.values())
         # A body of imports and constants raises only where an import fails: its catching
         # handlers run exactly where one is not installed, and nothing else in it is skipped.
-        plain = succeeded is not None and _imports_and_constants(body)
+        failed = Branch(succeeded, orelse=True, early=True, line=node.lineno) \
+            if succeeded is not None and _imports_and_constants(body) else None
+        plain = failed is not None
         if plain:
             self.may_raise.update(tried)
         self.try_depth += 1
@@ -502,7 +504,7 @@ class _Collector(WalkState):
         self.body(body)
         imported = self.imported_since(start)
         for handler in node.handlers:  # type: ignore[attr-defined]
-            self.handler(handler, imported, Branch(succeeded, orelse=True, early=True, line=node.lineno) if plain else None)
+            self.handler(handler, imported, failed)
         if succeeded is not None:
             self._block(node.orelse, Branch(succeeded, orelse=False, early=True, line=node.lineno))  # type: ignore[attr-defined]
             if _handlers_leave(node):

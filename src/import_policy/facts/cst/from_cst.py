@@ -674,13 +674,14 @@ class _Collector(WalkState, cst.CSTVisitor):
             self.version_calls[id(node)] = succeeded
         # A body of imports and constants raises only where an import fails: its catching
         # handlers run exactly where one is not installed, and nothing else in it is skipped.
-        plain = succeeded is not None and _imports_and_constants(node.body)
+        failed = Branch(succeeded, orelse=True, early=True, line=line) \
+            if succeeded is not None and _imports_and_constants(node.body) else None
+        plain = failed is not None
         self._plain.append(plain)
         if plain:
             self.may_raise.update(tried)
             for handler in node.handlers:
-                catches = _catches_import(handler.type)
-                self._failed[id(handler)] = Branch(succeeded, orelse=True, early=True, line=line) if catches else None
+                self._failed[id(handler)] = failed if _catches_import(handler.type) else None
         self.try_depth += 1
         if not plain:
             self.enter_skippable()
