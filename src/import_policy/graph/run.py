@@ -63,6 +63,7 @@ class GraphRun:
             shared = self._graphs.get(key)
             if shared is None:
                 shared = self._graphs[key] = self._graph(key)
+                shared.share(asked for asked in self.plan.questions if asked.graph_key == key)
             graph = self._answers[question] = shared.asking(question)
         self.asked.append((graph, question.entries if reached else ()))
         return graph
