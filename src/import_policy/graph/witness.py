@@ -151,6 +151,8 @@ class Calls:
         self._functions = functions
         self.probes = probes
         self._bits: dict[Question, Mask] = {}
+        # By a name's first part: the questions with a pattern that may cover it (None: any).
+        self._heads: dict[str | None, list[tuple[Question, Mask]]] = {}
         self._masks: dict[str, Mask] = {}  # by name: the questions it is heavy for
         self._memo: dict[tuple[Target, Passed], Walked] = {}
         self._on_way: set[tuple[Target, Passed]] = set()
@@ -159,7 +161,9 @@ class Calls:
         """The question's bit (what counts as heavy for it is all that matters here)."""
         key = Question(heavy=question.heavy)
         if key not in self._bits:
-            self._bits[key] = 1 << len(self._bits)
+            bit = self._bits[key] = 1 << len(self._bits)
+            for head in dict.fromkeys(pattern.head for pattern in key.heavy):
+                self._heads.setdefault(head, []).append((key, bit))
             self._masks.clear()
         return self._bits[key]
 
@@ -168,8 +172,8 @@ class Calls:
         found = self._masks.get(name)
         if found is None:
             found = 0
-            for question, bit in self._bits.items():
-                if question.is_heavy(name):
+            for question, bit in (*self._heads.get(name.partition(".")[0], ()), *self._heads.get(None, ())):
+                if not found & bit and question.is_heavy(name):
                     found |= bit
             self._masks[name] = found
         return found
