@@ -130,6 +130,16 @@ AROUND_A_TRY = {
     "handler-goes-on": "def f():\n    try:\n        import missing\n    except ImportError:\n        import h_a\n    import h_b\nf()\n",
     "parent-of-missing": "try:\n    import present.nope\nexcept ImportError:\n    import h_a\n",
     "not-caught-else": "try:\n    import present\nexcept ValueError:\n    pass\nelse:\n    import h_a\n",
+    # the names a failed `try:` binds are its handler's
+    "flag-missing": "try:\n    import missing\n    HAS = True\nexcept ImportError:\n    HAS = False\nif HAS:\n    import h_a\nelse:\n    import h_b\n",
+    "flag-present": "try:\n    import present\n    HAS = True\nexcept ImportError:\n    HAS = False\nif HAS:\n    import h_a\nelse:\n    import h_b\n",
+    "flag-set-before": "HAS = False\ntry:\n    import missing\n    HAS = True\nexcept ImportError:\n    pass\nif HAS:\n    import h_a\n",
+    "flag-none": "try:\n    import missing as m\nexcept ImportError:\n    m = None\nif m is not None:\n    import h_a\n",
+    "flag-one-line": "try: import missing; HAS = True\nexcept ImportError: HAS = False\nif HAS:\n    import h_a\n",
+    "function-returns": (
+        "def ok():\n    try:\n        import present\n    except ImportError:\n        return False\n    return True\n"
+        "if ok():\n    import h_a\nelse:\n    import h_b\n"
+    ),
 }
 
 
