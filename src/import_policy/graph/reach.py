@@ -134,6 +134,7 @@ class Project:
         self._body_imports: dict[Target, tuple[str, ...]] = {}
         self._body_reads: dict[Target, tuple[tuple[str, bool], ...]] = {}
         self._heads: dict[str, bool] = {}  # whether a top-level name is a module's (graph.lazy_reads)
+        self._asks: dict[str, tuple[str, str] | None] = {}  # the loader a read asks, and for what
         self._mros: dict[ClassKey, tuple[ClassKey, ...]] = {}
         self._children: dict[str, tuple[str, ...]] = {}
         self.graph = ImportGraph(modules, self.edges)
@@ -779,7 +780,11 @@ class Project:
                     "for a name the pass cannot tell; the chain is cut there"
                 )
             return
-        found = lazy_reads.asked(qualified, self.module_path.__contains__, lambda module: self.loaders.loader(module) is not None)
+        if qualified not in self._asks:
+            self._asks[qualified] = lazy_reads.asked(
+                qualified, self.module_path.__contains__, lambda module: self.loaders.loader(module) is not None,
+            )
+        found = self._asks[qualified]
         if found is not None and ".".join(found) not in asked:
             asked.add(".".join(found))
             self._lazy_edges(facts, found[0], found[1], line, line, detail, add)
