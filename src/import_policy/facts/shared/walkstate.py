@@ -437,9 +437,9 @@ class WalkState:
 def settled_attributes(found: list[AttributeFact]) -> tuple[AttributeFact, ...]:
     """The attribute reads in line order, each (name, context, kind) once, at its first line
     (however each walk ordered them, and wherever it started a new but equal context)."""
-    first: dict[AttributeFact, AttributeFact] = {}
+    first: dict[tuple[str, Context, bool, bool], AttributeFact] = {}
     for read in sorted(found, key=_attribute_order):
-        first.setdefault(replace(read, line=0), read)
+        first.setdefault((read.qualified, read.context, read.annotation, read.computed), read)
     return tuple(first.values())
 
 
