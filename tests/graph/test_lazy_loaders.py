@@ -289,6 +289,23 @@ GETATTR_ALL_BOUND = {
 # A module of the package that reads its loader's name at import time (a dependency's own read).
 GETATTR_USER = {**GETATTR_TABLE, "pkg/user.py": "import pkg\n\nclass User:\n    model = pkg.Model\n"}
 
+# torch's spelling: submodules imported by name on first access.
+LAZY_SUBMODULES = {
+    "pkg/__init__.py": """\
+        import importlib
+
+        _lazy_modules = {"_dynamo"}
+
+        def __getattr__(name):
+            if name in _lazy_modules:
+                return importlib.import_module(f".{name}", __name__)
+            raise AttributeError(name)
+        """,
+    "pkg/_dynamo/__init__.py": "import heavy_a\n",
+    "pkg/_dynamo/config.py": "import heavy_b\n",
+    "pkg/utils.py": "import heavy_c\n",
+}
+
 CASES = {
     # name: (files, the app's module, heavy modules Python loads)
     "getattr-table": (GETATTR_TABLE, "from pkg import dump\n", {"heavy_a"}),
@@ -330,7 +347,13 @@ CASES = {
         GETATTR_TABLE, "import pkg\n\nclass C:\n    def __init__(self):\n        self.m = pkg.Model\n\nC()\n", {"heavy_b"},
     ),
     "read-in-dependency-module": (GETATTR_USER, "import pkg.user\n", {"heavy_b"}),
+    "read-submodule-named": (LAZY_SUBMODULES, "import pkg\n\nNAME = pkg._dynamo.__name__\n", {"heavy_a"}),
+    "read-attach-submodule": (ATTACH, "import pkg\n\nNAME = pkg.tools.__name__\n", {"heavy_c"}),
     # ... and no read Python does not run, or that finds a binding, asks it.
+    "read-submodule-not-named": (LAZY_SUBMODULES, "import pkg\n\nX = getattr(pkg, 'utils', None)\n", set()),
+    "read-submodule-imported": (
+        LAZY_SUBMODULES, "import pkg\nimport pkg._dynamo.config\n\nX = pkg._dynamo.config\n", {"heavy_a", "heavy_b"},
+    ),
     "read-future-annotation": (
         GETATTR_TABLE, "from __future__ import annotations\nimport pkg\n\nX: pkg.Model = None\n\ndef f(y: pkg.dump): pass\n", set(),
     ),

@@ -63,6 +63,12 @@ class Loaders:
             return None
         return path, facts.loader
 
+    def maps(self, module: str, name: str) -> bool:
+        """Whether the module's loader names `name` in its literal table (a submodule it imports
+        by name, as torch's `_lazy_modules` and lazy_loader's `submodules=` do)."""
+        found = self.loader(module)
+        return found is not None and name in self._table(module, found[0], found[1])
+
     def star(self, module: str) -> tuple[tuple[str, ...], str, str] | None:
         """What `from module import *` asks of its loader: the names of its `__all__` (every
         name of its table where `__all__` is what `lazy_loader.attach` returns), an `__all__`

@@ -48,18 +48,27 @@ def _evaluated(reads: Iterable[AttributeFact], runs: Callable[[Context], bool], 
 
 def asked(
     qualified: str, is_module: Callable[[str], bool], has_loader: Callable[[str], bool],
-) -> tuple[str, str] | None:
-    """The module whose loader a read of `qualified` asks, and the name it asks: the longest
-    prefix that is a module, where it has a loader and the next name is no submodule of it."""
+    maps: Callable[[str, str], bool],
+) -> tuple[tuple[str, str], ...]:
+    """The loaders a read of `qualified` asks, each with the name it asks: along the chain, a
+    module's loader is asked for a submodule its table names (`torch._dynamo.config` asks
+    `torch` for `_dynamo`: Python calls its `__getattr__` where nothing imported the submodule
+    yet, and loads it either way), and the last module's for the next name that is no
+    submodule of it."""
     parts = qualified.split(".")
-    for cut in range(len(parts) - 1, 0, -1):
+    found: list[tuple[str, str]] = []
+    for cut in range(1, len(parts)):
         owner = ".".join(parts[:cut])
         if not is_module(owner):
+            break
+        if is_module(f"{owner}.{parts[cut]}"):
+            if maps(owner, parts[cut]):
+                found.append((owner, parts[cut]))
             continue
-        if is_module(f"{owner}.{parts[cut]}") or not has_loader(owner):
-            return None
-        return owner, parts[cut]
-    return None
+        if has_loader(owner):
+            found.append((owner, parts[cut]))
+        break
+    return tuple(found)
 
 
 __all__ = ["DEFERRED_ANNOTATIONS", "Read", "asked", "import_time", "in_body"]

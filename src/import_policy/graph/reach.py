@@ -134,7 +134,7 @@ class Project:
         self._body_imports: dict[Target, tuple[str, ...]] = {}
         self._body_reads: dict[Target, tuple[tuple[str, bool], ...]] = {}
         self._heads: dict[str, bool] = {}  # whether a top-level name is a module's (graph.lazy_reads)
-        self._asks: dict[str, tuple[str, str] | None] = {}  # the loader a read asks, and for what
+        self._asks: dict[str, tuple[tuple[str, str], ...]] = {}  # the loaders a read asks, and for what
         self._mros: dict[ClassKey, tuple[ClassKey, ...]] = {}
         self._children: dict[str, tuple[str, ...]] = {}
         self.graph = ImportGraph(modules, self.edges)
@@ -800,11 +800,12 @@ class Project:
         if qualified not in self._asks:
             self._asks[qualified] = lazy_reads.asked(
                 qualified, self.module_path.__contains__, lambda module: self.loaders.loader(module) is not None,
+                self.loaders.maps,
             )
-        found = self._asks[qualified]
-        if found is not None and ".".join(found) not in asked:
-            asked.add(".".join(found))
-            self._lazy_edges(facts, found[0], found[1], line, line, detail, add)
+        for owner, member in self._asks[qualified]:
+            if f"{owner}.{member}" not in asked:
+                asked.add(f"{owner}.{member}")
+                self._lazy_edges(facts, owner, member, line, line, detail, add)
 
     def _star_edges(
         self, facts: FileFacts, module: str, at: int, line: int, detail: str, add: Callable[[str, int, str, str], None],
