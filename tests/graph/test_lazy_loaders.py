@@ -390,6 +390,21 @@ def test_annotations_are_not_read_where_every_python_supported_defers_them(proje
     assert reported(project) == {"heavy_a", "heavy_b"}
 
 
+def test_a_read_of_what_every_module_binds_asks_no_loader(project: Project) -> None:
+    """`pkg.__name__`, `pkg.__file__`: Python finds them on the module object, so even a loader
+    the pass cannot read is not asked (no cut is named)."""
+    write(project, {
+        "pkg/__init__.py": "import importlib\n\ndef __getattr__(name):\n    return importlib.import_module(_where(name))\n",
+        "app/__init__.py": "import pkg\n\nNAME = pkg.__name__, pkg.__file__, pkg.__spec__, pkg.__class__\n",
+    })
+    assert reported(project) == set()
+    code, _, err = project.run("why", "heavy_a", "--rule", "light")
+    assert code == 0 and "cut" not in err
+    project.write("app/__init__.py", "import pkg\n\nNAME = pkg.Model\n")
+    code, _, err = project.run("why", "heavy_a", "--rule", "light")
+    assert "app/__init__.py:3: reads `pkg.Model`: the lazy loader at pkg/__init__.py:3" in err
+
+
 def test_a_getattr_of_a_name_the_pass_cannot_tell_is_a_named_cut(project: Project) -> None:
     write(project, {**GETATTR_TABLE, "app/__init__.py": "import pkg\n\nX = [getattr(pkg, n) for n in ('dump',)]\n"})
     assert loaded_by_python(project.root) == {"heavy_a"}

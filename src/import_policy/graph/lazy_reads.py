@@ -11,11 +11,16 @@ project supports evaluates it: before 3.14 (PEP 649 defers them all from then on
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from types import ModuleType
 
 from import_policy.facts.records.model import AttributeFact, Context, FileFacts
 
 # The first Python that defers every annotation (PEP 649).
 DEFERRED_ANNOTATIONS = (3, 14)
+# What Python binds on every module object (and a package's): a read of one never asks a loader.
+MODULE_ATTRIBUTES = frozenset({
+    *dir(ModuleType("m")), *dir(ModuleType), "__file__", "__path__", "__cached__", "__builtins__", "__dict__", "__annotations__",
+})
 # A read: the dotted name read (for a computed `getattr(pkg, name)`: `pkg`), its line, and
 # whether its last name is computed.
 Read = tuple[str, int, bool]
@@ -54,7 +59,7 @@ def asked(
     module's loader is asked for a submodule its table names (`torch._dynamo.config` asks
     `torch` for `_dynamo`: Python calls its `__getattr__` where nothing imported the submodule
     yet, and loads it either way), and the last module's for the next name that is no
-    submodule of it."""
+    submodule of it nor an attribute Python binds on every module (`pkg.__name__`)."""
     parts = qualified.split(".")
     found: list[tuple[str, str]] = []
     for cut in range(1, len(parts)):
@@ -65,10 +70,10 @@ def asked(
             if maps(owner, parts[cut]):
                 found.append((owner, parts[cut]))
             continue
-        if has_loader(owner):
+        if has_loader(owner) and parts[cut] not in MODULE_ATTRIBUTES:
             found.append((owner, parts[cut]))
         break
     return tuple(found)
 
 
-__all__ = ["DEFERRED_ANNOTATIONS", "Read", "asked", "import_time", "in_body"]
+__all__ = ["DEFERRED_ANNOTATIONS", "MODULE_ATTRIBUTES", "Read", "asked", "import_time", "in_body"]
