@@ -175,6 +175,9 @@ def make_plan(
     heads.update(("find_spec", "iter_modules", "walk_packages"))
     if any(question.installed for question in questions):
         heads.add("metadata")  # `importlib.metadata.version("x")` in a `try:`: judged from the environment
+        # `try: import x` / `HAS_X = True` / `except ImportError: HAS_X = False`: a flag the
+        # environment decides, in a file that may import nothing the question names
+        heads.update(("ImportError", "ModuleNotFoundError"))
     # A lazy loader: `from module import name` may import what its table names.
     heads.update(("__getattr__", "_LazyModule"))
     # A class's method may run a subclass's override through `self` (a base in a file that
