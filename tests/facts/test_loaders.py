@@ -140,7 +140,7 @@ def test_getattr_bound_to_something_else_is_a_cut() -> None:
 def test_the_loader_round_trips_through_the_cache() -> None:
     source = b'T = {"a": "x"}\ndef __getattr__(name):\n    import importlib\n    return importlib.import_module("." + T[name], __name__)\n__all__ = ["a"]\n'
     facts = graph_facts(source, "pkg/__init__.py", "pkg", True)
-    assert facts.loader == LoaderFact("getattr", 2, (("a", "pkg.x"),))
+    assert facts.loader == LoaderFact("getattr", 2, (("a", "pkg.x"),), star=("a",))
     assert facts.exports == ("a",)
     assert from_json(to_json(facts)) == facts
 

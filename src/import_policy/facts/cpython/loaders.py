@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Optional
 
 from import_policy.facts.cpython.literals import (
@@ -51,6 +51,10 @@ class _Module:
     calls: dict[int, list[ast.Call]] = field(default_factory=dict)
     # The module-level functions a `__getattr__` may call (`return _load(name)`): run in turn.
     functions: dict[str, ast.FunctionDef] = field(default_factory=dict)
+    # The last binding of `__all__`: its line (0: none), and whether it is what `lazy_loader.attach`
+    # returns (every name of its table).
+    all_line: int = 0
+    all_attach: bool = False
 
 
 def loader_of(tree: ast.Module, module: str | None, is_package: bool) -> LoaderFact | None:
@@ -60,11 +64,22 @@ def loader_of(tree: ast.Module, module: str | None, is_package: bool) -> LoaderF
     package = module if is_package else module.rpartition(".")[0]
     state = _Module(module, package, {"__name__": module, "__package__": package, "__file__": FilePath(("__init__.py" if is_package else module.rpartition(".")[2] + ".py",), True)})
     _walk(state, tree.body)
-    if state.loader is not None:
-        return state.loader
-    if state.getattr_def is not None:
-        return _from_getattr(state, state.getattr_def)
-    return None
+    loader = state.loader
+    if loader is None and state.getattr_def is not None:
+        loader = _from_getattr(state, state.getattr_def)
+    return _with_star(state, loader) if loader is not None and not loader.replaces else loader
+
+
+def _with_star(state: _Module, loader: LoaderFact) -> LoaderFact:
+    """The names `from module import *` asks of the module: its `__all__`, where it has one."""
+    if not state.all_line:
+        return loader
+    if state.all_attach:
+        return replace(loader, star=("*",))
+    names = state.env.get("__all__")
+    if isinstance(names, (list, tuple)) and all(isinstance(name, str) for name in names):
+        return replace(loader, star=tuple(dict.fromkeys(names)))
+    return replace(loader, star_cut=f"`__all__` (line {state.all_line})")
 
 
 def _walk(state: _Module, body: list[ast.stmt]) -> None:
@@ -92,12 +107,27 @@ def _walk(state: _Module, body: list[ast.stmt]) -> None:
             state.env.pop(node.name, None)
         elif isinstance(node, (ast.Assign, ast.AnnAssign)):
             _assign(state, node)
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id == "__all__":
+            _extend_all(state, node)
         elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
             mutate(state.env, node.value)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             for alias in node.names:
                 bound = alias.asname or alias.name.partition(".")[0]
                 state.env.pop(bound, None)
+
+
+def _extend_all(state: _Module, node: ast.AugAssign) -> None:
+    """`__all__ += [...]`."""
+    state.all_line, state.all_attach = node.lineno, False
+    try:
+        names, more = state.env.get("__all__"), evaluate(node.value, state.env)
+    except Unknown:
+        names = more = None
+    if isinstance(node.op, ast.Add) and isinstance(names, list) and isinstance(more, (list, tuple)):
+        state.env["__all__"] = [*names, *more]
+    else:
+        state.env.pop("__all__", None)
 
 
 def _type_checking(test: ast.expr) -> bool:
@@ -113,6 +143,9 @@ def _assign(state: _Module, node: ast.Assign | ast.AnnAssign) -> None:
         return
     for target in targets:
         names = _names(target)
+        if "__all__" in names:
+            state.all_line = node.lineno
+            state.all_attach = "__getattr__" in names and isinstance(value, ast.Call)
         if "__getattr__" in names and isinstance(value, ast.Call):
             state.loader = _from_attach(state, value, node.lineno)
             state.getattr_def = None
