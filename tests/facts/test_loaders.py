@@ -90,6 +90,46 @@ def test_a_getattr_whose_import_is_not_literal_is_a_cut() -> None:
     assert found == LoaderFact("getattr", 1, cut="`importlib.import_module(compute(name))` (line 3)")
 
 
+def test_a_module_function_the_getattr_calls_runs_with_the_name() -> None:
+    """`return _load(name)`: the helper runs with what the call passes (by position, keyword or
+    default, one helper calling another); one it cannot bind (`*args`) is a cut where it imports."""
+    found = loader("""\
+        import importlib
+        _MAP = {"dump": "utils", "Model": "models"}
+
+        def _module(name, package=__name__):
+            return importlib.import_module(f"{package}.{_MAP[name]}")
+
+        def _load(name):
+            return getattr(_module(name=name), name)
+
+        def __getattr__(name):
+            if name in _MAP:
+                return _load(name)
+            raise AttributeError(name)
+        """)
+    assert found == LoaderFact("getattr", 10, (("dump", "pkg.utils"), ("Model", "pkg.models")))
+    cut = loader("""\
+        import importlib
+
+        def _load(*names):
+            return importlib.import_module(names[0])
+
+        def __getattr__(name):
+            return _load(name)
+        """)
+    assert cut == LoaderFact("getattr", 6, cut="`_load(name)` (line 7)")
+    quiet = loader("""\
+        def _check(*names):
+            return names
+
+        def __getattr__(name):
+            _check(name)
+            raise AttributeError(name)
+        """)
+    assert quiet == LoaderFact("getattr", 4)
+
+
 def test_getattr_bound_to_something_else_is_a_cut() -> None:
     assert loader("__getattr__ = make_loader()\n") == LoaderFact(
         "getattr", 1, cut="`__getattr__` from `make_loader(...)` (line 1)",

@@ -311,6 +311,15 @@ CASES = {
     "getattr-table": (GETATTR_TABLE, "from pkg import dump\n", {"heavy_a"}),
     "getattr-read": (GETATTR_TABLE, "import pkg\n\nMODEL = pkg.Model()\n", {"heavy_b"}),
     "getattr-bound": (GETATTR_TABLE, "import pkg\n\ndump = 1\n", set()),
+    # the loader calls a module-level function with the name: it runs with it
+    "getattr-helper": ({
+        **GETATTR_TABLE,
+        "pkg/__init__.py": (
+            "import importlib\n_MAP = {'dump': 'pkg.utils'}\n\ndef _load(name):\n"
+            "    return getattr(importlib.import_module(_MAP[name]), name)\n\ndef __getattr__(name):\n"
+            "    if name in _MAP:\n        return _load(name)\n    raise AttributeError(name)\n"
+        ),
+    }, "from pkg import dump\n", {"heavy_a"}),
     # a `try:` import that binds the name may raise: the loader answers where it did
     "getattr-tried-first": ({
         **GETATTR_TABLE,

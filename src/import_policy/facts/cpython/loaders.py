@@ -34,6 +34,8 @@ ANY = "\0"
 _BUDGET = 2000
 # Statements all runs of one body take at most (tens of thousands of names; more are cuts).
 _TOTAL_BUDGET = 200_000
+# Calls of module-level functions followed one within another (`__getattr__` -> `_load` -> ...).
+_CALL_DEPTH = 3
 
 
 @dataclass
@@ -47,6 +49,8 @@ class _Module:
     loader: Optional[LoaderFact] = None
     # Each statement's calls outside its nested blocks, found once for every run of the body.
     calls: dict[int, list[ast.Call]] = field(default_factory=dict)
+    # The module-level functions a `__getattr__` may call (`return _load(name)`): run in turn.
+    functions: dict[str, ast.FunctionDef] = field(default_factory=dict)
     # The last binding of `__all__`: its line (0: none), and whether it is what `lazy_loader.attach`
     # returns (every name of its table).
     all_line: int = 0
@@ -96,6 +100,8 @@ def _walk(state: _Module, body: list[ast.stmt]) -> None:
             if node.name == "__getattr__":
                 state.getattr_def = node
                 state.loader = None
+            elif isinstance(node, ast.FunctionDef):
+                state.functions[node.name] = node
             state.env.pop(node.name, None)
         elif isinstance(node, ast.ClassDef):
             state.env.pop(node.name, None)
@@ -345,13 +351,14 @@ class _Run:
     """One run of a `__getattr__` body with the name known: what it imports, and the imports
     it reaches whose module the evaluator cannot tell (cuts)."""
 
-    def __init__(self, state: _Module, env: dict[str, object]) -> None:
+    def __init__(self, state: _Module, env: dict[str, object], depth: int = 0) -> None:
         self.state = state
         self.env = env
         self.imported: list[str] = []
         self.cuts: list[str] = []
         self.budget = _BUDGET
         self.import_names: set[str] = {"import_module"}
+        self.depth = depth  # calls of module-level functions run within this one
 
     def block(self, body: list[ast.stmt]) -> bool:
         """Runs the statements; False once one surely leaves the function."""
@@ -422,6 +429,24 @@ class _Run:
         for inner in found:
             if self.imports(inner):
                 self.call(inner)
+            elif isinstance(inner.func, ast.Name) and inner.func.id in self.state.functions:
+                self.helper(self.state.functions[inner.func.id], inner)
+
+    def helper(self, function: ast.FunctionDef, call: ast.Call) -> None:
+        """A module-level function the body calls (`_load(name)`): run with what the call
+        passes, its imports and cuts this run's (a call deeper than the pass follows, or one
+        whose arguments it cannot bind, is a cut only where that function imports)."""
+        env = _arguments(function, call, self.env)
+        if env is None or self.depth >= _CALL_DEPTH:
+            if any(isinstance(n, (ast.Import, ast.ImportFrom, ast.Call)) for n in ast.walk(function)):
+                self.cuts.append(f"`{text_of(call)}` (line {call.lineno})")
+            return
+        inner = _Run(self.state, {**self.state.env, **env}, self.depth + 1)
+        inner.budget = self.budget
+        inner.block(function.body)
+        self.budget = inner.budget
+        self.imported.extend(inner.imported)
+        self.cuts.extend(inner.cuts)
 
     def imports(self, call: ast.Call) -> bool:
         func = call.func
@@ -445,6 +470,27 @@ class _Run:
             pass  # Python raises before it imports (`T[name]` for a name not in `T`)
         except Unknown:
             self.cuts.append(f"`{text_of(call)}` (line {call.lineno})")
+
+
+def _arguments(function: ast.FunctionDef, call: ast.Call, env: dict[str, object]) -> dict[str, object] | None:
+    """The function's parameters bound to what the call passes (positional or by keyword,
+    defaults evaluated, anything else unknown); None for a call it cannot bind (`*args`)."""
+    params = [*function.args.posonlyargs, *function.args.args]
+    if function.args.vararg or function.args.kwarg or function.args.kwonlyargs or len(call.args) > len(params):
+        return None
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return None
+    given: dict[str, ast.expr] = {p.arg: a for p, a in zip(params, call.args)}
+    given.update((k.arg, k.value) for k in call.keywords if k.arg is not None)
+    defaults = dict(zip([p.arg for p in params][len(params) - len(function.args.defaults):], function.args.defaults))
+    bound: dict[str, object] = {}
+    for param in params:
+        node = given.get(param.arg, defaults.get(param.arg))
+        try:
+            bound[param.arg] = evaluate(node, env) if node is not None else Unknown
+        except (Unknown, Raises):
+            bound[param.arg] = Unknown
+    return bound
 
 
 def _plain(target: ast.expr) -> bool:
