@@ -130,6 +130,35 @@ def test_a_module_function_the_getattr_calls_runs_with_the_name() -> None:
     assert quiet == LoaderFact("getattr", 4)
 
 
+def test_huggingface_hubs_utils_getattr() -> None:
+    """huggingface_hub.utils' own `__getattr__`: a walrus over `.get`, `str.startswith`, and a
+    conditional expression, each evaluated as Python would, with no cut."""
+    found = loader("""\
+        import importlib
+        _SUBMODULES = {"_tqdm", "logging"}
+        _SUBMOD_ATTRS = {"huggingface_hub.errors": ["HfHubHTTPError"], "_paths": ["filter_repo_objects"]}
+        _ATTR_TO_MODULE = {attr: module for module, attrs in _SUBMOD_ATTRS.items() for attr in attrs}
+
+        def __getattr__(name: str):
+            if name == "httpx":
+                return importlib.import_module("httpx2")
+            if name in _SUBMODULES:
+                module_name = "tqdm" if name == "_tqdm" else name
+                return importlib.import_module(f"{__name__}.{module_name}")
+            if attr_module_name := _ATTR_TO_MODULE.get(name):
+                if attr_module_name.startswith("huggingface_hub."):
+                    module = importlib.import_module(attr_module_name)
+                else:
+                    module = importlib.import_module(f"{__name__}.{attr_module_name}")
+                return getattr(module, name)
+            raise AttributeError(name)
+        """, "hub.utils")
+    assert found == LoaderFact("getattr", 6, (
+        ("httpx", "httpx2"), ("_tqdm", "hub.utils.tqdm"), ("logging", "hub.utils.logging"),
+        ("HfHubHTTPError", "huggingface_hub.errors"), ("filter_repo_objects", "hub.utils._paths"),
+    ))
+
+
 def test_getattr_bound_to_something_else_is_a_cut() -> None:
     assert loader("__getattr__ = make_loader()\n") == LoaderFact(
         "getattr", 1, cut="`__getattr__` from `make_loader(...)` (line 1)",

@@ -320,6 +320,19 @@ CASES = {
             "    if name in _MAP:\n        return _load(name)\n    raise AttributeError(name)\n"
         ),
     }, "from pkg import dump\n", {"heavy_a"}),
+    # huggingface_hub.utils' spelling: a walrus over `.get`, `str.startswith`, a conditional expression
+    "getattr-walrus": ({
+        **GETATTR_TABLE,
+        "pkg/__init__.py": (
+            "import importlib\n_ATTR_TO_MODULE = {'dump': 'utils', 'Model': 'pkg.models'}\n\n"
+            "def __getattr__(name):\n    if name in {'_u'}:\n        m = 'utils' if name == '_u' else name\n"
+            "        return importlib.import_module(f'{__name__}.{m}')\n"
+            "    if where := _ATTR_TO_MODULE.get(name):\n        if where.startswith('pkg.'):\n"
+            "            module = importlib.import_module(where)\n        else:\n"
+            "            module = importlib.import_module(f'{__name__}.{where}')\n        return getattr(module, name)\n"
+            "    raise AttributeError(name)\n"
+        ),
+    }, "from pkg import Model\n", {"heavy_b"}),
     # a `try:` import that binds the name may raise: the loader answers where it did
     "getattr-tried-first": ({
         **GETATTR_TABLE,

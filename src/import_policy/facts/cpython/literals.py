@@ -10,7 +10,10 @@ from dataclasses import dataclass
 
 _SAFE_CALLS = {"set": set, "list": list, "tuple": tuple, "frozenset": frozenset, "sorted": sorted, "dict": dict}
 _MUTATORS = frozenset({"update", "setdefault", "append", "extend", "add"})
-_STRING_METHODS = frozenset({"split", "rsplit", "partition", "rpartition", "strip", "lstrip", "rstrip", "replace"})
+_STRING_METHODS = frozenset({
+    "split", "rsplit", "partition", "rpartition", "strip", "lstrip", "rstrip", "replace", "startswith", "endswith",
+    "lower", "upper", "removeprefix", "removesuffix",
+})
 
 
 class Unknown(Exception):
@@ -128,6 +131,16 @@ def evaluate(node: ast.expr, env: dict[str, object]) -> object:
         return _subscript(node, env)
     if isinstance(node, (ast.DictComp, ast.ListComp, ast.SetComp)):
         return _comprehension(node, env)
+    if isinstance(node, ast.IfExp):  # `"tqdm" if name == "_tqdm" else name`
+        return evaluate(node.body if _truth(node.test, env) else node.orelse, env)
+    if isinstance(node, ast.NamedExpr):  # `if module := TABLE.get(name):` binds as it tests
+        try:
+            value = evaluate(node.value, env)
+        except Unknown:
+            env.pop(node.target.id, None)
+            raise
+        env[node.target.id] = value
+        return value
     if isinstance(node, ast.Attribute):
         owner = evaluate(node.value, env)
         if isinstance(owner, FilePath) and node.attr == "parent":
@@ -332,4 +345,4 @@ def decide(node: ast.expr, env: dict[str, object]) -> bool | None:
         value = evaluate(node, env)
     except Unknown:
         return None
-    return bool(value) if isinstance(value, (str, int, list, tuple, dict, set)) else None
+    return bool(value) if value is None or isinstance(value, (str, int, list, tuple, dict, set)) else None
