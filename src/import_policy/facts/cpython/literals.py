@@ -135,12 +135,12 @@ def evaluate(node: ast.expr, env: dict[str, object]) -> object:
         return evaluate(node.body if _truth(node.test, env) else node.orelse, env)
     if isinstance(node, ast.NamedExpr):  # `if module := TABLE.get(name):` binds as it tests
         try:
-            value = evaluate(node.value, env)
+            bound = evaluate(node.value, env)
         except Unknown:
             env.pop(node.target.id, None)
             raise
-        env[node.target.id] = value
-        return value
+        env[node.target.id] = bound
+        return bound
     if isinstance(node, ast.Attribute):
         owner = evaluate(node.value, env)
         if isinstance(owner, FilePath) and node.attr == "parent":
