@@ -20,7 +20,9 @@ Cases (docs/benchmarks.md has the targets and how to read them):
       --no-deps is enough), whole tree cold and warm and T3's batch warm    vs the same without `follow`
   T11 the `import peft` probe (--t11-env: a venv with the ML stack; built there when missing, about
       6 GB: torch transformers peft accelerate timm torchvision sentence-transformers scikit-learn
-      pandas), `follow: all`, one import-time rule per watched name, cold and warm
+      pandas; an existing one is only read, nothing is installed into it: import-policy runs from
+      this checkout, `environment.python` pointing at the venv), `follow: all`, one import-time
+      rule per watched name, cold and warm
                                   vs `ruff analyze graph --isolated` over torch transformers peft sympy;
       and the same probe with one rule forbidding every watched name      (48 rules within 1.2x of 1)
   T12 a `kind: layers` contract over vLLM's top-level packages (scope: any, TYPE_CHECKING counted:
@@ -144,6 +146,7 @@ class Command:
     before: Callable[[], None] = lambda: None  # e.g. empty a cache, untimed
     cwd: Path | None = None  # None: the folder `alternate` is given
     timing: Timing = field(default_factory=Timing)
+    env: dict[str, str] | None = None  # None: the bench's own environment variables
 
 
 def alternate(commands: Sequence[Command], runs: int, cwd: Path) -> None:
@@ -151,7 +154,7 @@ def alternate(commands: Sequence[Command], runs: int, cwd: Path) -> None:
         order = commands if round_ % 2 == 0 else list(reversed(commands))
         for command in order:
             command.before()
-            command.timing.add(*measure(command.argv, command.cwd or cwd))
+            command.timing.add(*measure(command.argv, command.cwd or cwd, command.env))
         print(f"  round {round_ + 1}/{runs}: " + ", ".join(f"{c.name} {c.timing.cpu[-1]:.2f}s" for c in commands),
               file=sys.stderr)
 
@@ -578,14 +581,39 @@ def case_t10(bench: Bench, config: Path) -> None:
     bench.commands += [follow_cold, plain_cold, follow_warm, plain_warm, follow_batch, plain_batch]
 
 
-def t11_env(venv: Path) -> Path:
-    """T11's environment: made with the package index's ML stack when it is not there yet."""
+def t11_setup(venv: Path) -> list[list[str]]:
+    """What building T11's environment runs: nothing where it exists (it is only read, never
+    installed into: the tool runs from this checkout, `environment.python` pointing at it);
+    where it is missing, a new venv with the package index's ML stack."""
     python = venv_python(venv)
-    if not python.exists():
+    if python.exists():
+        return []
+    return [[sys.executable, "-m", "venv", str(venv)], [str(python), "-m", "pip", "install", "--quiet", *T11_PACKAGES]]
+
+
+def t11_env(venv: Path) -> Path:
+    """T11's environment, built when it is not there yet."""
+    steps = t11_setup(venv)
+    if steps:
         print(f"bench: building T11's environment in {venv} (about 6 GB)", file=sys.stderr)
-        run_or_exit([sys.executable, "-m", "venv", str(venv)], "creating T11's venv")
-        run_or_exit([str(python), "-m", "pip", "install", "--quiet", *T11_PACKAGES], "installing T11's packages")
+    for argv, doing in zip(steps, ("creating T11's venv", "installing T11's packages")):
+        run_or_exit(argv, doing)
     return venv
+
+
+def checkout_env() -> dict[str, str]:
+    """The environment variables that make `python -m import_policy` this checkout's, whatever
+    the interpreter has installed."""
+    paths = [str(REPO / "src"), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
+
+
+def same_venv(bench_venv: Path, t11: Path) -> bool:
+    """Whether the bench's own venv (which it installs its tools and this checkout into) is T11's."""
+    try:
+        return bench_venv.resolve() == t11.resolve()
+    except OSError:
+        return False
 
 
 def t11_policy(python: Path, each: bool) -> str:
@@ -600,11 +628,13 @@ def t11_policy(python: Path, each: bool) -> str:
     )
 
 
-def case_t11(bench: Bench, venv: Path) -> None:
-    """The `import peft` probe through the whole ML stack: cold and warm against ruff's module
-    graph of torch, transformers, peft and sympy in the same venv; 48 rules against one."""
-    print(f"T11 the import peft probe over {venv}", file=sys.stderr)
-    sys.path.insert(0, str(HERE))
+def t11_commands(bench: Bench, venv: Path) -> dict[str, Command]:
+    """T11's probe projects, written under the bench's work folder, and the commands it times:
+    import-policy from this checkout under the interpreter running the bench, reading the venv
+    through `environment.python` only; ruff from the bench's venv over the venv's site-packages
+    (`analyze graph` writes no cache). None of them writes into the venv."""
+    if str(HERE) not in sys.path:
+        sys.path.insert(0, str(HERE))  # import_truth: the watched names
     python = venv_python(venv)
     site = next(venv.glob("lib/python3*/site-packages"))
     probes = {}
@@ -614,15 +644,27 @@ def case_t11(bench: Bench, venv: Path) -> None:
         (folder / "pkg" / "__init__.py").write_text("import peft\n", encoding="utf-8")
         (folder / CONFIG).write_text(t11_policy(python, each), encoding="utf-8")
         probes[name] = folder
-    check = [bench.python, "-m", "import_policy", "check", "--jobs", bench.jobs]
-    each_cold = Command("import-policy T11 48 rules cold", check, before=remover(probes["each"] / CACHE),
-                        cwd=probes["each"])
-    one_cold = Command("import-policy T11 1 rule cold", check, before=remover(probes["one"] / CACHE), cwd=probes["one"])
-    ruff = Command("ruff analyze graph --isolated", [bench.python, "-m", "ruff", "analyze", "graph", "--isolated",
-                                                     *T11_RUFF_OVER], cwd=site)
-    alternate([each_cold, one_cold, ruff], bench.slow_runs, probes["each"])
-    each_warm = Command("import-policy T11 48 rules warm", check, cwd=probes["each"])
-    alternate([each_warm], bench.runs, probes["each"])
+    check = [sys.executable, "-m", "import_policy", "check", "--jobs", bench.jobs]
+    ours = checkout_env()
+    return {
+        "each_cold": Command("import-policy T11 48 rules cold", check, before=remover(probes["each"] / CACHE),
+                             cwd=probes["each"], env=ours),
+        "one_cold": Command("import-policy T11 1 rule cold", check, before=remover(probes["one"] / CACHE),
+                            cwd=probes["one"], env=ours),
+        "ruff": Command("ruff analyze graph --isolated", [bench.python, "-m", "ruff", "analyze", "graph", "--isolated",
+                                                         *T11_RUFF_OVER], cwd=site),
+        "each_warm": Command("import-policy T11 48 rules warm", check, cwd=probes["each"], env=ours),
+    }
+
+
+def case_t11(bench: Bench, venv: Path) -> None:
+    """The `import peft` probe through the whole ML stack: cold and warm against ruff's module
+    graph of torch, transformers, peft and sympy in the same venv; 48 rules against one."""
+    print(f"T11 the import peft probe over {venv}", file=sys.stderr)
+    commands = t11_commands(bench, venv)
+    each_cold, one_cold, ruff, each_warm = (commands[key] for key in ("each_cold", "one_cold", "ruff", "each_warm"))
+    alternate([each_cold, one_cold, ruff], bench.slow_runs, each_cold.cwd or bench.work)
+    alternate([each_warm], bench.runs, each_warm.cwd or bench.work)
     bench.rows.append(rows("T11 import peft probe, follow: all, 48 rules, cold", each_cold, ruff, T11_COLD_TARGET))
     bench.rows.append(rows("T11 the same, 48 rules against 1 rule, cold", each_cold, one_cold, T11_RULES_TARGET))
     warm = each_warm.timing.cpu_median
@@ -944,7 +986,7 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--deps-env", type=Path,
                         help="T10: a venv with transformers installed (pip install --no-deps is enough)")
     parser.add_argument("--t11-env", type=Path, default=DEFAULT_T11_ENV,
-                        help=f"T11: the venv with the ML stack, built when missing (default: {DEFAULT_T11_ENV})")
+                        help=f"T11: the venv with the ML stack, built when missing, else only read (default: {DEFAULT_T11_ENV})")
     parser.add_argument("--jobs", default=str(os.cpu_count() or 1), help="import-policy --jobs")
     parser.add_argument("--write-t7", type=Path, metavar="DIR",
                         help="write T7's generated file and its two configs into DIR, print the path and stop")
@@ -995,6 +1037,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     corpus: Path = args.corpus.expanduser().resolve()
     venv: Path = args.venv.expanduser().absolute()
     with_corpus = needs_corpus(args.cases, args.prepare_only)
+    if "T11" in args.cases and same_venv(venv, args.t11_env.expanduser().absolute()):
+        raise SystemExit(
+            f"bench: --venv and --t11-env name one venv ({venv}): the bench installs its tools and this checkout "
+            f"into --venv, and T11's venv is only read; give the bench a venv of its own (default {DEFAULT_VENV})"
+        )
     if os.environ.get(INNER) != "1":
         if with_corpus:
             fetch_corpus(corpus, args.fetcher.expanduser().resolve())

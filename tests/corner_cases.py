@@ -89,6 +89,14 @@ SEMANTICS = [
     "with x:\n    A = 1\nwhile y:\n    B = 2\nfor i in z:\n    C = 3\nmatch v:\n    case 1:\n        D = 4\ntry:\n    E = 5\nexcept Exception:\n    E = 6\n",
     "def f():\n    if not torch.cuda.is_available() or _is_hip():\n        return False\n    from flash_attn import x\n",
     "try:\n    if x:\n        from aiter import f\n    else:\n        from flash_attn import g\nexcept ImportError:\n    def f(*a):\n        raise ImportError\n    class K: pass\n",
+    # what runs after a `try:` import that may raise: the rest of the body, `else:`, and the
+    # rest of the block after handlers that leave it (one-line suites, `;`, a star, relative)
+    "try:\n    import a; import b.c\n    from d.e import f\n    from . import g\n    from h import *\n    x = 1\n"
+    "except (ImportError, AttributeError):\n    import c\nelse:\n    import d\nfinally:\n    import e\n",
+    "try:\n    import a\nexcept ImportError:\n    pass\nelse: import b; import c\n",
+    "def f():\n    try:\n        import a\n    except ImportError:\n        return False\n    import b\n"
+    "    try:\n        import c\n    except ImportError: raise\n    except ValueError:\n        pass\n    import d\n",
+    "try:\n    import a\nexcept ValueError:\n    pass\nelse:\n    import d\n",
 ]
 TRICKY += SEMANTICS
 TRICKY += SPELLINGS + DYNAMIC_SPELLINGS

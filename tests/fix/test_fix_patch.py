@@ -87,6 +87,8 @@ def files_and_edits(draw: st.DrawFn) -> tuple[bytes, list[tuple[int, int, bytes]
 @given(files_and_edits())
 # An edit at the end of an unended last line, after one that removed that line: one change.
 @example(case=(b"z", [(0, 1, b""), (1, 1, b"import re\n")]))
+# An insertion at the end of the file after an edit that removed its last `\n`: one change (here a no-op).
+@example(case=(b"x = 1\n", [(0, 0, b""), (5, 6, b""), (6, 6, b"\n")]))
 def test_any_edits_make_a_diff_git_applies(tmp_path_factory: pytest.TempPathFactory, case: tuple[bytes, list[tuple[int, int, bytes]]]) -> None:
     old, edits = case
     new = bytearray(old)

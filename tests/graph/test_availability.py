@@ -163,3 +163,58 @@ def test_by_default_every_branch_counts(probed: tuple[Project, Env]) -> None:
     project, _ = probed
     project.config(forbid_each(WATCHED, "mypkg"))
     assert reported(project.lines("--no-cache"), WATCHED) == set(WATCHED)
+
+
+# `importlib.metadata.version(NAME)` for each NAME, as its distribution is laid out below (or not).
+QUERIES = {
+    "foo-bar": "version", "FOO.bar": "distribution", "foo__bar": "metadata",  # Foo_Bar-1.0.dist-info
+    "foobar": "version",  # no such distribution
+    "legacy-pkg": "version", "Legacy.Pkg": "metadata",  # an .egg-info folder in site-packages
+    "old-file": "version",  # an .egg-info file (distutils' PKG-INFO) in site-packages
+    "dev_pkg": "version",  # an .egg-info folder in a folder a .pth file adds (`setup.py develop`)
+    "Egg.Pkg": "version", "egg-pkg": "version",  # an .egg folder a .pth adds: its name is compared lowercased only
+    "odd": "version", "odd-name": "version",  # `odd-name-1.0.dist-info`: the name ends at the first `-`
+    "ghost": "version",  # an .egg-info in a folder no .pth adds
+}
+
+
+def _metadata_layout(project: Project, env: Env) -> list[str]:
+    """The layout, and the watched names: `h_N` is imported where NAME number N is found."""
+    env.install("Foo_Bar", {"foo_bar/__init__.py": ""})
+    pkg_info = "Metadata-Version: 1.0\nName: {name}\nVersion: 1.0\n"
+    egg_info = env.lib / "Legacy_Pkg-2.0-py3.11.egg-info"
+    egg_info.mkdir()
+    (egg_info / "PKG-INFO").write_text(pkg_info.format(name="Legacy-Pkg"))
+    (egg_info / "top_level.txt").write_text("legacy_pkg\n")
+    (env.lib / "old_file-1.0-py3.11.egg-info").write_text(pkg_info.format(name="old-file"))
+    project.write("devsrc/dev_pkg.egg-info/PKG-INFO", pkg_info.format(name="dev-pkg"))
+    (env.lib / "dev-pkg.pth").write_text(f"{project.root / 'devsrc'}\n")
+    project.write(".venv/lib/python3.11/site-packages/Egg.Pkg-1.0-py3.11.egg/EGG-INFO/PKG-INFO", pkg_info.format(name="Egg.Pkg"))
+    (env.lib / "easy-install.pth").write_text("./Egg.Pkg-1.0-py3.11.egg\n")
+    odd = env.lib / "odd-name-1.0.dist-info"
+    odd.mkdir()
+    (odd / "METADATA").write_text(pkg_info.format(name="odd-name"))
+    project.write("elsewhere/ghost.egg-info/PKG-INFO", pkg_info.format(name="ghost"))
+    watched = [f"h_{index}" for index in range(len(QUERIES))]
+    env.install("standins", {f"{name}.py": "" for name in watched})
+    body = "".join(
+        f"try:\n    importlib.metadata.{call}({name!r})\n    import h_{index}\nexcept importlib.metadata.PackageNotFoundError:\n    pass\n"
+        for index, (name, call) in enumerate(QUERIES.items())
+    )
+    project.write("mypkg/__init__.py", "import importlib.metadata\n" + body)
+    return watched
+
+
+def test_distributions_are_found_as_importlib_metadata_finds_them(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`.dist-info` and `.egg-info` (folders and files), in site-packages and in folders `.pth`
+    files add, and `.egg` folders; names compared as importlib.metadata compares them."""
+    monkeypatch.delenv("VIRTUAL_ENV", raising=False)
+    env = Env(project.root)
+    watched = _metadata_layout(project, env)
+    loaded = python_loads(env, "mypkg", [project.root])
+    truth = {name for name in watched if name in loaded}
+    found = {query for index, query in enumerate(QUERIES) if f"h_{index}" in truth}
+    assert found == {"foo-bar", "FOO.bar", "foo__bar", "legacy-pkg", "Legacy.Pkg", "old-file", "dev_pkg", "Egg.Pkg", "odd"}
+    project.config(forbid_each(watched, "mypkg", "    installed: environment\n"))
+    assert reported(project.lines("--no-cache"), watched) == truth
+    assert reported(project.lines(), watched) == truth

@@ -6,6 +6,7 @@ folders: the findings without that note are what Python loads there."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -90,3 +91,50 @@ def test_the_words(optional: tuple[Project, Env]) -> None:
         for line in lines
     ), lines
     assert any("(if `kenlm` is installed)" in line and "in dependency `alpha`" in line for line in lines), lines
+
+
+def why(project: Project, name: str, *argv: str) -> str:
+    code, out, err = project.run("why", name, "--rule", rule_id(name), *argv)
+    assert code == 0, err
+    return out
+
+
+def test_why_says_it_on_the_link_that_needs_it(optional: tuple[Project, Env]) -> None:
+    """`why` says on each link what `check` says of the finding: the step that needs a module
+    the environment lacks (a `try:` import of it, or code an availability test keeps off)."""
+    project, _ = optional
+    project.config(forbid_each(WATCHED, "mypkg"))
+    alpha = ".venv/lib/python3.11/site-packages/alpha"
+    assert why(project, "missing_mod").splitlines()[1:] == [
+        "  mypkg/__init__.py:3: mypkg -> missing_mod (import missing_mod) (if `missing_mod` is installed)",
+    ]
+    assert why(project, "h_kenlm").splitlines()[1:] == [
+        "  mypkg/__init__.py:1: mypkg -> alpha (import alpha)",
+        f"  {alpha}/__init__.py:8: alpha -> alpha.kenlm_support (from alpha import kenlm_support) (if `kenlm` is installed)",
+        f"  {alpha}/kenlm_support.py:1: alpha.kenlm_support -> h_kenlm (import h_kenlm)",
+    ]
+    assert why(project, "bnb").splitlines()[-1] == f"  {alpha}/__init__.py:4: alpha -> bnb (import bnb) (if `bnb` is installed)"
+    assert "installed" not in why(project, "h_plain") + why(project, "h_shared")
+    document = json.loads(why(project, "h_kenlm", "--format", "json"))
+    assert [link["requires"] for link in document["chains"][0]["links"]] == [[], ["kenlm"], []]
+    for fmt in ("mermaid", "dot"):
+        assert "__init__.py:8 if kenlm installed" in why(project, "h_kenlm", "--format", fmt)
+
+
+def test_why_shows_a_chain_that_needs_nothing_missing_first(optional: tuple[Project, Env]) -> None:
+    """Where the entry's own import of a module needs one the environment lacks and another
+    route loads it anyway, Python loads it and `why` shows that route, as check's chain is."""
+    project, env = optional
+    project.write("mypkg/__init__.py", "import importlib.util\nif importlib.util.find_spec('kenlm'):\n    import h_plain\nimport alpha\n")
+    assert "h_plain" in python_loads(env, "mypkg", [project.root])
+    project.config(forbid_each(WATCHED, "mypkg"))
+    # check: the entry's own import is a site of its own, which needs `kenlm`; alpha's is not.
+    found = [line for line in project.lines("--no-cache") if "no-h-plain" in line]
+    assert [(line.split(":")[1], "(if `kenlm` is installed)" in line) for line in found] == [("3", True), ("4", False)]
+    shown = why(project, "h_plain").splitlines()
+    assert shown[0] == "mypkg -> h_plain (3 links):" and "installed" not in "".join(shown), shown
+    every = why(project, "h_plain", "--all").splitlines()
+    assert every[-2:] == [
+        "mypkg -> h_plain (1 link):",
+        "  mypkg/__init__.py:3: mypkg -> h_plain (import h_plain) (if `kenlm` is installed)",
+    ]

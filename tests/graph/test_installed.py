@@ -108,3 +108,47 @@ def test_a_module_installed_within_the_racy_window_is_seen(optional: tuple[Proje
     project.lines()
     env.install("missing_too", {"missing_too/__init__.py": ""})  # `import missing_too` no longer fails
     assert project.lines() == project.lines("--no-cache") == []
+
+
+# What runs around a `try:` import of a module the environment lacks (`missing`) or has
+# (`present`): each body is `alpha/__init__.py`; Python says which of h_a, h_b, h_present load.
+AROUND_A_TRY = {
+    "rest-of-body": "try:\n    import missing\n    import h_a\nexcept ImportError:\n    pass\n",
+    "before-in-body": "try:\n    import h_a\n    import missing\nexcept ImportError:\n    import h_b\n",
+    "else-not-run": "try:\n    import missing\nexcept ImportError:\n    pass\nelse:\n    import h_a\n",
+    "else-runs": "try:\n    import present\nexcept ImportError:\n    pass\nelse:\n    import h_a\n",
+    "else-of-from": "try:\n    from missing.sub import x\nexcept ModuleNotFoundError:\n    import h_b\nelse:\n    import h_a\n",
+    "finally": "try:\n    import missing\nexcept ImportError:\n    import h_a\nfinally:\n    import h_b\n",
+    "handler-returns": (
+        "def f():\n    try:\n        import missing\n    except ImportError:\n        return False\n"
+        "    import h_b\n    return True\nf()\n"
+    ),
+    "handler-returns-present": (
+        "def f():\n    try:\n        import present\n    except ImportError:\n        return False\n"
+        "    import h_b\n    return True\nf()\n"
+    ),
+    "handler-goes-on": "def f():\n    try:\n        import missing\n    except ImportError:\n        import h_a\n    import h_b\nf()\n",
+    "parent-of-missing": "try:\n    import present.nope\nexcept ImportError:\n    import h_a\n",
+    "not-caught-else": "try:\n    import present\nexcept ValueError:\n    pass\nelse:\n    import h_a\n",
+}
+
+
+@pytest.mark.parametrize("case", sorted(AROUND_A_TRY))
+def test_what_runs_around_a_try_that_raises(project: Project, monkeypatch: pytest.MonkeyPatch, case: str) -> None:
+    monkeypatch.delenv("VIRTUAL_ENV", raising=False)
+    watched = ["h_a", "h_b", "h_present"]
+    env = Env(project.root)
+    env.install("alpha", {"alpha/__init__.py": AROUND_A_TRY[case]})
+    env.install("present", {"present/__init__.py": "import h_present\n"})
+    for name in watched:
+        env.install(name, {f"{name}.py": ""})
+    project.write("mypkg/__init__.py", "import alpha\n")
+    loaded = python_loads(env, "mypkg", [project.root], [])
+    truth = {name for name in watched if name in loaded}
+    project.config(forbid_each(watched, "mypkg", "    installed: environment\n"))
+    assert reported(project.lines("--no-cache"), watched) == truth
+    # By default the answer holds whatever is installed: every import written counts.
+    text = AROUND_A_TRY[case]
+    written = {name for name in watched if name in text} | ({"h_present"} if "present" in text else set())
+    project.config(forbid_each(watched, "mypkg"))
+    assert reported(project.lines("--no-cache"), watched) == written

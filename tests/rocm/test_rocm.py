@@ -170,7 +170,7 @@ def test_why_json(project: Project) -> None:
     assert reached["chain"] == CHAIN
     assert reached["links"][-1] == {
         "from": "vllm.layers.mhc", "to": "tilelang", "path": "vllm/layers/mhc.py", "line": 8, "kind": "call",
-        "detail": '_has_tilelang_mhc() -> has_tilelang() -> _has_module("tilelang")',
+        "detail": '_has_tilelang_mhc() -> has_tilelang() -> _has_module("tilelang")', "requires": [],
     }
 
 

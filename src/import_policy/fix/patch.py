@@ -144,6 +144,14 @@ def _line_changes(old: bytes, edits: Sequence[Edit]) -> Iterator[Change]:
             if end < len(old) and new and not new.endswith(b"\n"):
                 end = _line_end(old, end + 1)  # the next line joins the change
                 continue
+            if index < len(pending) and pending[index][0] == end and new and not new.endswith(b"\n"):
+                # An insertion at the end of the file, after a change that left the last line
+                # unended, is on that line: it joins (it may end the line again, a no-op).
+                next_start, next_end, next_text = pending[index]
+                pieces += [old[edited:next_start], next_text]
+                edited = next_end
+                index += 1
+                continue
             break
         yield _trimmed(old, start, end, new)
 

@@ -24,6 +24,19 @@ class Link:
     # of one, or an availability test of one that keeps the step off there (the default reading).
     requires: tuple[str, ...] = ()
 
+    def if_installed(self) -> str:
+        """What is said of this step where it needs what the environment lacks, else empty."""
+        return if_installed(self.requires)
+
+
+def if_installed(names: Sequence[str]) -> str:
+    """" (if `x` is installed)", " (if `x` and `y` are installed)"; empty for no names."""
+    if not names:
+        return ""
+    quoted = [f"`{name}`" for name in names]
+    listed = quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+    return f" (if {listed} {'is' if len(quoted) == 1 else 'are'} installed)"
+
 
 @dataclass(frozen=True)
 class Chain:
@@ -37,12 +50,12 @@ class Chain:
     def if_installed(self) -> str:
         """What a message adds where a step needs what the environment lacks ("if `x` is
         installed"), empty where none does."""
-        names = list(dict.fromkeys(name for link in self.links for name in link.requires))
-        if not names:
-            return ""
-        quoted = [f"`{name}`" for name in names]
-        listed = quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
-        return f" (if {listed} {'is' if len(quoted) == 1 else 'are'} installed)"
+        return if_installed(list(dict.fromkeys(name for link in self.links for name in link.requires)))
+
+    @property
+    def requires(self) -> bool:
+        """Whether some step needs what the environment lacks."""
+        return any(link.requires for link in self.links)
 
 
 class ImportGraph:

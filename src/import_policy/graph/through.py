@@ -19,9 +19,10 @@ from typing import TextIO
 
 from import_policy.cache.racy import racy
 from import_policy.cache.stat import stat_of
-from import_policy.graph.distributions import Followed, follow, installed, normalize
+from import_policy.graph.distributions import Followed, follow
 from import_policy.graph.environment import Environment, project_environment
 from import_policy.graph.hook import Finding
+from import_policy.graph.metadata_path import Key, finds, keys_in
 from import_policy.graph.search_path import SearchPath
 
 
@@ -54,6 +55,7 @@ class Availability:
         self.search = search
         self.project = project
         self._memo: dict[str, bool] = {}
+        self._metadata: dict[str, frozenset[Key]] = {}  # each path folder's distributions
         folders = search.folders if search is not None else ()
         stats = [(folder, stat_of(folder)) for folder in folders]
         self.identity = repr(stats)
@@ -74,15 +76,24 @@ class Availability:
 
 
     def distribution(self, name: str) -> bool:
-        """Whether `importlib.metadata.version(name)` finds the distribution: a `.dist-info` of
-        that (normalized) name in one of the path's folders."""
-        key = "dist:" + normalize(name)
+        """Whether `importlib.metadata.version(name)` finds the distribution: a `.dist-info` or
+        `.egg-info` of that name in one of the path's folders, or an `.egg` folder on it, found
+        and compared as importlib.metadata does (graph.metadata_path)."""
+        key = "dist:" + name
         found = self._memo.get(key)
         if found is None:
-            folders = self.search.folders if self.search is not None else ()
-            found = any(normalize(name) in installed(folder) for folder in folders)
+            search = self.search
+            found = search is not None and any(finds(name, self._keys(folder)) for folder in search.folders)
             self._memo[key] = found
         return found
+
+    def _keys(self, folder: str) -> frozenset[Key]:
+        keys = self._metadata.get(folder)
+        if keys is None:
+            assert self.search is not None
+            listing = self.search.listing(folder)
+            keys = self._metadata[folder] = keys_in(folder, listing.folders | listing.files)
+        return keys
 
 
 _STDLIB: frozenset[str] = frozenset(getattr(sys, "stdlib_module_names", ()))

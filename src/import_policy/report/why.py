@@ -17,6 +17,13 @@ def _where(link: Link, shown: Shown) -> str:
     return f"{shown(link.path)}:{link.line}"
 
 
+def _label(link: Link, shown: Shown, escape: Callable[[str], str] = str) -> str:
+    """A drawn edge's label: where the step is, and what it needs that the environment lacks
+    (module names from the checked code: `escape` writes their controls as escapes)."""
+    needs = f" if {escape(' and '.join(link.requires))} installed" if link.requires else ""
+    return _where(link, shown) + needs
+
+
 def _verb(link: Link) -> str:
     if link.kind == "package":
         return "runs its parent package"
@@ -39,7 +46,7 @@ def render_text(target: str, chains: Sequence[tuple[str, Chain | None]], shown: 
             continue
         out.append(f"{_e(entry)} -> {_e(target)} ({len(chain.links)} link{'s' if len(chain.links) != 1 else ''}):")
         for link in chain.links:
-            out.append(f"  {_where(link, shown)}: {_e(link.source)} -> {_e(link.target)} ({_verb(link)})")
+            out.append(f"  {_where(link, shown)}: {_e(link.source)} -> {_e(link.target)} ({_verb(link)}){_e(link.if_installed())}")
     if all(chain is None for _, chain in chains):
         out.append(f"No eager import chain from the entry modules to {_e(target)}.")
     return "\n".join(out) + "\n"
@@ -56,7 +63,7 @@ def render_json(target: str, chains: Sequence[tuple[str, Chain | None]], shown: 
             "chain": list(chain.modules),
             "links": [
                 {"from": link.source, "to": link.target, "path": shown(link.path), "line": link.line,
-                 "kind": link.kind, "detail": link.detail}
+                 "kind": link.kind, "detail": link.detail, "requires": list(link.requires)}
                 for link in chain.links
             ],
         })
@@ -92,7 +99,7 @@ def render_mermaid(target: str, chains: Sequence[tuple[str, Chain | None]], show
         out.append(f'  {ids[name]}["{_e(name).replace(chr(34), "#quot;")}"]')
     for link in links:
         # A quoted path's own `"` would end Mermaid's label: it is written as the entity.
-        label = _where(link, shown).replace('"', "#quot;")
+        label = _label(link, shown, _e).replace('"', "#quot;")
         out.append(f'  {ids[link.source]} -->|"{label}"| {ids[link.target]}')
     if target in ids:
         out.append(f"  style {ids[target]} stroke:#d33,stroke-width:2px")
@@ -112,7 +119,7 @@ def render_dot(target: str, chains: Sequence[tuple[str, Chain | None]], shown: S
         extra = ", color=red" if name == target else ""
         out.append(f"  {_dot_string(name)} [label={_dot_string(name)}{extra}];")
     for link in links:
-        out.append(f"  {_dot_string(link.source)} -> {_dot_string(link.target)} [label={_dot_string(_where(link, shown))}];")
+        out.append(f"  {_dot_string(link.source)} -> {_dot_string(link.target)} [label={_dot_string(_label(link, shown))}];")
     out.append("}")
     return "\n".join(out) + "\n"
 

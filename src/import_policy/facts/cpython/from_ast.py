@@ -61,7 +61,7 @@ from import_policy.facts.source.syntax import newest_split
 from import_policy.facts.shared.usegate import UseGate, bound_imports, could_matter
 from import_policy.facts.shared.walkstate import (
     DYNAMIC_IMPORTERS, IMPORT_CATCHERS, IMPORTED_NAME, PACKAGE_WALKERS, Given, WalkState, compared, entry_leaf, entry_name,
-    getattr_leaf, LazySignature, signature_of, written,
+    all_of, getattr_leaf, installed_after, LazySignature, signature_of, written,
 )
 from import_policy.facts.shared.rebinding import by_class, field
 
@@ -468,6 +468,8 @@ class _Collector(WalkState):
                 self._tries.append((probing, [], _handler_definitions(node)))
             if _catches_version(node):
                 self.version_calls.update(self.versions_in(body))
+            tried = _tried_imports(body) if _catches_import(node) else {}
+            self.version_calls.update(tried)
             self.try_depth += 1
             self.enter_skippable()
             start = len(self.imports)
@@ -480,7 +482,15 @@ class _Collector(WalkState):
                 self.generic(handler)
                 if fallback:
                     self.fallbacks.pop()
-            self.body(node.orelse)  # type: ignore[attr-defined]
+            # `else:` runs, and with handlers that all leave, the rest of the block, only
+            # where every import the body tries is installed.
+            succeeded = all_of(tried.values())
+            if succeeded is not None:
+                self._block(node.orelse, Branch(succeeded, orelse=False, early=True, line=node.lineno))  # type: ignore[attr-defined]
+                if _handlers_leave(node):
+                    self.version_calls[id(node)] = succeeded
+            else:
+                self.body(node.orelse)  # type: ignore[attr-defined]
             self.body(node.finalbody)  # type: ignore[attr-defined]
             self.leave_skippable()
             self.try_depth -= 1
@@ -794,6 +804,7 @@ class _Collector(WalkState):
         for alias in node.names:
             if alias.name == "*":
                 self.imports.append(fact(module, "*", None, module_span))
+                self.probed(node)  # caught where a `try:` catches its failure, as libcst's walk says
                 return
             name = f"{module}.{alias.name}"
             span = self.spelled(alias.lineno, self.column(alias.lineno, alias.col_offset), alias.name)
@@ -1089,6 +1100,26 @@ class _ImportsOnly(_Collector):
 
     def loop(self, node: ast.For | ast.AsyncFor) -> None:
         self.generic(node)
+
+
+def _tried_imports(body: list[ast.stmt]) -> dict[int, Test]:
+    """The absolute imports straight in a `try:` body, each with the test that the modules it
+    imports are installed: where one is not, the import raises and the rest of the body does
+    not run."""
+    found: dict[int, Test] = {}
+    for statement in body:
+        names = [alias.name for alias in statement.names] if isinstance(statement, ast.Import) else \
+            [statement.module] if isinstance(statement, ast.ImportFrom) and not statement.level and statement.module else []
+        test = installed_after(names)
+        if test is not None:
+            found[id(statement)] = test
+    return found
+
+
+def _handlers_leave(node: ast.stmt) -> bool:
+    """Every handler of a failed import ends in `return` or `raise`."""
+    catching = [handler for handler in getattr(node, "handlers", ()) if _handler_catches(handler)]
+    return bool(catching) and all(isinstance(handler.body[-1], (ast.Return, ast.Raise)) for handler in catching)
 
 
 def _catches_import(node: ast.stmt) -> bool:

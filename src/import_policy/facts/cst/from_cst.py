@@ -67,7 +67,7 @@ from import_policy.facts.shared.rebinding import by_class, field
 from import_policy.facts.shared.walkstate import (
     Given, LazySignature, signature_of,
     DYNAMIC_IMPORTERS, IMPORT_CATCHERS, IMPORTED_NAME, PACKAGE_WALKERS, WalkState, compared, entry_leaf, entry_name,
-    getattr_leaf, written,
+    all_of, getattr_leaf, installed_after, written,
 )
 
 if TYPE_CHECKING:
@@ -434,6 +434,7 @@ class _Collector(WalkState, cst.CSTVisitor):
         self._statement_index = 0
         # Early-exit branches pushed in each open block (facts.walkstate.early_exit).
         self._exits: list[int] = [0]
+        self._else_tests: dict[int, Branch] = {}  # a `try:`'s `else:`: what it runs under
         self._elifs: set[int] = set()
         # Open `for` loops: (whether it walks a package, the package, context, dynamic imports before).
         self._loops: list[tuple[bool, str | None, Context, int]] = []
@@ -637,6 +638,15 @@ class _Collector(WalkState, cst.CSTVisitor):
     def _try(self, node: cst.Try | cst.TryStar) -> None:
         if any(_catches_version(handler.type) for handler in node.handlers):
             self.version_calls.update(self.versions_in(node.body))
+        tried = _tried_imports(node.body) if any(_catches_import(handler.type) for handler in node.handlers) else {}
+        self.version_calls.update(tried)
+        # `else:` runs, and with handlers that all leave, the rest of the block, only where
+        # every import the body tries is installed.
+        succeeded = all_of(tried.values())
+        if succeeded is not None and node.orelse is not None:
+            self._else_tests[id(node.orelse)] = Branch(succeeded, orelse=False, early=True, line=self.span_of(node).line)
+        if succeeded is not None and _handlers_leave(node):
+            self.version_calls[id(node)] = succeeded
         self.try_depth += 1
         self.enter_skippable()
         self._try_imports.append(len(self.imports))
@@ -684,6 +694,17 @@ class _Collector(WalkState, cst.CSTVisitor):
             return False
         start = self.span_of(node)
         return (start.line, start.column) in self.lazy_at
+
+    def visit_Else(self, node: cst.Else) -> None:
+        branch = self._else_tests.get(id(node)) if self._else_tests else None
+        if branch is not None:  # a `try:`'s `else:`
+            self.branches.append(branch)
+            self.changed()
+
+    def leave_Else(self, original_node: cst.Else) -> None:
+        if self._else_tests and self._else_tests.pop(id(original_node), None) is not None:
+            self.branches.pop()
+            self.changed()
 
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
         self._exits.append(0)
@@ -1101,6 +1122,36 @@ class _Collector(WalkState, cst.CSTVisitor):
 _OPERATORS: dict[type[cst.BaseCompOp], str] = {
     cst.Equal: "==", cst.NotEqual: "!=", cst.In: "in", cst.NotIn: "not in", cst.Is: "is", cst.IsNot: "is not",
 }
+
+
+def _tried_imports(block: cst.BaseSuite) -> dict[int, Test]:
+    """The absolute imports straight in a `try:` body, each with the test that the modules it
+    imports are installed: where one is not, the import raises and the rest of the body does
+    not run."""
+    found: dict[int, Test] = {}
+    for line in block.body if isinstance(block, cst.IndentedBlock) else ():
+        for small in line.body if isinstance(line, cst.SimpleStatementLine) else ():
+            names: list[str] = []
+            if isinstance(small, cst.Import):
+                names.extend(get_full_name_for_node(alias.name) or "" for alias in small.names)
+            elif isinstance(small, cst.ImportFrom) and not small.relative and small.module is not None:
+                names.append(get_full_name_for_node(small.module) or "")
+            test = installed_after(names)
+            if test is not None:
+                found[id(small)] = test
+    return found
+
+
+def _handlers_leave(node: cst.Try | cst.TryStar) -> bool:
+    """Every handler of a failed import ends in `return` or `raise`."""
+    catching = [handler for handler in node.handlers if _catches_import(handler.type)]
+    for handler in catching:
+        last: cst.CSTNode | None = handler.body.body[-1] if handler.body.body else None
+        if isinstance(last, cst.SimpleStatementLine):
+            last = last.body[-1] if last.body else None
+        if not isinstance(last, (cst.Return, cst.Raise)):
+            return False
+    return bool(catching)
 
 
 def _probing(block: cst.BaseSuite) -> list[cst.BaseSmallStatement]:

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import io
 import tokenize
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Optional, Union
 
 from import_policy.facts.records.model import (
-    Argument, AssignFact, Branch, Compare, Context, FunctionFact, ImportFact, Installed, Leaf, Not, Opaque, ReadFact, ReturnFact,
+    Argument, AssignFact, BoolOp, Branch, Compare, Context, FunctionFact, ImportFact, Installed, Leaf, Not, Opaque, ReadFact, ReturnFact,
     ScanFact, Signature, Span, Test, Value,
 )
 from import_policy.facts.shared.availability import Locals
@@ -206,9 +206,11 @@ class WalkState:
         self.forwarding: set[str] = set()
         # Function-local names bound to availability tests (`exists = find_spec(name) is not None`).
         self.locals = Locals()
-        # Statements straight in a `try:` that catches PackageNotFoundError which call
-        # `importlib.metadata.version("x")`: the rest of that body runs only where `x` is installed.
-        self.version_calls: dict[int, Installed] = {}
+        # Statements after which the rest of their block runs only where a test of what is
+        # installed holds: `importlib.metadata.version("x")` straight in a `try:` that catches
+        # PackageNotFoundError, an import straight in a `try:` that catches a failed import, and
+        # such a `try:` whose every catching handler returns or raises (`installed_after`).
+        self.version_calls: dict[int, Test] = {}
         # The signature of each function of `functions`, by its place there.
         self.signatures: list[LazySignature] = []
 
@@ -300,9 +302,11 @@ class WalkState:
         names = lazy.get().positional
         return bool(names) and names[0] == argument
 
-    def after_version(self, test: Installed, line: int) -> None:
-        """After `importlib.metadata.version("x")` straight in a `try:` that catches its failure,
-        the rest of the body runs only where `x` is installed (an unwritten test: no text)."""
+    def after_version(self, test: Test, line: int) -> None:
+        """After `importlib.metadata.version("x")` (or `import x`) straight in a `try:` that
+        catches its failure, the rest of the body runs only where `x` is installed (an
+        unwritten test: no text); so does the rest of the block after a `try:` whose handlers
+        of a failed import all leave it."""
         self.branches.append(Branch(test, orelse=False, early=True, line=line))
         self.changed()
 
@@ -387,3 +391,20 @@ class WalkState:
 # Everything a walk's state holds but the names the file reads (each collector finds them its
 # own way) and the context it caches, and the facts both collectors record alike.
 _HANDED = (*(name for name in vars(WalkState()) if name not in ("_context", "read_names")), "decorators", "functions", "classes")
+
+
+def installed_after(names: Iterable[str]) -> Test | None:
+    """The test under which code after imports of `names` runs: each is installed (Python
+    raises ImportError at the first that is not)."""
+    return all_of(Installed(name) for name in names if name)
+
+
+def all_of(tests: Iterable[Test]) -> Test | None:
+    """The tests joined by `and` (nested ones flattened, each once); None for none."""
+    flat: list[Test] = []
+    for test in tests:
+        flat.extend(test.operands if isinstance(test, BoolOp) and test.op == "and" else (test,))
+    unique = tuple(dict.fromkeys(flat))
+    if not unique:
+        return None
+    return unique[0] if len(unique) == 1 else BoolOp("and", unique)
