@@ -134,13 +134,20 @@ def probe_package(entry: str) -> str:
     return "probe_" + entry.replace(".", "_")
 
 
+def entry_rule_id(name: str, entry: str) -> str:
+    """The id of the rule forbidding `name` under `--together`, its entry `entry`'s probe package."""
+    return f"{rule_id(name)}--{probe_package(entry).replace('_', '-').lower()}"
+
+
 def policy(python: str, watched: Sequence[str], installed: str, platform: str = "cpu",
-           probes: Sequence[str] = ("pkg",)) -> str:
-    entry = ", ".join(probes)
+           entries: Sequence[str] = ()) -> str:
+    """One rule per watched name and entry: the rules of one entry each answer "what does
+    importing it alone load" (a dependency's site is one finding, with one chain, however many
+    entries reach it: a rule whose entry were every probe package would say it of one only)."""
     rules = "".join(
-        f"  - id: {rule_id(name)}\n    kind: import-time\n    entry: [{entry}]\n    forbid: [{name}]\n"
-        f"    installed: {installed}\n    platform: {platform}\n"
-        for name in watched
+        f"  - id: {entry_rule_id(name, entry)}\n    kind: import-time\n    entry: [{probe_package(entry)}]\n"
+        f"    forbid: [{name}]\n    installed: {installed}\n    platform: {platform}\n"
+        for entry in entries for name in watched
     )
     return f"version: 1\nenvironment:\n  python: {python}\nfollow: all\nrules:\n{rules}"
 
@@ -157,8 +164,7 @@ def tool_answers(
     tool: Sequence[str], folder: Path, entries: Sequence[str], watched: Sequence[str],
 ) -> tuple[dict[str, dict[str, list[str]]], str]:
     """Per entry, each watched name a finding says it loads, with that finding's chain; and what
-    went wrong, if the tool failed. One run answers every entry: a finding is at the link of the
-    probe package that imports its entry (`probe_ENTRY/__init__.py`), and its chain starts there."""
+    went wrong, if the tool failed. One run answers every entry of the group, each by its own rules."""
     done = subprocess.run([*tool, "check", "--format", "json"], cwd=folder, capture_output=True, text=True, check=False)
     if done.returncode not in (0, 1):
         return {}, f"exit {done.returncode}: {done.stderr.strip()[-500:]}"
@@ -168,15 +174,13 @@ def tool_answers(
         return {}, f"no JSON: {done.stdout[:200]!r}"
     if isinstance(findings, dict):  # `{"version": 1, "diagnostics": [...], "summary": {...}}`
         findings = findings.get("diagnostics", [])
-    by_rule = {rule_id(name): name for name in watched}
-    by_probe = {probe_package(entry): entry for entry in entries}
+    by_rule = {entry_rule_id(name, entry): (entry, name) for entry in entries for name in watched}
     found: dict[str, dict[str, list[str]]] = {entry: {} for entry in entries}
     for finding in findings if isinstance(findings, list) else []:
-        name = by_rule.get(str(finding.get("rule", "")))
-        chain = [str(m) for m in finding.get("chain") or []]
-        entry = by_probe.get(chain[0] if chain else str(finding.get("path", "")).split("/")[0])
-        if name is not None and entry is not None:
-            found[entry].setdefault(name, chain or [str(finding.get("message", ""))])
+        asked = by_rule.get(str(finding.get("rule", "")))
+        if asked is not None:
+            chain = [str(m) for m in finding.get("chain") or []]
+            found[asked[0]].setdefault(asked[1], chain or [str(finding.get("message", ""))])
     return found, ""
 
 
@@ -231,9 +235,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     total = Tally()
     rows: list[str] = []
     for group in groups:
-        probes = [probe_package(entry) for entry in group]
         (work / "import-policy.yaml").write_text(
-            policy(python, watched, args.installed, args.platform, probes), encoding="utf-8")
+            policy(python, watched, args.installed, args.platform, group), encoding="utf-8")
         write_probes(work, group)
         answers, failure = tool_answers(tool, work, group, watched)
         if failure:
