@@ -97,6 +97,12 @@ SEMANTICS = [
     "def f():\n    try:\n        import a\n    except ImportError:\n        return False\n    import b\n"
     "    try:\n        import c\n    except ImportError: raise\n    except ValueError:\n        pass\n    import d\n",
     "try:\n    import a\nexcept ValueError:\n    pass\nelse:\n    import d\n",
+    # a `try:` of imports and constants: its handlers run where an import fails, nothing else skips
+    "try: import a; HAS = True\nexcept ImportError: HAS = False\nif HAS:\n    import b\n",
+    "try:\n    import a as m\n    HAS = True\n    N = 'x' 'y'\n    M = (1)\n    pass\nexcept ImportError:\n    HAS = m = None\n"
+    "    import c\nexcept ValueError:\n    import d\nelse:\n    import e\nfinally:\n    import f\n",
+    "try:\n    import a\n    X = f'x'\nexcept ImportError:\n    X = None\ntry:\n    import a\n    X = -1\nexcept ImportError:\n    X = None\n",
+    "try:\n    from . import a\n    X = 1\nexcept ImportError:\n    X = None\n",
 ]
 TRICKY += SEMANTICS
 TRICKY += SPELLINGS + DYNAMIC_SPELLINGS

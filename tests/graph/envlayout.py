@@ -1,5 +1,6 @@
 """Generated environments for the tests of `follow:`: a venv-like folder (pyvenv.cfg, `lib` and
-`lib64` site-packages, dist-infos, `.pth` files, a setuptools editable finder), and Python's own
+`lib64` site-packages, dist-infos, `.pth` files, a setuptools editable finder, the legacy
+layouts: `.egg-info` folders and files, `setup.py develop`, `.egg` folders and zips), and Python's own
 answer of what importing a module loads there, from a subprocess whose `sys.path` is built by
 `site.addsitedir` over the same folders (so `.pth` files, `import` lines and finders run as
 Python runs them)."""
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import zipfile
 import sys
 import textwrap
 from collections.abc import Iterable, Mapping
@@ -105,6 +107,75 @@ class Env:
             path.write_text(textwrap.dedent(text))
         self.install(name, {f"_{name}.pth": f"{self.root / folder}\n"})
 
+    # --- legacy layouts (an `.egg-info` or an `.egg`, no `.dist-info`) ---------------------
+
+    def _pkg_info(self, name: str, version: str) -> str:
+        return f"Metadata-Version: 1.0\nName: {name}\nVersion: {version}\n"
+
+    def _easy_install(self, line: str) -> None:
+        with (self.lib / "easy-install.pth").open("a") as handle:
+            handle.write(line + "\n")
+
+    def _write(self, where: Path, files: Mapping[str, str]) -> None:
+        for relative, text in files.items():
+            path = where / relative
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(textwrap.dedent(text))
+
+    def sdist(self, name: str, files: Mapping[str, str], *, version: str = "1.0", installed: bool = True,
+              top_level: Iterable[str] | None = None) -> Path:
+        """`pip install` of an sdist without building a wheel: the files, and a
+        `NAME-VER-py3.11.egg-info` folder whose `installed-files.txt` lists them relative to it."""
+        self._write(self.lib, files)
+        info = self.lib / f"{name.replace('-', '_')}-{version}-py3.11.egg-info"
+        info.mkdir(parents=True, exist_ok=True)
+        (info / "PKG-INFO").write_text(self._pkg_info(name, version))
+        if top_level is not None:
+            (info / "top_level.txt").write_text("".join(f"{top}\n" for top in top_level))
+        if installed:
+            rows = [f"../{relative}" for relative in files] + ["PKG-INFO", "top_level.txt", "../../../../bin/script"]
+            (info / "installed-files.txt").write_text("\n".join(rows) + "\n")
+        return info
+
+    def develop(self, name: str, folder: str, source: Mapping[str, str], top_level: Iterable[str]) -> Path:
+        """`setup.py develop` (legacy editable): the sources in `folder` (under the root) with
+        `NAME.egg-info` beside them, an `.egg-link` and the `easy-install.pth` line adding `folder`."""
+        where = self.root / folder
+        self._write(where, source)
+        info = where / f"{name.replace('-', '_')}.egg-info"
+        info.mkdir(parents=True, exist_ok=True)
+        (info / "PKG-INFO").write_text(self._pkg_info(name, "1.0"))
+        (info / "SOURCES.txt").write_text("".join(f"{folder}/{relative}\n" for relative in source))
+        (info / "top_level.txt").write_text("".join(f"{top}\n" for top in top_level))
+        (self.lib / f"{name}.egg-link").write_text(f"{where}\n.")
+        self._easy_install(str(where))
+        return info
+
+    def distutils(self, name: str, files: Mapping[str, str], version: str = "1.0") -> Path:
+        """A distutils install: the files and a `NAME-VER-py3.11.egg-info` FILE (PKG-INFO, no file list)."""
+        self._write(self.lib, files)
+        info = self.lib / f"{name.replace('-', '_')}-{version}-py3.11.egg-info"
+        info.write_text(self._pkg_info(name, version))
+        return info
+
+    def egg(self, name: str, files: Mapping[str, str], top_level: Iterable[str] | None = None,
+            zipped: bool = False) -> Path:
+        """easy_install's `.egg` (a folder, or a zip archive) in site-packages, which an
+        `easy-install.pth` line adds to the path: its files and `EGG-INFO`."""
+        egg = self.lib / f"{name}-1.0-py3.11.egg"
+        inside = {relative: textwrap.dedent(text) for relative, text in files.items()}
+        inside["EGG-INFO/PKG-INFO"] = self._pkg_info(name, "1.0")
+        if top_level is not None:
+            inside["EGG-INFO/top_level.txt"] = "".join(f"{top}\n" for top in top_level)
+        if zipped:
+            with zipfile.ZipFile(egg, "w") as archive:
+                for relative, text in inside.items():
+                    archive.writestr(relative, text)
+        else:
+            self._write(egg, inside)
+        self._easy_install(f"./{egg.name}")
+        return egg
+
 
 PROBE = """\
 import json, site, sys
@@ -132,6 +203,28 @@ def python_loads(env: Env, entry: str, front: Iterable[Path], back: Iterable[Pat
     answer = json.loads(done.stdout)
     assert answer["error"] is None, answer
     return set(answer["loaded"])
+
+
+METADATA = """\
+import importlib.metadata, json, site
+for folder in {sites!r}:
+    site.addsitedir(folder)
+found = {{}}
+for name in {names!r}:
+    try:
+        found[name] = importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        found[name] = None
+print(json.dumps(found))
+"""
+
+
+def python_versions(env: Env, names: Iterable[str]) -> dict[str, str | None]:
+    """What `importlib.metadata.version(name)` answers for each name in the environment (None: not found)."""
+    script = METADATA.format(sites=[str(site) for site in env.sites], names=list(names))
+    done = subprocess.run([sys.executable, "-S", "-c", script], capture_output=True, text=True, check=True, cwd=env.root)
+    answer: dict[str, str | None] = json.loads(done.stdout)
+    return answer
 
 
 def rule_id(name: str) -> str:

@@ -130,25 +130,65 @@ AROUND_A_TRY = {
     "handler-goes-on": "def f():\n    try:\n        import missing\n    except ImportError:\n        import h_a\n    import h_b\nf()\n",
     "parent-of-missing": "try:\n    import present.nope\nexcept ImportError:\n    import h_a\n",
     "not-caught-else": "try:\n    import present\nexcept ValueError:\n    pass\nelse:\n    import h_a\n",
+    # the names a failed `try:` binds are its handler's
+    "flag-missing": "try:\n    import missing\n    HAS = True\nexcept ImportError:\n    HAS = False\nif HAS:\n    import h_a\nelse:\n    import h_b\n",
+    "flag-present": "try:\n    import present\n    HAS = True\nexcept ImportError:\n    HAS = False\nif HAS:\n    import h_a\nelse:\n    import h_b\n",
+    "flag-set-before": "HAS = False\ntry:\n    import missing\n    HAS = True\nexcept ImportError:\n    pass\nif HAS:\n    import h_a\n",
+    "flag-none": "try:\n    import missing as m\nexcept ImportError:\n    m = None\nif m is not None:\n    import h_a\n",
+    "flag-one-line": "try: import missing; HAS = True\nexcept ImportError: HAS = False\nif HAS:\n    import h_a\n",
+    "function-returns": (
+        "def ok():\n    try:\n        import present\n    except ImportError:\n        return False\n    return True\n"
+        "if ok():\n    import h_a\nelse:\n    import h_b\n"
+    ),
+}
+
+
+# A flag another file binds in a `try:` of imports and constants: that file matters to the
+# environment's answer though it imports nothing the rules name.
+FLAG_FILE = "try:\n    import missing\n    HAS = True\nexcept ImportError:\n    HAS = False\n"
+ACROSS_FILES = {
+    "flag-imported": {
+        "alpha/utils.py": FLAG_FILE,
+        "alpha/__init__.py": "from alpha.utils import HAS\nif HAS:\n    import h_a\nelse:\n    import h_b\n",
+    },
+    "flag-returned": {
+        "alpha/utils.py": FLAG_FILE + "def has():\n    return HAS\n",
+        "alpha/__init__.py": "from alpha.utils import has\nif has():\n    import h_a\nelse:\n    import h_b\n",
+    },
 }
 
 
 @pytest.mark.parametrize("case", sorted(AROUND_A_TRY))
 def test_what_runs_around_a_try_that_raises(project: Project, monkeypatch: pytest.MonkeyPatch, case: str) -> None:
     monkeypatch.delenv("VIRTUAL_ENV", raising=False)
-    watched = ["h_a", "h_b", "h_present"]
+    text = AROUND_A_TRY[case]
+    _judged_as_python_runs_it(project, {"alpha/__init__.py": text})
+    # By default the answer holds whatever is installed: every import written counts.
+    written = {name for name in WATCHED_AROUND if name in text} | ({"h_present"} if "present" in text else set())
+    project.config(forbid_each(WATCHED_AROUND, "mypkg"))
+    assert reported(project.lines("--no-cache"), WATCHED_AROUND) == written
+
+
+@pytest.mark.parametrize("case", sorted(ACROSS_FILES))
+def test_a_flag_bound_around_a_try_in_another_file(project: Project, monkeypatch: pytest.MonkeyPatch, case: str) -> None:
+    monkeypatch.delenv("VIRTUAL_ENV", raising=False)
+    assert _judged_as_python_runs_it(project, ACROSS_FILES[case]) == {"h_b"}
+
+
+WATCHED_AROUND = ["h_a", "h_b", "h_present"]
+
+
+def _judged_as_python_runs_it(project: Project, files: dict[str, str]) -> set[str]:
+    """What Python loads of the watched names, `alpha` holding `files`, which the tool must
+    report with the environment deciding."""
     env = Env(project.root)
-    env.install("alpha", {"alpha/__init__.py": AROUND_A_TRY[case]})
+    env.install("alpha", files)
     env.install("present", {"present/__init__.py": "import h_present\n"})
-    for name in watched:
+    for name in WATCHED_AROUND:
         env.install(name, {f"{name}.py": ""})
     project.write("mypkg/__init__.py", "import alpha\n")
     loaded = python_loads(env, "mypkg", [project.root], [])
-    truth = {name for name in watched if name in loaded}
-    project.config(forbid_each(watched, "mypkg", "    installed: environment\n"))
-    assert reported(project.lines("--no-cache"), watched) == truth
-    # By default the answer holds whatever is installed: every import written counts.
-    text = AROUND_A_TRY[case]
-    written = {name for name in watched if name in text} | ({"h_present"} if "present" in text else set())
-    project.config(forbid_each(watched, "mypkg"))
-    assert reported(project.lines("--no-cache"), watched) == written
+    truth = {name for name in WATCHED_AROUND if name in loaded}
+    project.config(forbid_each(WATCHED_AROUND, "mypkg", "    installed: environment\n"))
+    assert reported(project.lines("--no-cache"), WATCHED_AROUND) == truth
+    return truth

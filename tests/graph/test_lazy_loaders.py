@@ -278,6 +278,12 @@ CASES = {
     "getattr-table": (GETATTR_TABLE, "from pkg import dump\n", {"heavy_a"}),
     "getattr-read": (GETATTR_TABLE, "import pkg\n\nMODEL = pkg.Model()\n", {"heavy_b"}),
     "getattr-bound": (GETATTR_TABLE, "import pkg\n\ndump = 1\n", set()),
+    # a `try:` import that binds the name may raise: the loader answers where it did
+    "getattr-tried-first": ({
+        **GETATTR_TABLE,
+        "pkg/__init__.py": "try:\n    from pkg.fast import dump\nexcept ImportError:\n    pass\n" + textwrap.dedent(GETATTR_TABLE["pkg/__init__.py"]),
+        "pkg/fast.py": "raise ImportError('no fast dump here')\n",
+    }, "from pkg import dump\n", {"heavy_a"}),
     "getattr-called": (GETATTR_TABLE, "def load():\n    from pkg import dump\n\nload()\n", {"heavy_a"}),
     "getattr-not-run": (GETATTR_TABLE, "import pkg\n\ndef later():\n    return pkg.dump\n", set()),
     "module-attrs": (MODULE_ATTRS, "from pkg import SamplingParams\n", {"heavy_a"}),

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from conftest import Project
+from import_policy.facts.records.model import CallFact
 from import_policy.graph import derive
 from import_policy.graph.reach import Project as Graph
 
@@ -100,3 +101,45 @@ def test_rules_on_other_platforms_each_have_their_graph(project: Project, counts
                    "    platform: cpu\n")
     project.lines("--no-cache")
     assert counts.graphs == 2
+
+
+CALLING = {
+    **FILES,
+    "app/__init__.py": FILES["app/__init__.py"] + "from app.probe import has\nfrom app.loader import check\nHAS = has('torch.fx')\nCHECKED = check()\n",
+    "app/probe.py": "def has(name):\n    import importlib.util\n    return importlib.util.find_spec(name)\n",
+    "app/loader.py": FILES["app/loader.py"] + "\ndef check():\n    import sympy\n    return load_all()\n",
+}
+
+
+def test_n_rules_walk_the_import_time_calls_once(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the calls run at import time load is walked once for all the rules: as many calls
+    and functions walked with six rules, one per name, as with one rule for them all."""
+    from import_policy.graph import witness
+
+    walked: list[object] = []
+    calls: list[str] = []
+    walk = witness.Calls._walk
+    call = witness.Calls.call
+
+    def counting_walk(self: witness.Calls, target: object, *args: object) -> object:
+        walked.append(target)
+        return walk(self, target, *args)  # type: ignore[arg-type]
+
+    def counting_call(self: witness.Calls, fact: CallFact, *args: object) -> object:
+        calls.append(fact.callee)
+        return call(self, fact, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(witness.Calls, "_walk", counting_walk)
+    monkeypatch.setattr(witness.Calls, "call", counting_call)
+    for relative, text in CALLING.items():
+        project.write(relative, text)
+    project.config(one_rule())
+    one = project.lines("--no-cache")
+    one_walked, one_calls = len(walked), len(calls)
+    assert one_walked == 3 and len(one) == 6, (walked, one)  # load_all, check, has: each walked once
+    walked.clear()
+    calls.clear()
+    project.config(each_rule())
+    together = project.lines("--no-cache")
+    assert (len(walked), len(calls)) == (one_walked, one_calls), "each rule walked the calls again"
+    assert len(together) == 9, together

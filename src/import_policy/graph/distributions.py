@@ -1,51 +1,56 @@
-"""Installed distributions, read from their `.dist-info` folders (never imported), and the
-modules of the followed ones as the graph looks them up.
+"""Installed distributions, found as importlib.metadata finds them on the environment's path
+(never imported), and the modules of the followed ones as the graph looks them up.
 
-A distribution's folder is `NAME-VERSION.dist-info` in `site-packages`; its name is compared as
-packaging normalizes it (PEP 503: `Unsloth_Zoo` is `unsloth-zoo`). Modules are found on the
-environment's path (graph/search_path.py) as Python finds them, and a found file belongs to
-the distribution that owns it: the one whose `RECORD` lists it or the folder it is in (a
-file added after the install belongs to its package's distribution), else the one whose
-`top_level.txt` names its top-level module, else the one whose name is the folder's. An
-editable install owns what its finder maps and what its `.pth` file adds. `follow` reads the
-modules of the followed distributions; a followed module's path is absolute, which is how the
-graph tells a dependency's file from the project's (whose paths are relative to the project root).
+A distribution is a `NAME-VERSION.dist-info` folder, or a legacy `.egg-info` (folder or file)
+or `.egg` (graph/egg_info.py), in a folder of the path (site-packages, or one a `.pth` file
+adds, as `setup.py develop` does); its name is compared as importlib.metadata compares it
+(PEP 503 for an `-info`: `Unsloth_Zoo` is `unsloth-zoo`; an `.egg`'s lowercased with `-` as
+`_`), and the first of a name on the path wins. Modules are found on the environment's path
+(graph/search_path.py) as Python finds them, and a found file belongs to the distribution that
+owns it: the one whose `RECORD` (an `.egg-info`'s `installed-files.txt`) lists it or the folder
+it is in (a file added after the install belongs to its package's distribution), else the one
+whose `top_level.txt` names its top-level module in the folder holding its metadata, else the
+one whose name is the folder's; an `.egg` folder owns what it holds. An editable install owns
+what its finder maps and what its `.pth` file adds. `follow` reads the modules of the followed
+distributions; a followed module's path is absolute, which is how the graph tells a
+dependency's file from the project's (whose paths are relative to the project root).
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
 from import_policy.cache.racy import racy
 from import_policy.cache.stat import Stat, stat_of
+from import_policy.graph.egg_info import Told, egg_folder, egg_info, is_zipped_egg, zipped_egg
 from import_policy.graph.environment import Environment
+from import_policy.graph.metadata_path import Key, finds, found_in, legacy, normalize
 from import_policy.graph.search_path import SearchPath, Spec
-
-_SEPARATORS = re.compile(r"[-_.]+")
-
-
-def normalize(name: str) -> str:
-    return _SEPARATORS.sub("-", name).lower()
 
 
 @dataclass(frozen=True)
 class Distribution:
     name: str  # as its folder spells it
     version: str
-    info: str  # the `.dist-info` folder
-    site: str  # the `site-packages` it is installed in
+    info: str  # the `.dist-info` folder (an `.egg-info` folder or file, an `.egg`'s `EGG-INFO`)
+    site: str  # the path folder it is found in (a `site-packages`, a `.pth`'s folder, the `.egg`), RECORD's base
     tops: tuple[str, ...]  # top-level modules and packages it installs (as far as it tells)
-    stamp: str  # its RECORD's stat data: what a reinstall or upgrade changes
+    stamp: str  # its RECORD's stat data (an egg's: of the files it is told by): what a reinstall or upgrade changes
     record: tuple[str, ...] = field(default=(), compare=False, repr=False)  # RECORD's paths, `/`-separated
+    kind: str = "dist-info"  # or "egg-info" (a folder or a file), "egg" (a folder), "zipped-egg" (an archive)
 
     @property
     def key(self) -> str:
         return normalize(self.name)
+
+    @property
+    def lookup(self) -> Key:
+        """The key importlib.metadata finds it under (graph.metadata_path)."""
+        return ("egg", legacy(self.name)) if self.kind in ("egg", "zipped-egg") else ("info", self.key)
 
     def files(self) -> list[str]:
         """The absolute paths of its Python files, as its RECORD lists them."""
@@ -53,18 +58,53 @@ class Distribution:
                 if relative.endswith(".py") and _inside(relative)]
 
 
-def installed(site: str) -> dict[str, str]:
-    """Normalized name -> `.dist-info` folder, for every distribution in `site`."""
-    found: dict[str, str] = {}
-    try:
-        names = sorted(os.listdir(site))
-    except OSError:
-        return found
-    for name in names:
-        if name.endswith(".dist-info"):
-            # `NAME-VERSION.dist-info`, NAME with `-` spelled `_` (a version holds no `-`)
-            found.setdefault(normalize(name[: -len(".dist-info")].rpartition("-")[0] or name[:-10]), os.path.join(site, name))
-    return found
+def found(search: SearchPath) -> dict[str, Distribution]:
+    """Every distribution on the path by key, as importlib.metadata finds them: in each path
+    folder in order, then the `.egg` archives a `.pth` adds; the first of a key wins."""
+    everything: dict[str, Distribution] = {}
+    for folder in search.folders:
+        listing = search.listing(folder)
+        for entry, name, key in found_in(folder, listing.folders | listing.files):
+            path = os.path.join(folder, entry)
+            if key[0] == "egg":
+                inside = (entry for entry in sorted(listing.folders | set(listing.modules)) if entry != "EGG-INFO")
+                distribution = _told(egg_folder(folder, name), path, folder, "egg", inside)
+            elif not entry.lower().endswith(".egg-info"):
+                if entry not in listing.folders:
+                    continue
+                distribution = read(path, folder)
+            else:
+                distribution = _told(egg_info(path, folder, name, entry in listing.files), path, folder, "egg-info")
+            everything.setdefault(distribution.key, distribution)
+    for archive in search.archives:
+        if is_zipped_egg(archive):
+            distribution = _told(zipped_egg(archive), os.path.join(archive, "EGG-INFO"), archive, "zipped-egg")
+            everything.setdefault(distribution.key, distribution)
+    return everything
+
+
+def named(name: str, everything: Mapping[str, Distribution]) -> Distribution | None:
+    """The distribution `importlib.metadata.distribution(name)` finds among `everything`."""
+    distribution = everything.get(normalize(name))
+    return distribution if distribution is not None and finds(name, frozenset({distribution.lookup})) else None
+
+
+def _told(told: Told, info: str, site: str, kind: str, inside: Iterable[str] = ()) -> Distribution:
+    """A legacy distribution: its top-level modules are those `top_level.txt` names (an `.egg`
+    folder's: and every module and folder `inside` it), else those its file list holds, else its name's."""
+    listed = [*told.listed, *inside]
+    if not listed:
+        listed = [_top_of(relative) for relative in told.record if _inside(relative) and not _metadata(relative)]
+    if not listed and not told.record:
+        listed = [told.name.replace("-", "_").replace(".", "_")]  # nothing tells: the folder of its name
+    tops = [top for top in listed if top.isidentifier() and top != "__pycache__"]
+    stamp = ";".join(":".join(str(part) for part in stat_of(path) or ()) for path in told.read)
+    return Distribution(told.name, told.version, info, site, tuple(dict.fromkeys(tops)), stamp, told.record, kind)
+
+
+def _metadata(relative: str) -> bool:
+    """A path inside a distribution's own metadata folder."""
+    return ".dist-info/" in relative or relative.split("/")[0].lower().endswith(".egg-info")
 
 
 def read(info: str, site: str) -> Distribution:
@@ -74,7 +114,7 @@ def read(info: str, site: str) -> Distribution:
     record = tuple(record_paths(_text(os.path.join(info, "RECORD"))))
     listed = [line.strip().replace("/", ".") for line in _text(os.path.join(info, "top_level.txt")).splitlines()]
     if not any(listed):
-        listed = [_top_of(relative) for relative in record if _inside(relative) and ".dist-info/" not in relative]
+        listed = [_top_of(relative) for relative in record if _inside(relative) and not _metadata(relative)]
     if not any(listed) and not record:
         listed = [name.replace("-", "_").replace(".", "_")]  # nothing tells: the folder of its name
     tops = [top for top in listed if top.isidentifier() and top != "__pycache__"]
@@ -126,9 +166,14 @@ def _inside(relative: str) -> bool:
 
 
 def _metadata_name(info: str) -> str | None:
-    """The `Name:` its METADATA gives (as the project spells it; the folder's name is escaped)."""
+    """The `Name:` its METADATA (an egg's PKG-INFO) gives (as the project spells it; the
+    folder's name is escaped)."""
+    if os.path.isfile(info):
+        metadata = info  # a distutils `.egg-info` file is PKG-INFO itself
+    else:
+        metadata = os.path.join(info, "PKG-INFO" if info.lower().endswith("egg-info") else "METADATA")
     try:
-        with open(os.path.join(info, "METADATA"), encoding="utf-8", errors="replace") as handle:
+        with open(metadata, encoding="utf-8", errors="replace") as handle:
             head = handle.read(4096)
     except OSError:
         return None
@@ -165,7 +210,7 @@ class Owners:
             listed = False
             key = distribution.key
             for relative in distribution.record:
-                if not _inside(relative) or ".dist-info/" in relative or "__pycache__" in relative:
+                if not _inside(relative) or _metadata(relative) or "__pycache__" in relative:
                     continue
                 at = distribution.site
                 for part in relative.split("/"):  # each folder on its way, then the file
@@ -176,7 +221,9 @@ class Owners:
                 listed = True
                 for added in added_by.get(at, ()):
                     self._claim(added, key)
-            if not listed:  # top_level.txt, else the folder of its name
+            if distribution.kind == "egg":  # an `.egg` folder holds only what it installs
+                self._claim(distribution.site, key)
+            elif not listed:  # top_level.txt, else the folder of its name
                 for top in distribution.tops:
                     self._claim(os.path.join(distribution.site, top), distribution.key)
                     self._claim(os.path.join(distribution.site, top + ".py"), distribution.key)
@@ -347,17 +394,16 @@ def follow(environment: Environment | None, names: Iterable[str], every: bool) -
     if environment is None:
         return Followed(None, (), tuple(name for name, _ in wanted))
     search = SearchPath(environment.site_packages)
-    everything: dict[str, Distribution] = {}
-    for site in environment.site_packages:
-        for key, info in installed(site).items():
-            if key not in everything:  # an earlier site-packages shadows it
-                everything[key] = read(info, site)
-    chosen = everything if every else {key: everything[key] for _, key in wanted if key in everything}
+    everything = found(search)  # an earlier folder of the path shadows a later one
+    chosen = everything if every else {
+        distribution.key: distribution for distribution in (named(name, everything) for name, _ in wanted)
+        if distribution is not None
+    }
     tops: dict[str, str] = {}
     for key, distribution in chosen.items():
         for top in _tops(distribution, search):
             tops.setdefault(top, key)
-    missing = tuple(name for name, key in wanted if key not in everything)
+    missing = tuple(name for name, _ in wanted if named(name, everything) is None)
     owners = Owners(everything.values(), search)
     by_key = {key: distribution.name for key, distribution in chosen.items()}
     return Followed(environment, tuple(chosen.values()), missing, tops, search, owners, every, by_key)
@@ -382,12 +428,16 @@ def _tops(distribution: Distribution, search: SearchPath) -> list[str]:
 
 
 def unfound(followed: Followed) -> list[Distribution]:
-    """The followed distributions none of whose modules the path finds (or that tell none)."""
+    """The followed distributions none of whose modules the path finds (or that tell none); a
+    zipped `.egg`'s modules are never read (zipimport reads them, the graph does not)."""
     search = followed.search
     if search is None:
         return []
     out = []
     for distribution in followed.distributions:
+        if distribution.kind == "zipped-egg":
+            out.append(distribution)
+            continue
         tops = [top for top, key in followed.tops.items() if key == distribution.key]
         tops += [top for top in _tops(distribution, search) if top not in tops]
         if not any(search.find(top) is not None for top in tops):
@@ -395,4 +445,4 @@ def unfound(followed: Followed) -> list[Distribution]:
     return out
 
 
-__all__ = ["Distribution", "Followed", "Owners", "follow", "installed", "normalize", "read", "record_paths", "unfound"]
+__all__ = ["Distribution", "Followed", "Owners", "follow", "found", "named", "normalize", "read", "record_paths", "unfound"]

@@ -158,11 +158,33 @@ class Judge:
 
     def _compare(self, test: Compare, path: str, depth: int, at: int | None) -> Tri:
         known, value = self.held(test.subject, path, depth + 1, at)
+        subject = test.subject
+        if not known and self.installed is not None and not subject.call:
+            # `import x as m` / `except ImportError: m = None`: `m` reads as `x`, bound here too
+            named, found = subject, self.bound(subject.qualified, path, at, depth + 1)
+            if not found and "." not in subject.tail and subject.tail != subject.qualified:
+                named = replace(subject, qualified=subject.tail)
+                found = self.bound(named.qualified, path, at, depth + 1)
+            known, value = self._installed_literal(named, found or [])
         if known:
             return any(value == other for other in test.values)  # Python's `==`, as the code's test
         if all(other is None for other in test.values) and self._not_none(test.subject):
             return False
         return None
+
+    def _installed_literal(self, leaf: Leaf, found: list[_Candidate]) -> tuple[bool, Value]:
+        """With the environment deciding, (True, value) for a name bound to literals under tests of
+        what is installed (`try: import x` / `HAS_X = True` / `except ImportError:` / `HAS_X =
+        False`, or `x = None` there): the literal of the binding that ran last, the environment
+        having decided which ran (the names a failed `try:` binds are its handler's)."""
+        if self.installed is None or not found or not all(_literal(test) for test, _, _ in found):
+            return False, None
+        literals = {test.qualified for test, _, _ in found if isinstance(test, Leaf)}
+        name = _split(leaf.qualified)[1]
+        events = self._events_of(found[0][1]).get(name, [])
+        if len(literals) != 1 or not any(_of_installed(b.test) for e in events for b in e.context.branches):
+            return False, None
+        return True, _KEYWORDS[literals.pop()]
 
     def _not_none(self, leaf: Leaf) -> bool:
         """A name or dotted entry the platform holds true is not None there."""
@@ -191,8 +213,11 @@ class Judge:
             key = self.view.resolve(leaf.qualified, path)
             return self.function(key, depth + 1, leaf.argument, leaf.first, leaf.alone) if key is not None else None
         found = self.bound(leaf.qualified, path, at, depth + 1)
-        if not found or any(_literal(test) for test, _, _ in found):
-            # `_ready = False` is state a function may set later (`global _ready`), not a platform flag
+        if found and any(_literal(test) for test, _, _ in found):
+            known, value = self._installed_literal(leaf, found)
+            # Else `_ready = False` is state a function may set later (`global _ready`), not a platform flag
+            return bool(value) if known else None
+        if not found:
             return None
         values = [self.value(test, where, depth + 1, line) for test, where, line in found]
         return values[0] if values[0] is not None and all(v is values[0] for v in values) else None
@@ -304,8 +329,8 @@ class Judge:
             if returns and all(value is False for value in values):
                 found = False
             elif returns and self.installed is not None and all(value is True for value in values) and any(
-                availability(r.value) for r in returns
-            ) and any(not r.context.branches and not r.context.tried for r in returns):
+                availability(r.value) or any(_of_installed(b.test) for b in r.context.branches) for r in returns
+            ) and any(self.surely(r.context, key[0], depth + 1) for r in returns):
                 found = True
         self._busy.discard(memo)
         self._functions[memo] = found
@@ -438,6 +463,16 @@ def _split(qualified: str) -> tuple[str, str]:
     base, bracket, key = qualified.partition("[")
     module, _, name = base.rpartition(".")
     return module, name + bracket + key
+
+
+_KEYWORDS: dict[str, Value] = {"True": True, "False": False, "None": None}
+
+
+def _of_installed(test: Test) -> bool:
+    """A test of what is installed alone (what a `try:` import stands for)."""
+    if isinstance(test, BoolOp):
+        return test.op == "and" and all(isinstance(operand, Installed) for operand in test.operands)
+    return isinstance(test, Installed)
 
 
 def _literal(test: Test) -> bool:

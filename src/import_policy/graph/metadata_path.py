@@ -11,25 +11,39 @@ the folder's name up to its first `-`, compared lowercased with `-` read as `_` 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
-
-from import_policy.graph.distributions import normalize
+import re
+from collections.abc import Iterable, Iterator
 
 # A key importlib.metadata looks a name up by: ("info", normalized) or ("egg", legacy).
 Key = tuple[str, str]
 
+_SEPARATORS = re.compile(r"[-_.]+")
+
+
+def normalize(name: str) -> str:
+    """A distribution's name as packaging normalizes it (PEP 503)."""
+    return _SEPARATORS.sub("-", name).lower()
+
+
+def found_in(folder: str, entries: Iterable[str]) -> Iterator[tuple[str, str, Key]]:
+    """(entry, name as the entry spells it, key) for each distribution of one path folder,
+    in name order (importlib's: `.dist-info` and `.egg-info` entries, then the `.egg`'s own)."""
+    base = os.path.basename(folder.rstrip("/" + os.sep))
+    eggs: list[tuple[str, str, Key]] = []
+    for entry in sorted(entries):
+        low = entry.lower()
+        if low.endswith((".dist-info", ".egg-info")):
+            name = entry.rpartition(".")[0].partition("-")[0]
+            yield entry, name, ("info", normalize(name))
+        elif low == "egg-info" and base.lower().endswith(".egg"):
+            name = base.rpartition(".")[0].partition("-")[0]
+            eggs.append((entry, name, ("egg", legacy(name))))
+    yield from eggs
+
 
 def keys_in(folder: str, entries: Iterable[str]) -> frozenset[Key]:
     """The keys under which the distributions of one path folder (its entries' names) are found."""
-    found: set[Key] = set()
-    base = os.path.basename(folder.rstrip("/" + os.sep)).lower()
-    for entry in entries:
-        low = entry.lower()
-        if low.endswith((".dist-info", ".egg-info")):
-            found.add(("info", normalize(low.rpartition(".")[0].partition("-")[0])))
-        elif low == "egg-info" and base.endswith(".egg"):
-            found.add(("egg", legacy(base.rpartition(".")[0].partition("-")[0])))
-    return frozenset(found)
+    return frozenset(key for _, _, key in found_in(folder, entries))
 
 
 def legacy(name: str) -> str:
@@ -41,4 +55,4 @@ def finds(name: str, keys: frozenset[Key]) -> bool:
     return bool(name) and (("info", normalize(name)) in keys or ("egg", legacy(name)) in keys)
 
 
-__all__ = ["Key", "finds", "keys_in"]
+__all__ = ["Key", "finds", "found_in", "keys_in", "legacy", "normalize"]

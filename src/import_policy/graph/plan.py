@@ -49,6 +49,9 @@ class GraphPlan:
     # else of a file (a contract's `scope: any`): a file's record is its imports alone
     # (`facts.records.kept.imports_of`), and a file without `import` holds none.
     imports_only: bool = False
+    # Every question the run asks (`question` is the first): rules that share a graph derive
+    # their sites together (`graph.run.GraphRun.ask`).
+    questions: tuple[Question, ...] = field(default=(), compare=False, repr=False)
 
     def asking(self, question: Question) -> GraphPlan:
         """The same files, prefilter and records, asking `question` (its graph is kept apart:
@@ -140,7 +143,7 @@ def make_plan(
     project_names = top | (followed.names if followed is not None else frozenset())
     plain = GraphPlan(
         layout, questions[0], dict(exports), None, project_names, followed=followed,
-        installed=installed(top) if installed is not None else None,
+        installed=installed(top) if installed is not None else None, questions=tuple(questions),
     )
     if not prefilter:
         return plain
@@ -172,6 +175,9 @@ def make_plan(
     heads.update(("find_spec", "iter_modules", "walk_packages"))
     if any(question.installed for question in questions):
         heads.add("metadata")  # `importlib.metadata.version("x")` in a `try:`: judged from the environment
+        # `try: import x` / `HAS_X = True` / `except ImportError: HAS_X = False`: a flag the
+        # environment decides, in a file that may import nothing the question names
+        heads.update(("ImportError", "ModuleNotFoundError"))
     # A lazy loader: `from module import name` may import what its table names.
     heads.update(("__getattr__", "_LazyModule"))
     # A class's method may run a subclass's override through `self` (a base in a file that

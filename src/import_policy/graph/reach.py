@@ -12,14 +12,17 @@ probes one, or a decorator from a heavy module.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterable, Iterator, Mapping
+import functools
+import operator
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Literal, Optional, TypeVar, Union
+from typing import Literal, TypeVar
 
 from import_policy.facts.records.model import (
-    CallFact, Context, FileFacts, ImportFact, Leaf, ReadFact, ScanFact, Signature, Span, SyntaxErrorFact,
+    CallFact, Context, DecoratorFact, FileFacts, ImportFact, Leaf, ReadFact, ScanFact, Signature, Span,
+    SyntaxErrorFact,
 )
-from import_policy.graph.passing import How, Passed, Slot, actual, bind
+from import_policy.graph.passing import How, actual
 from import_policy.graph.value_uses import ValueUse, value_uses
 from import_policy.patterns import module_heads
 from import_policy.graph.chains import Chain, ImportGraph, Link
@@ -28,7 +31,10 @@ from import_policy.graph.judge import AFTER, Environment, Judge
 from import_policy.facts.source.exports import exports_of, wants_exports
 from import_policy.graph.lazy_loaders import Loaders
 from import_policy.graph.question import Question
-from import_policy.graph.sites import find_spec_of, is_heavy, probe_of, through_gateway
+from import_policy.graph.sites import through_gateway
+from import_policy.graph.witness import (
+    MAX_CALL_DEPTH, BodyFact, Called, Calls, ClassKey, FunctionKey, Mask, Target, joined,
+)
 
 # The kinds of link this pass's edges make (`Link.kind`): "import", "package", "probe",
 # "call", "scan", "jit".
@@ -36,8 +42,6 @@ SiteKind = Literal["import", "probe", "call", "jit"]
 # A memo's key and value (`Project._memo`).
 _K = TypeVar("_K")
 _V = TypeVar("_V")
-# How deep calls through project functions are followed; real wrappers are two or three deep.
-MAX_CALL_DEPTH = 32
 # PEP 810: the first Python that runs `lazy import` and `__lazy_modules__` lazily.
 LAZY_PYTHON = (3, 15)
 
@@ -85,15 +89,11 @@ class HeavySite:
 # A file with no heavy site (most): one list for all, never changed.
 _NO_SITES: list[HeavySite] = []
 
+# An import heavy for some questions (`Project._heavy_imports`): the import, those questions,
+# those for which the module of `from m import x` is heavy itself, and where it runs (`loaded`).
+_Heavy = tuple[ImportFact, Mask, Mask, "ReadFact | None | bool"]
 
-# heavy module, call steps (`has_x()`, `_has_module("x")`), tests on the way the pass could not judge
-_Witness = tuple[str, tuple[str, ...], tuple[str, ...]]
-_BodyFact = Union[ImportFact, CallFact]
-FunctionKey = tuple[str, str]  # file, dotted function name in it
-ClassKey = tuple[str, str]  # file, dotted class name in it
-# A function a call runs, with the class of the instance (or class) its `self` / `cls` is, when
-# it is a method reached through one (`EnvChecker()` runs `EnvChecker.__new__` with `cls` that).
-Target = tuple[FunctionKey, Optional[ClassKey]]
+
 
 
 class Project:
@@ -127,8 +127,9 @@ class Project:
         self.unparsed: dict[str, SyntaxErrorFact] = {}
         self._sites: dict[str, list[HeavySite]] = {}
         self._edges: dict[str, list[Link]] = {}
-        # By target and the literals the call passes its parameters (graph.passing).
-        self._witnesses: dict[tuple[Target, Passed], tuple[_Witness, ...] | None] = {}
+        # What import-time calls load, by the probes of the questions asking (shared by every
+        # question asked of this graph: `asking`).
+        self._calls: dict[tuple[tuple[str, str | None], ...], Calls] = {}
         self._scans: dict[Target, tuple[str, ...]] = {}
         self._body_imports: dict[Target, tuple[str, ...]] = {}
         self._mros: dict[ClassKey, tuple[ClassKey, ...]] = {}
@@ -155,11 +156,11 @@ class Project:
     def asking(self, question: Question) -> Project:
         """The same graph under `question`, which differs from this one's only in what counts
         as a site (`Question.graph_key`): files, links, calls and classes are derived once for
-        both; only the heavy sites and what calls load of them are each one's."""
+        both, and what calls load is walked once for every question asking at the time
+        (`sites_for`); only the heavy sites are each one's."""
         view = copy.copy(self)
         view.question = question
         view._sites = {}
-        view._witnesses = {}
         view._in_progress = set()
         return view
 
@@ -232,57 +233,12 @@ class Project:
         memo[key] = found
         return found
 
-    def witness(self, target: Target, depth: int = 0, passed: Passed = ()) -> tuple[_Witness, ...] | None:
-        """The heavy modules calling the function imports on the platform, each with the calls through
-        which it does first, in the order the body runs them; None for none. `passed`: the literals
-        the call gives its parameters (graph.passing), for `find_spec` on one."""
-        key = (target, passed)
-        return self._memo(self._witnesses, "witness", key, depth, None, lambda: self._witness(target, depth, passed))
+    def body(self, key: FunctionKey) -> list[BodyFact]:
+        """The imports and calls in the function's body, in source order."""
+        file = self._file(key[0])
+        return file.bodies.get(key[1], []) if file is not None else []
 
-    def _witness(self, target: Target, depth: int, passed: Passed) -> tuple[_Witness, ...] | None:
-        found: list[_Witness] = []
-        key, receiver = target
-        path = key[0]
-        file = self._file(path)
-        for fact in file.bodies.get(key[1], ()) if file is not None else ():
-            if not self.judge.runs(fact.context, path):
-                continue
-            inner: tuple[_Witness, ...] | None = None
-            if isinstance(fact, ImportFact):
-                if is_heavy(self.question, fact.name):
-                    # `from aiter.ops import mhc` imports `aiter.ops`; `mhc` may be a function in it.
-                    name = fact.module if fact.kind == "from" and is_heavy(self.question, fact.module) else fact.name
-                    inner = ((name, (f"try: import {name}" if fact.probe else f"import {name}",), ()),)
-            else:
-                # `find_spec(n)`, `check(n)`: the literal passed (a probe's argument only where written)
-                call, literals = actual(fact, () if self._probe(fact) else passed)
-                inner = self._call_witness(call, path, depth + 1, receiver, literals)
-            unjudged = self.judge.unjudged(fact.context, path) if inner else ()
-            found.extend((heavy, steps, _joined(unjudged, tests)) for heavy, steps, tests in inner or ())
-        return _each_once(found)
-
-    def _probe(self, call: CallFact) -> bool:
-        """A configured probe's call (its argument is followed only where written as a literal)."""
-        return any(probe in (call.tail, call.callee) for probe, _ in self.question.probes)
-
-    def _call_witness(
-        self, call: CallFact, path: str, depth: int, receiver: ClassKey | None = None,
-        literals: Mapping[Slot, str] | None = None,
-    ) -> tuple[_Witness, ...] | None:
-        """What the call loads; `call` and `literals` as `passing.actual` gives them."""
-        if probe_of(self.question, call) is not None and call.first_string is not None:
-            return ((call.first_string, (f'{call.tail}("{call.first_string}")',), ()),)
-        parent = find_spec_of(self.question, call)
-        if parent is not None:
-            return ((parent, (f'{call.tail}("{call.first_string}")',), ()),)
-        found: list[_Witness] = []
-        for target, how in self.bound_targets(call.callee, path, call.context.function, receiver):
-            passed = bind(self._signature(target[0]), how, literals or {})
-            for heavy, steps, tests in self.witness(target, depth, passed) or ():
-                found.append((heavy, (f"{call.tail}()", *steps), tests))
-        return _each_once(found)
-
-    def _signature(self, key: FunctionKey) -> Signature | None:
+    def signature(self, key: FunctionKey) -> Signature | None:
         """The function's signature where its body passes a parameter on (one of that name: none)."""
         file = self._file(key[0])
         return file.signatures.get(key[1]) if file is not None else None
@@ -340,7 +296,7 @@ class Project:
             return "instance"
         if root == "cls":
             return "class"
-        enclosing = self._signature((path, within))
+        enclosing = self.signature((path, within))
         if enclosing is None:  # no signature kept: only `__init__` is surely an instance's
             return "instance" if within.endswith(".__init__") else None
         return "class" if enclosing.method in ("class", "static") else "instance"
@@ -492,10 +448,34 @@ class Project:
     def sites(self, path: str) -> list[HeavySite]:
         """The heavy sites of one file, in source order (decorators included)."""
         if path not in self._sites:
-            file = self._file(path)
-            found = list(self._find_sites(file.facts)) if file is not None else []
-            self._sites[path] = sorted(found, key=lambda s: (s.span.line, s.span.column)) if found else _NO_SITES
+            self._sites[path] = self.sites_for(path, (self.question,))[0]
         return self._sites[path]
+
+    def calls(self, probes: tuple[tuple[str, str | None], ...]) -> Calls:
+        """What import-time calls load, for the questions with these probes."""
+        found = self._calls.get(probes)
+        if found is None:
+            found = self._calls[probes] = Calls(self, probes)
+        return found
+
+    def sites_for(self, path: str, questions: Sequence[Question]) -> list[list[HeavySite]]:
+        """The heavy sites of one file for each of `questions` (which share this graph and their
+        probes), each in source order: what the file's import-time calls load is walked once
+        for them all, and each question reads its own sites off the walk."""
+        file = self._file(path)
+        if file is None or not questions:
+            return [_NO_SITES for _ in questions]
+        facts = file.facts
+        calls = self.calls(questions[0].probes)
+        bits = [calls.bit(question) for question in questions]
+        imports = self._heavy_imports(facts, calls, functools.reduce(operator.or_, bits))
+        found = [list(self._import_sites(facts, imports, bit)) for bit in bits]
+        called = self._called(facts, calls, functools.reduce(operator.or_, bits))
+        decorated = self._decorated(file)
+        for bit, sites in zip(bits, found):
+            sites.extend(self._call_sites(facts, called, bit))
+            sites.extend(self._decorator_sites(facts, decorated, calls, bit))
+        return [sorted(sites, key=lambda s: (s.span.line, s.span.column)) if sites else _NO_SITES for sites in found]
 
     def cuts_at(self, path: str) -> list[str]:
         """Where the lazy loaders the file's imports ask could not be told what they import (the
@@ -583,14 +563,24 @@ class Project:
             found.append(prefix)
         return found
 
-    def _find_sites(self, facts: FileFacts) -> Iterator[HeavySite]:
+    def _heavy_imports(self, facts: FileFacts, calls: Calls, need: Mask) -> list[_Heavy]:
+        """The file's imports heavy for a question of `need`: each with those questions, those
+        for which the module of `from m import x` is heavy itself, and where it runs (`loaded`)."""
+        found: list[_Heavy] = []
+        for fact in facts.imports:
+            mask = calls.heavy(fact.name) & need
+            if mask:
+                whole = calls.heavy(fact.module) & mask if fact.kind == "from" else 0
+                found.append((fact, mask, whole, self.loaded(facts, fact)))
+        return found
+
+    def _import_sites(self, facts: FileFacts, imports: list[_Heavy], bit: Mask) -> Iterator[HeavySite]:
         seen_statements: set[int] = set()
         loads: dict[int, ReadFact] = {}  # a lazy `from` statement of a heavy module: its first read
-        for fact in facts.imports:
-            if not is_heavy(self.question, fact.name):
+        for fact, mask, wholes, where in imports:
+            if not mask & bit:
                 continue
-            where = self.loaded(facts, fact)
-            whole = fact.kind == "from" and is_heavy(self.question, fact.module)
+            whole = bool(wholes & bit)
             if isinstance(where, ReadFact) and whole:
                 first = loads.get(fact.statement)
                 if first is None or (where.span.line, where.span.column) < (first.span.line, first.span.column):
@@ -618,41 +608,61 @@ class Project:
             read = loads.pop(fact.statement, None)
             if read is not None:
                 yield self._lazy_site(facts, fact.module, read, f"lazy import {fact.module}")
-        for call in facts.calls:
-            if not self.judge.eager(call.context, facts.path):
-                continue
-            site = self._call_site(facts, call)
-            if site is not None:
-                yield replace(site, requires=self.requires(call.context, facts.path)) if self.deployed is not None else site
-        file = self._file(facts.path)
-        for decorator in facts.decorators:
-            if not self.judge.eager(decorator.context, facts.path):
-                continue
-            for name in decorator.qualified_names:
-                if file is not None and not file.imported(name):
-                    continue  # `tilelang = _LazyTilelang()`: a local object that shares the name
-                real = through_gateway(name, self.exports)
-                if is_heavy(self.question, real):
-                    yield HeavySite(
-                        facts.path, facts.module, real.split(".")[0], decorator.span, decorator.statement_line,
-                        "jit", f"@{real}", unjudged=self.judge.unjudged(decorator.context, facts.path),
-                    )
-                    break
 
-    def _call_site(self, facts: FileFacts, call: CallFact) -> HeavySite | None:
-        """The call's site: every heavy module it loads, the first as `heavy` (contract section 4)."""
-        call, literals = actual(call, ())
-        found = self._call_witness(call, facts.path, 0, None, literals)
-        if not found:
-            return None
-        (heavy, steps, _), *others = found
-        # One step is the probe itself; more is a call of a project function.
-        kind: SiteKind = "probe" if len(steps) == 1 else "call"
-        return HeavySite(
-            facts.path, facts.module, heavy, call.span, call.statement_line, kind, " -> ".join(steps),
-            unjudged=_joined(self.judge.unjudged(call.context, facts.path), *(tests for _, _, tests in found)),
-            also=tuple((name, " -> ".join(way)) for name, way, _ in others),
-        )
+    def _called(self, facts: FileFacts, calls: Calls, need: Mask) -> list[tuple[CallFact, Called, tuple[str, ...]]]:
+        """The file's import-time calls that load a heavy module for a question of `need`: each
+        as `passing.actual` makes it, what it loads, and what the environment lacks for it."""
+        found: list[tuple[CallFact, Called, tuple[str, ...]]] = []
+        for fact in facts.calls:
+            if not self.judge.eager(fact.context, facts.path):
+                continue
+            call, literals = actual(fact, ())
+            loads = calls.call(call, facts.path, 0, None, literals, need)
+            if loads is not None:
+                requires = self.requires(fact.context, facts.path) if self.deployed is not None else ()
+                found.append((call, loads, requires))
+        return found
+
+    def _call_sites(
+        self, facts: FileFacts, called: list[tuple[CallFact, Called, tuple[str, ...]]], bit: Mask,
+    ) -> Iterator[HeavySite]:
+        """Each call's site: every heavy module it loads, the first as `heavy` (contract section 4)."""
+        for call, loads, requires in called:
+            found = loads.read(bit) if loads.mask & bit else None
+            if not found:
+                continue
+            (heavy, steps, _), *others = found
+            # One step is the probe itself; more is a call of a project function.
+            kind: SiteKind = "probe" if len(steps) == 1 else "call"
+            yield HeavySite(
+                facts.path, facts.module, heavy, call.span, call.statement_line, kind, " -> ".join(steps),
+                unjudged=joined(self.judge.unjudged(call.context, facts.path), *(tests for _, _, tests in found)),
+                also=tuple((name, " -> ".join(way)) for name, way, _ in others), requires=requires,
+            )
+
+    def _decorated(self, file: _File) -> list[tuple[DecoratorFact, list[str]]]:
+        """The file's decorators that run at import time, each with the names it reads through
+        a module-level import, as the gateways they pass stand for them."""
+        facts = file.facts
+        found: list[tuple[DecoratorFact, list[str]]] = []
+        for decorator in facts.decorators:
+            if self.judge.eager(decorator.context, facts.path):
+                # `tilelang = _LazyTilelang()`: a local object that shares the name is no module's
+                names = [through_gateway(name, self.exports) for name in decorator.qualified_names if file.imported(name)]
+                if names:
+                    found.append((decorator, names))
+        return found
+
+    def _decorator_sites(
+        self, facts: FileFacts, decorated: list[tuple[DecoratorFact, list[str]]], calls: Calls, bit: Mask,
+    ) -> Iterator[HeavySite]:
+        for decorator, names in decorated:
+            real = next((name for name in names if calls.heavy(name) & bit), None)
+            if real is not None:
+                yield HeavySite(
+                    facts.path, facts.module, real.split(".")[0], decorator.span, decorator.statement_line,
+                    "jit", f"@{real}", unjudged=self.judge.unjudged(decorator.context, facts.path),
+                )
 
     def _lazy_site(self, facts: FileFacts, heavy: str, read: ReadFact, detail: str) -> HeavySite:
         return HeavySite(
@@ -890,8 +900,8 @@ class _File:
             if counts[a.name] == 1 and isinstance(a.value, Leaf) and a.value.call and "." not in a.value.qualified
             and a.value.qualified in self.bound
         }
-        self.bodies: dict[str, list[_BodyFact]] = {}
-        body_facts: list[_BodyFact] = [*facts.imports, *facts.calls]
+        self.bodies: dict[str, list[BodyFact]] = {}
+        body_facts: list[BodyFact] = [*facts.imports, *facts.calls]
         for fact in body_facts:
             if fact.context.function is not None:
                 self.bodies.setdefault(fact.context.function, []).append(fact)
@@ -955,18 +965,6 @@ def with_site(chain: Chain, site: HeavySite, name: str | None = None) -> Chain:
     detail = site.detail if name in (None, site.heavy) else dict(site.also).get(name or "", site.detail)
     last = Link(source, name or site.heavy, site.path, site.span.line, kind, detail, site.requires)
     return Chain(chain.entry, (*chain.links, last))
-
-
-def _each_once(found: list[_Witness]) -> tuple[_Witness, ...] | None:
-    """Each heavy module once, by the first way found to it; None for none."""
-    first: dict[str, _Witness] = {}
-    for witness in found:
-        first.setdefault(witness[0], witness)
-    return tuple(first.values()) or None
-
-
-def _joined(*groups: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(text for group in groups for text in group))
 
 
 def _c3(sequences: list[list[ClassKey]]) -> list[ClassKey]:

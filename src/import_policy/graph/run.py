@@ -56,13 +56,15 @@ class GraphRun:
         """The graph answering `question`; `reached`: its reach from the entries is derived
         this run (a gap's chain is looked up only in a reach derived anyway). The graph, its
         links and every entry's reach are derived once for every question sharing its
-        `graph_key` (many `kind: import-time` rules); each question has only its own sites."""
+        `graph_key` (many `kind: import-time` rules); each question has only its own sites, a
+        file's derived for all of them at once (`ModuleGraph.share`)."""
         graph = self._answers.get(question)
         if graph is None:
             key = question.graph_key
             shared = self._graphs.get(key)
             if shared is None:
                 shared = self._graphs[key] = self._graph(key)
+                shared.share(asked for asked in self.plan.questions if asked.graph_key == key)
             graph = self._answers[question] = shared.asking(question)
         self.asked.append((graph, question.entries if reached else ()))
         return graph

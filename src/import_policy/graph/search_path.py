@@ -75,7 +75,8 @@ _EMPTY = Listing(frozenset(), frozenset())
 
 
 class SearchPath:
-    """An environment's `sys.path` (`folders`, in order) and its editable finders' mappings."""
+    """An environment's `sys.path` (`folders`, in order) and its editable finders' mappings;
+    `archives`: the files its `.pth` files add (zip archives, whose modules are not looked up)."""
 
     def __init__(self, site_packages: Iterable[str]) -> None:
         self._listings: dict[str, Listing] = {}
@@ -85,18 +86,23 @@ class SearchPath:
         folders: list[str] = []
         self.pth: dict[str, str] = {}  # a folder a `.pth` file added -> that file
         self.editable: dict[str, tuple[str, str]] = {}  # top-level name -> (folder or file, finder file)
+        archives: list[str] = []  # files a `.pth` adds (zip archives: `.egg`s), which zipimport reads
         for site in self.sites:
             _add(folders, site)
             listing = self.listing(site)
             for name in sorted(listing.files):
                 if name.endswith(".pth"):
                     for folder in _pth_folders(os.path.join(site, name)):
-                        if self._is_folder(folder) and _add(folders, folder):
-                            self.pth[folder] = os.path.join(site, name)
+                        if self._is_folder(folder):
+                            if _add(folders, folder):
+                                self.pth[folder] = os.path.join(site, name)
+                        elif self._is_file(folder) and folder not in archives:
+                            archives.append(folder)
                 elif _FINDER.match(name) or (name.startswith("_") and name.endswith(".py") and "editable" in name):
                     for top, target in _editable_mapping(os.path.join(site, name)):
                         self.editable.setdefault(top, (target, os.path.join(site, name)))
         self.folders = tuple(folders)
+        self.archives = tuple(archives)
 
     # --- the index -------------------------------------------------------------------
 
@@ -137,6 +143,10 @@ class SearchPath:
     def _is_folder(self, path: str) -> bool:
         parent, name = os.path.split(path.rstrip(os.sep))
         return name in self.listing(parent).folders
+
+    def _is_file(self, path: str) -> bool:
+        parent, name = os.path.split(path)
+        return name in self.listing(parent).files
 
     # --- lookups -----------------------------------------------------------------------
 

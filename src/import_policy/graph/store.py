@@ -455,6 +455,9 @@ class _Shared:
         self.make = make
         self.project: Project | None = None
         self.projects: dict[str, Project] = {}  # each question's view of `project`
+        # Every question the run asks of this graph, by `sites_key`: a file's sites are derived
+        # for all of those sharing probes at once (`ModuleGraph.sites`).
+        self.together: dict[str, Question] = {}
         self.edges: dict[str, tuple[int, list[Link]]] = {}
         self.sites: dict[str, dict[str, tuple[int, list[HeavySite]]]] = {}
         self.reach: dict[str, tuple[int, Mapping[str, Link | None], Mapping[str, str]]] = {}
@@ -486,12 +489,20 @@ class ModuleGraph:
 
     def asking(self, question: Question) -> ModuleGraph:
         """The same graph, its sites those of `question` (which must differ from the graph's
-        own only in what counts as a site: `Question.shares_graph`)."""
+        own only in what counts as a site: `Question.graph_key`)."""
         view = ModuleGraph.__new__(ModuleGraph)
         view._s = self._s
         view._key = question.sites_key
         view._question = question
+        self._s.together.setdefault(question.sites_key, question)
         return view
+
+    def share(self, questions: Iterable[Question]) -> None:
+        """The questions the run will ask of this graph (each with this graph's `graph_key`): a
+        file's sites, derived for one of them, are derived for every one with the same probes
+        (what their import-time calls load is walked once for them all: `Project.sites_for`)."""
+        for question in questions:
+            self._s.together.setdefault(question.sites_key, question)
 
     @property
     def inputs(self) -> Inputs:
@@ -653,11 +664,29 @@ class ModuleGraph:
             else:
                 mine[path] = (raw[0], sites)
                 return sites
-        sites = list(self.project.sites(path)) or _NO_SITES
+        if self._question is None:
+            sites = list(self.project.sites(path)) or _NO_SITES
+            shared.cuts[path] = self.project.cuts_at(path)
+            mine[path] = (len(shared.inputs), sites)
+            self._derived()
+            return sites
+        self._derive_sites(path, self._question)
+        return mine[path][1]
+
+    def _derive_sites(self, path: str, question: Question) -> None:
+        """The file's sites for `question` and for every other question asked with it that
+        shares its probes and has them neither derived nor stored, in one walk."""
+        shared = self._s
+        asking = [question, *(
+            other for key, other in shared.together.items()
+            if key != self._key and other.probes == question.probes
+            and path not in shared.sites.get(key, {}) and path not in shared.raw_sites.get(key, {})
+        )]
+        found = self.project.sites_for(path, asking)
         shared.cuts[path] = self.project.cuts_at(path)
-        mine[path] = (len(shared.inputs), sites)
-        self._derived()
-        return sites
+        for other, sites in zip(asking, found):
+            shared.sites.setdefault(other.sites_key, {})[path] = (len(shared.inputs), sites or _NO_SITES)
+            self._derived()
 
     def cuts(self, entry: str) -> list[str]:
         """Where a lazy loader that importing `entry` asks could not be told what it imports:

@@ -7,7 +7,8 @@ the branches are judged) and checks the answer (`ImportTimePass`), the graph's s
 shortest chains, kept between runs as a `ModuleGraph`, over the per-file records every
 question shares (each file parsed once, then read from the facts cache). Rules that differ
 only in what they forbid (and where their import starts) share one graph: its links and each
-entry's reach are derived once for them all, and each rule derives only its own sites. With `platform: any` no guard keeps a branch off: only what never runs while a
+entry's reach are derived once for them all, what their import-time calls load is walked once
+(`graph.witness`), and each rule reads only its own sites from it. With `platform: any` no guard keeps a branch off: only what never runs while a
 module is imported (`if TYPE_CHECKING:`, `if __name__ == "__main__":`, function bodies)
 does. With `platform: NAME` the branches are judged on that profile (`rocm`, `cuda`, `cpu`,
 `xpu`, or one declared under `platforms:`), as the ROCm rules judge theirs.

@@ -77,7 +77,14 @@ def errors(policy: Policy, followed: Followed | None) -> list[tuple[str, int, st
     # libraries only (nvidia's): only a name the user wrote must be found.
     for distribution in unfound(followed) if not followed.every else ():
         name = next((n for n in wanted.names if normalize(n) == distribution.key), distribution.name)
-        tops = ", ".join(distribution.tops) or "none told by RECORD, top_level.txt or its name"
+        tops = ", ".join(distribution.tops) or "none told by RECORD, installed-files.txt, top_level.txt or its name"
+        if distribution.kind == "zipped-egg":
+            out.append((wanted.origin.source, _line(wanted, name), (
+                f"follow: {name!r} is installed as a zip archive ({distribution.site}, which a .pth file adds); "
+                f"Python imports its modules ({tops}) from the archive, follow reads none of them: "
+                "install it unzipped (pip install) to follow it"
+            )))
+            continue
         out.append((wanted.origin.source, _line(wanted, name), (
             f"follow: {name!r} is installed ({distribution.info}) but none of its modules ({tops}) is found on "
             f"the environment's path ({', '.join(followed.search.folders) if followed.search else looked})"

@@ -439,7 +439,11 @@ class _Collector(WalkState):
         return rest.lstrip(" \t\f").startswith(";")
 
     def statement(self, node: ast.stmt) -> None:
-        if isinstance(node, ast.Import):
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and id(node) in self.may_raise:
+            self.enter_skippable()  # its binding happens only where it does not raise
+            self.import_(node) if isinstance(node, ast.Import) else self.import_from(node)
+            self.leave_skippable()
+        elif isinstance(node, ast.Import):
             self.import_(node)
         elif isinstance(node, ast.ImportFrom):
             self.import_from(node)
@@ -458,42 +462,7 @@ class _Collector(WalkState):
             self.loop(node)
             self.leave_skippable()
         elif isinstance(node, _TRIES):
-            body: list[ast.stmt] = node.body  # type: ignore[attr-defined]
-            if _catches_import(node):
-                probing = _probing(body)
-                for statement in probing:
-                    self._try_of[id(statement)] = len(self._tries)
-                    if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
-                        self._probe_calls[id(statement.value)] = len(self._tries)  # `import_module("x")`
-                self._tries.append((probing, [], _handler_definitions(node)))
-            if _catches_version(node):
-                self.version_calls.update(self.versions_in(body))
-            tried = _tried_imports(body) if _catches_import(node) else {}
-            self.version_calls.update(tried)
-            self.try_depth += 1
-            self.enter_skippable()
-            start = len(self.imports)
-            self.body(body)
-            imported = self.imported_since(start)
-            for handler in node.handlers:  # type: ignore[attr-defined]
-                fallback = imported and _handler_catches(handler)
-                if fallback:
-                    self.fallbacks.append(imported)
-                self.generic(handler)
-                if fallback:
-                    self.fallbacks.pop()
-            # `else:` runs, and with handlers that all leave, the rest of the block, only
-            # where every import the body tries is installed.
-            succeeded = all_of(tried.values())
-            if succeeded is not None:
-                self._block(node.orelse, Branch(succeeded, orelse=False, early=True, line=node.lineno))  # type: ignore[attr-defined]
-                if _handlers_leave(node):
-                    self.version_calls[id(node)] = succeeded
-            else:
-                self.body(node.orelse)  # type: ignore[attr-defined]
-            self.body(node.finalbody)  # type: ignore[attr-defined]
-            self.leave_skippable()
-            self.try_depth -= 1
+            self.try_(node)
         elif isinstance(node, _SKIPPABLE):
             self.enter_skippable()
             self.generic(node)
@@ -503,6 +472,67 @@ class _Collector(WalkState):
         else:
             self.assignment(node)
             self.generic(node)
+
+    def try_(self, node: ast.stmt) -> None:
+        body: list[ast.stmt] = node.body  # type: ignore[attr-defined]
+        catches = _catches_import(node)
+        if catches:
+            probing = _probing(body)
+            for statement in probing:
+                self._try_of[id(statement)] = len(self._tries)
+                if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+                    self._probe_calls[id(statement.value)] = len(self._tries)  # `import_module("x")`
+            self._tries.append((probing, [], _handler_definitions(node)))
+        if _catches_version(node):
+            self.version_calls.update(self.versions_in(body))
+        tried = _tried_imports(body) if catches else {}
+        self.version_calls.update(tried)
+        # `else:` runs, and with handlers that all leave, the rest of the block, only where
+        # every import the body tries is installed.
+        succeeded = all_of(tried.values())
+        # A body of imports and constants raises only where an import fails: its catching
+        # handlers run exactly where one is not installed, and nothing else in it is skipped.
+        failed = Branch(succeeded, orelse=True, early=True, line=node.lineno) \
+            if succeeded is not None and _imports_and_constants(body) else None
+        plain = failed is not None
+        if plain:
+            self.may_raise.update(tried)
+        self.try_depth += 1
+        if not plain:
+            self.enter_skippable()
+        start = len(self.imports)
+        self.body(body)
+        imported = self.imported_since(start)
+        for handler in node.handlers:  # type: ignore[attr-defined]
+            self.handler(handler, imported, failed)
+        if succeeded is not None:
+            self._block(node.orelse, Branch(succeeded, orelse=False, early=True, line=node.lineno))  # type: ignore[attr-defined]
+            if _handlers_leave(node):
+                self.version_calls[id(node)] = succeeded
+        else:
+            self.body(node.orelse)  # type: ignore[attr-defined]
+        self.body(node.finalbody)  # type: ignore[attr-defined]
+        if not plain:
+            self.leave_skippable()
+        self.try_depth -= 1
+
+    def handler(self, handler: ast.ExceptHandler, imported: tuple[str, ...], failed: Branch | None) -> None:
+        """A handler; `failed`: in a `try:` of imports and constants, the branch where one of
+        them is not installed (its catching handlers run there; no other handler can)."""
+        catches = _handler_catches(handler)
+        if imported and catches:
+            self.fallbacks.append(imported)
+        if failed is not None and catches:
+            self._enter(branch=failed)
+        elif failed is not None:
+            self.enter_skippable()
+        self.generic(handler)
+        if failed is not None and catches:
+            self._leave(branch=failed)
+        elif failed is not None:
+            self.leave_skippable()
+        if imported and catches:
+            self.fallbacks.pop()
 
     def walk_refused(self, chunk: Chunk) -> None:
         """A statement CPython refused, walked by libcst's collector with this walk's state."""
@@ -1114,6 +1144,22 @@ def _tried_imports(body: list[ast.stmt]) -> dict[int, Test]:
         if test is not None:
             found[id(statement)] = test
     return found
+
+
+def _imports_and_constants(body: list[ast.stmt]) -> bool:
+    """A `try:` body that can raise nothing but a failed import: absolute imports, `pass`, and
+    names bound to constants (`HAS_X = True`)."""
+    for statement in body:
+        if isinstance(statement, ast.Import) or (isinstance(statement, ast.ImportFrom) and not statement.level):
+            continue
+        if isinstance(statement, ast.Pass):
+            continue
+        if isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Constant) and all(
+            isinstance(target, ast.Name) for target in statement.targets
+        ):
+            continue
+        return False
+    return True
 
 
 def _handlers_leave(node: ast.stmt) -> bool:

@@ -435,6 +435,10 @@ class _Collector(WalkState, cst.CSTVisitor):
         # Early-exit branches pushed in each open block (facts.walkstate.early_exit).
         self._exits: list[int] = [0]
         self._else_tests: dict[int, Branch] = {}  # a `try:`'s `else:`: what it runs under
+        # Each open `try:`: whether its body is imports and constants alone; the handlers of such
+        # a `try:`: the branch they run under (None: one that catches no failed import).
+        self._plain: list[bool] = []
+        self._failed: dict[int, Branch | None] = {}
         self._elifs: set[int] = set()
         # Open `for` loops: (whether it walks a package, the package, context, dynamic imports before).
         self._loops: list[tuple[bool, str | None, Context, int]] = []
@@ -472,6 +476,8 @@ class _Collector(WalkState, cst.CSTVisitor):
         if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
             self._statement_lines.append(self.get_metadata(PositionProvider, node).start.line)
             self._statement_index += 1
+        if self.may_raise and id(node) in self.may_raise:
+            self.enter_skippable()  # its binding happens only where it does not raise
         return super().on_visit(node)
 
     def versions_in(self, block: cst.BaseSuite) -> dict[int, Installed]:
@@ -490,6 +496,8 @@ class _Collector(WalkState, cst.CSTVisitor):
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
         super().on_leave(original_node)
+        if self.may_raise and id(original_node) in self.may_raise:
+            self.leave_skippable()
         version = self.version_calls.pop(id(original_node), None) if self.version_calls else None
         if version is not None:
             self.after_version(version, self.span_of(original_node).line)
@@ -576,7 +584,8 @@ class _Collector(WalkState, cst.CSTVisitor):
     def leave_Try(self, original_node: cst.Try) -> None:
         self.try_depth -= 1
         self._try_imports.pop()
-        self.leave_skippable()
+        if not self._plain.pop():
+            self.leave_skippable()
 
     def visit_TryStar(self, node: cst.TryStar) -> None:
         self._try(node)
@@ -584,7 +593,8 @@ class _Collector(WalkState, cst.CSTVisitor):
     def leave_TryStar(self, original_node: cst.TryStar) -> None:
         self.try_depth -= 1
         self._try_imports.pop()
-        self.leave_skippable()
+        if not self._plain.pop():
+            self.leave_skippable()
 
     def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
         self._handler(node)
@@ -607,11 +617,24 @@ class _Collector(WalkState, cst.CSTVisitor):
         if opened and _catches_import(node.type):
             self.fallbacks.append(opened)
             self._fallback_handlers.add(id(node))
+        if id(node) in self._failed:  # in a `try:` of imports and constants
+            failed = self._failed[id(node)]
+            if failed is not None:
+                self.branches.append(failed)
+                self.changed()
+            else:
+                self.enter_skippable()
 
     def _handled(self, node: cst.ExceptHandler | cst.ExceptStarHandler) -> None:
         if id(node) in self._fallback_handlers:
             self._fallback_handlers.discard(id(node))
             self.fallbacks.pop()
+        if id(node) in self._failed:
+            if self._failed.pop(id(node)) is not None:
+                self.branches.pop()
+                self.changed()
+            else:
+                self.leave_skippable()
 
     def visit_For(self, node: cst.For) -> None:
         self.enter_skippable()
@@ -639,16 +662,29 @@ class _Collector(WalkState, cst.CSTVisitor):
         if any(_catches_version(handler.type) for handler in node.handlers):
             self.version_calls.update(self.versions_in(node.body))
         tried = _tried_imports(node.body) if any(_catches_import(handler.type) for handler in node.handlers) else {}
-        self.version_calls.update(tried)
+        if isinstance(node.body, cst.IndentedBlock):  # (a one-line suite: no block to narrow)
+            self.version_calls.update(tried)
         # `else:` runs, and with handlers that all leave, the rest of the block, only where
         # every import the body tries is installed.
         succeeded = all_of(tried.values())
+        line = self.span_of(node).line
         if succeeded is not None and node.orelse is not None:
-            self._else_tests[id(node.orelse)] = Branch(succeeded, orelse=False, early=True, line=self.span_of(node).line)
+            self._else_tests[id(node.orelse)] = Branch(succeeded, orelse=False, early=True, line=line)
         if succeeded is not None and _handlers_leave(node):
             self.version_calls[id(node)] = succeeded
+        # A body of imports and constants raises only where an import fails: its catching
+        # handlers run exactly where one is not installed, and nothing else in it is skipped.
+        failed = Branch(succeeded, orelse=True, early=True, line=line) \
+            if succeeded is not None and _imports_and_constants(node.body) else None
+        plain = failed is not None
+        self._plain.append(plain)
+        if plain:
+            self.may_raise.update(tried)
+            for handler in node.handlers:
+                self._failed[id(handler)] = failed if _catches_import(handler.type) else None
         self.try_depth += 1
-        self.enter_skippable()
+        if not plain:
+            self.enter_skippable()
         self._try_imports.append(len(self.imports))
         if not any(_catches_import(handler.type) for handler in node.handlers):
             return
@@ -1129,8 +1165,8 @@ def _tried_imports(block: cst.BaseSuite) -> dict[int, Test]:
     imports are installed: where one is not, the import raises and the rest of the body does
     not run."""
     found: dict[int, Test] = {}
-    for line in block.body if isinstance(block, cst.IndentedBlock) else ():
-        for small in line.body if isinstance(line, cst.SimpleStatementLine) else ():
+    for line in block.body if isinstance(block, cst.IndentedBlock) else [block]:
+        for small in line.body if isinstance(line, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) else ():
             names: list[str] = []
             if isinstance(small, cst.Import):
                 names.extend(get_full_name_for_node(alias.name) or "" for alias in small.names)
@@ -1140,6 +1176,34 @@ def _tried_imports(block: cst.BaseSuite) -> dict[int, Test]:
             if test is not None:
                 found[id(small)] = test
     return found
+
+
+def _imports_and_constants(block: cst.BaseSuite) -> bool:
+    """A `try:` body that can raise nothing but a failed import: absolute imports, `pass`, and
+    names bound to constants (`HAS_X = True`)."""
+    lines = block.body if isinstance(block, cst.IndentedBlock) else [block]
+    for line in lines:
+        if not isinstance(line, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            return False
+        for small in line.body:
+            if isinstance(small, (cst.Import, cst.Pass)) or (isinstance(small, cst.ImportFrom) and not small.relative):
+                continue
+            if isinstance(small, cst.Assign) and _constant(small.value) and all(
+                isinstance(target.target, cst.Name) for target in small.targets
+            ):
+                continue
+            return False
+    return True
+
+
+def _constant(node: cst.BaseExpression) -> bool:
+    """What CPython's tree holds as one `Constant`: a literal string (joined ones too), number,
+    `True`, `False`, `None` or `...`."""
+    if isinstance(node, (cst.SimpleString, cst.Integer, cst.Float, cst.Imaginary, cst.Ellipsis)):
+        return True
+    if isinstance(node, cst.ConcatenatedString):
+        return _constant(node.left) and _constant(node.right)
+    return isinstance(node, cst.Name) and node.value in ("True", "False", "None")
 
 
 def _handlers_leave(node: cst.Try | cst.TryStar) -> bool:

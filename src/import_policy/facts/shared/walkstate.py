@@ -211,6 +211,9 @@ class WalkState:
         # PackageNotFoundError, an import straight in a `try:` that catches a failed import, and
         # such a `try:` whose every catching handler returns or raises (`installed_after`).
         self.version_calls: dict[int, Test] = {}
+        # The imports of a `try:` of imports and constants: skippable themselves (each may
+        # raise), where the rest of that `try:` is not.
+        self.may_raise: set[int] = set()
         # The signature of each function of `functions`, by its place there.
         self.signatures: list[LazySignature] = []
 
