@@ -63,7 +63,9 @@ def _agree(source: bytes, module: str = "pkg.sub.mod", is_package: bool = False)
         # CPython decides syntax in both (libcst's parse runs only after CPython's check).
         assert (ours.syntax_error is None) == (theirs.syntax_error is None) or theirs.syntax_error is not None
         return
-    for field in ("imports", "calls", "decorators", "functions", "classes", "assigns", "returns", "scans", "suppressions"):
+    for field in (
+        "imports", "calls", "decorators", "functions", "classes", "assigns", "returns", "scans", "attributes", "suppressions",
+    ):
         assert getattr(ours, field) == getattr(theirs, field), field
 
 
@@ -112,7 +114,7 @@ def test_the_imports_only_record_holds_the_whole_extractions_import_statements(n
     plain = lambda facts: [replace(f, probe=False, caught=False) for f in facts.imports if f.kind != "dynamic"]  # noqa: E731
     assert plain(lean) == plain(whole)
     assert (lean.escapes, lean.suppressions, lean.syntax_error) == (whole.escapes, whole.suppressions, whole.syntax_error)
-    assert not (lean.calls or lean.functions or lean.classes or lean.assigns or lean.reads)
+    assert not (lean.calls or lean.functions or lean.classes or lean.assigns or lean.reads or lean.attributes)
 
 
 @pytest.mark.parametrize("source", [TRICKY[1], TRICKY[10]])

@@ -90,6 +90,46 @@ def test_a_getattr_whose_import_is_not_literal_is_a_cut() -> None:
     assert found == LoaderFact("getattr", 1, cut="`importlib.import_module(compute(name))` (line 3)")
 
 
+def test_a_module_function_the_getattr_calls_runs_with_the_name() -> None:
+    """`return _load(name)`: the helper runs with what the call passes (by position, keyword or
+    default, one helper calling another); one it cannot bind (`*args`) is a cut where it imports."""
+    found = loader("""\
+        import importlib
+        _MAP = {"dump": "utils", "Model": "models"}
+
+        def _module(name, package=__name__):
+            return importlib.import_module(f"{package}.{_MAP[name]}")
+
+        def _load(name):
+            return getattr(_module(name=name), name)
+
+        def __getattr__(name):
+            if name in _MAP:
+                return _load(name)
+            raise AttributeError(name)
+        """)
+    assert found == LoaderFact("getattr", 10, (("dump", "pkg.utils"), ("Model", "pkg.models")))
+    cut = loader("""\
+        import importlib
+
+        def _load(*names):
+            return importlib.import_module(names[0])
+
+        def __getattr__(name):
+            return _load(name)
+        """)
+    assert cut == LoaderFact("getattr", 6, cut="`_load(name)` (line 7)")
+    quiet = loader("""\
+        def _check(*names):
+            return names
+
+        def __getattr__(name):
+            _check(name)
+            raise AttributeError(name)
+        """)
+    assert quiet == LoaderFact("getattr", 4)
+
+
 def test_getattr_bound_to_something_else_is_a_cut() -> None:
     assert loader("__getattr__ = make_loader()\n") == LoaderFact(
         "getattr", 1, cut="`__getattr__` from `make_loader(...)` (line 1)",
@@ -100,7 +140,7 @@ def test_getattr_bound_to_something_else_is_a_cut() -> None:
 def test_the_loader_round_trips_through_the_cache() -> None:
     source = b'T = {"a": "x"}\ndef __getattr__(name):\n    import importlib\n    return importlib.import_module("." + T[name], __name__)\n__all__ = ["a"]\n'
     facts = graph_facts(source, "pkg/__init__.py", "pkg", True)
-    assert facts.loader == LoaderFact("getattr", 2, (("a", "pkg.x"),))
+    assert facts.loader == LoaderFact("getattr", 2, (("a", "pkg.x"),), star=("a",))
     assert facts.exports == ("a",)
     assert from_json(to_json(facts)) == facts
 

@@ -50,6 +50,7 @@ OLD = [
     "print(triton, deepspeed)\n",
     "if tc.is_available():\n    HIP = tc.version\nelif sys.platform == 'win32':\n    from . import win\n",
     "def uses():\n    global np\n    np = None\n    return tc.synchronize(), re.compile('x')\n",
+    "STREAM: tc.Stream = tc.current\nEVENT = getattr(tc, 'Event', None)\ntc.version.hip = None\n",
 ]
 # Statements a 3.10 or 3.11 parser refuses (some every CPython before 3.14 does), valid for the
 # newest Python, each using what the others bind or binding what they use.
@@ -76,6 +77,7 @@ NEWER = [
     'if tc.is_available():\n    from . import gpu\n    G = f"{gpu["k"]}"\n',
     'tc = f"{tc["rebound"]}"\n',
     'def more():\n    global np\n    import numpy as np\n    return f"{np["k"]}"\n',
+    "def generic2[T](x: tc.Stream = tc.default) -> tc.Event:\n    y: tc.Local = hasattr(tc, 'hip')\n    return tc.synchronize\n",
 ]
 IGNORED = ("uses", "content", "parsed")  # uses: compared through `rule_facts` below
 

@@ -273,11 +273,53 @@ LAZY_MODULE_FILES = {
     "pkg/sub/tokenization_y.py": 'import heavy_b\n\nclass YTokenizer:\n    pass\n\n__all__ = ["YTokenizer"]\n',
 }
 
+# The package binds `Model` itself: a read of it never reaches the loader.
+GETATTR_BOUND = {
+    **GETATTR_TABLE,
+    "pkg/__init__.py": "Model = None\n" + textwrap.dedent(GETATTR_TABLE["pkg/__init__.py"]),
+}
+GETATTR_ALL = {
+    **GETATTR_TABLE,
+    "pkg/__init__.py": '__all__ = ["dump"]\n__all__ += ["Extra"]\nExtra = 1\n' + textwrap.dedent(GETATTR_TABLE["pkg/__init__.py"]),
+}
+GETATTR_ALL_BOUND = {
+    **GETATTR_TABLE,
+    "pkg/__init__.py": '__all__ = ["dump"]\ndump = None\n' + textwrap.dedent(GETATTR_TABLE["pkg/__init__.py"]),
+}
+# A module of the package that reads its loader's name at import time (a dependency's own read).
+GETATTR_USER = {**GETATTR_TABLE, "pkg/user.py": "import pkg\n\nclass User:\n    model = pkg.Model\n"}
+
+# torch's spelling: submodules imported by name on first access.
+LAZY_SUBMODULES = {
+    "pkg/__init__.py": """\
+        import importlib
+
+        _lazy_modules = {"_dynamo"}
+
+        def __getattr__(name):
+            if name in _lazy_modules:
+                return importlib.import_module(f".{name}", __name__)
+            raise AttributeError(name)
+        """,
+    "pkg/_dynamo/__init__.py": "import heavy_a\n",
+    "pkg/_dynamo/config.py": "import heavy_b\n",
+    "pkg/utils.py": "import heavy_c\n",
+}
+
 CASES = {
     # name: (files, the app's module, heavy modules Python loads)
     "getattr-table": (GETATTR_TABLE, "from pkg import dump\n", {"heavy_a"}),
     "getattr-read": (GETATTR_TABLE, "import pkg\n\nMODEL = pkg.Model()\n", {"heavy_b"}),
     "getattr-bound": (GETATTR_TABLE, "import pkg\n\ndump = 1\n", set()),
+    # the loader calls a module-level function with the name: it runs with it
+    "getattr-helper": ({
+        **GETATTR_TABLE,
+        "pkg/__init__.py": (
+            "import importlib\n_MAP = {'dump': 'pkg.utils'}\n\ndef _load(name):\n"
+            "    return getattr(importlib.import_module(_MAP[name]), name)\n\ndef __getattr__(name):\n"
+            "    if name in _MAP:\n        return _load(name)\n    raise AttributeError(name)\n"
+        ),
+    }, "from pkg import dump\n", {"heavy_a"}),
     # a `try:` import that binds the name may raise: the loader answers where it did
     "getattr-tried-first": ({
         **GETATTR_TABLE,
@@ -296,6 +338,52 @@ CASES = {
     "lazy-module-submodule": (LAZY_MODULE, "from pkg import tools\n", {"heavy_c"}),
     "lazy-module-files": (LAZY_MODULE_FILES, "from pkg import YTokenizer\n", {"heavy_b"}),
     "lazy-module-files-config": (LAZY_MODULE_FILES, "from pkg import XConfig\n", set()),
+    # Every read of `pkg.name` at import time calls the loader, wherever it stands.
+    "read-assigned": (GETATTR_TABLE, "import pkg\n\nX = pkg.Model\n", {"heavy_b"}),
+    "read-argument": (GETATTR_TABLE, "import pkg\n\nX = isinstance(1, pkg.Model)\n", {"heavy_b"}),
+    "read-annotation": (GETATTR_TABLE, "import pkg\n\nX: pkg.Model = None\n", {"heavy_b"}),
+    "read-class-body": (GETATTR_TABLE, "import pkg\n\nclass C:\n    m = pkg.Model\n", {"heavy_b"}),
+    "read-class-annotation": (GETATTR_TABLE, "import pkg\n\nclass C:\n    m: pkg.Model\n", {"heavy_b"}),
+    "read-default": (GETATTR_TABLE, "import pkg\n\ndef f(x=pkg.dump):\n    pass\n", {"heavy_a"}),
+    "read-decorated-default": (
+        GETATTR_TABLE, "import pkg\n\ndef deco(f):\n    return f\n\n@deco\ndef g(y=pkg.Model):\n    pass\n", {"heavy_b"},
+    ),
+    "read-parameter-annotation": (GETATTR_TABLE, "import pkg\n\ndef f(x: pkg.Model) -> pkg.dump:\n    pass\n", {"heavy_a", "heavy_b"}),
+    "read-chained": (GETATTR_TABLE, "import pkg as p\n\nNAME = p.Model.__name__\n", {"heavy_b"}),
+    "read-stored-through": (GETATTR_TABLE, "import pkg\n\npkg.Model.flag = 1\n", {"heavy_b"}),
+    "getattr-literal": (GETATTR_TABLE, "import pkg\n\nx = getattr(pkg, 'dump')\n", {"heavy_a"}),
+    "getattr-default": (GETATTR_TABLE, "import pkg\n\nx = getattr(pkg, 'dump', None)\n", {"heavy_a"}),
+    "hasattr-literal": (GETATTR_TABLE, "import pkg\n\nx = hasattr(pkg, 'Model')\n", {"heavy_b"}),
+    "getattr-loop": (GETATTR_TABLE, "import pkg\n\nfor n in ('dump', 'Model'):\n    getattr(pkg, n)\n", {"heavy_a", "heavy_b"}),
+    "star-all": (GETATTR_ALL, "from pkg import *\n", {"heavy_a"}),
+    "star-attach": (ATTACH, "from pkg import *\n", {"heavy_a", "heavy_b", "heavy_c"}),
+    "module-attrs-called": (MODULE_ATTRS, "import pkg\n\ndef f():\n    return pkg.LLM\n\nf()\n", {"heavy_b"}),
+    "read-in-init-called": (
+        GETATTR_TABLE, "import pkg\n\nclass C:\n    def __init__(self):\n        self.m = pkg.Model\n\nC()\n", {"heavy_b"},
+    ),
+    "read-in-dependency-module": (GETATTR_USER, "import pkg.user\n", {"heavy_b"}),
+    "read-submodule-named": (LAZY_SUBMODULES, "import pkg\n\nNAME = pkg._dynamo.__name__\n", {"heavy_a"}),
+    "read-attach-submodule": (ATTACH, "import pkg\n\nNAME = pkg.tools.__name__\n", {"heavy_c"}),
+    # ... and no read Python does not run, or that finds a binding, asks it.
+    "read-submodule-not-named": (LAZY_SUBMODULES, "import pkg\n\nX = getattr(pkg, 'utils', None)\n", set()),
+    "read-submodule-imported": (
+        LAZY_SUBMODULES, "import pkg\nimport pkg._dynamo.config\n\nX = pkg._dynamo.config\n", {"heavy_a", "heavy_b"},
+    ),
+    "read-future-annotation": (
+        GETATTR_TABLE, "from __future__ import annotations\nimport pkg\n\nX: pkg.Model = None\n\ndef f(y: pkg.dump): pass\n", set(),
+    ),
+    "read-string-annotation": (GETATTR_TABLE, "import pkg\n\nX: 'pkg.Model' = None\n", set()),
+    "read-local-annotation": (GETATTR_TABLE, "import pkg\n\ndef f():\n    x: pkg.Model = 1\n\nf()\n", set()),
+    "read-type-checking": (
+        GETATTR_TABLE, "from typing import TYPE_CHECKING\nimport pkg\n\nif TYPE_CHECKING:\n    X = pkg.Model\n", set(),
+    ),
+    "read-in-lambda": (GETATTR_TABLE, "import pkg\n\nF = lambda: pkg.Model\n", set()),
+    "read-not-called": (MODULE_ATTRS, "import pkg\n\ndef f():\n    return pkg.LLM\n", set()),
+    "read-bound": (GETATTR_BOUND, "import pkg\n\nX = pkg.Model\n", set()),
+    "read-stored": (GETATTR_TABLE, "import pkg\n\npkg.Model = 1\n", set()),
+    "hasattr-unknown-name": (GETATTR_TABLE, "import pkg\n\nx = hasattr(pkg, 'nothing')\n", set()),
+    "star-without-all": (GETATTR_TABLE, "from pkg import *\n", set()),
+    "star-all-bound": (GETATTR_ALL_BOUND, "from pkg import *\n", set()),
 }
 
 
@@ -305,6 +393,66 @@ def test_what_a_lazy_loader_imports_is_what_python_loads(project: Project, case:
     write(project, {**files, "app/__init__.py": app})
     assert loaded_by_python(project.root) == expected
     assert reported(project) == expected
+
+
+def test_annotations_are_not_read_where_every_python_supported_defers_them(project: Project) -> None:
+    """PEP 649: from 3.14 on, Python evaluates no annotation when it runs a definition; the
+    other reads stay (Python 3.11 runs this test: the oracle is the 3.13 reading, above)."""
+    app = "import pkg\n\nX: pkg.Model = None\n\ndef f(y: pkg.Model = pkg.dump):\n    pass\n"
+    write(project, {**GETATTR_TABLE, "app/__init__.py": app}, follow='target_version: "3.14"\n')
+    assert reported(project) == {"heavy_a"}
+    write(project, {**GETATTR_TABLE, "app/__init__.py": app}, follow='target_version: "3.13"\n')
+    assert reported(project) == {"heavy_a", "heavy_b"}
+
+
+def test_a_read_of_what_every_module_binds_asks_no_loader(project: Project) -> None:
+    """`pkg.__name__`, `pkg.__file__`: Python finds them on the module object, so even a loader
+    the pass cannot read is not asked (no cut is named)."""
+    write(project, {
+        "pkg/__init__.py": "import importlib\n\ndef __getattr__(name):\n    return importlib.import_module(_where(name))\n",
+        "app/__init__.py": "import pkg\n\nNAME = pkg.__name__, pkg.__file__, pkg.__spec__, pkg.__class__\n",
+    })
+    assert reported(project) == set()
+    code, _, err = project.run("why", "heavy_a", "--rule", "light")
+    assert code == 0 and "cut" not in err
+    project.write("app/__init__.py", "import pkg\n\nNAME = pkg.Model\n")
+    code, _, err = project.run("why", "heavy_a", "--rule", "light")
+    assert "app/__init__.py:3: reads `pkg.Model`: the lazy loader at pkg/__init__.py:3" in err
+
+
+def test_a_getattr_of_a_name_the_pass_cannot_tell_is_a_named_cut(project: Project) -> None:
+    write(project, {**GETATTR_TABLE, "app/__init__.py": "import pkg\n\nX = [getattr(pkg, n) for n in ('dump',)]\n"})
+    assert loaded_by_python(project.root) == {"heavy_a"}
+    assert reported(project) == set()  # the pass cannot tell the name, and says where
+    code, out, err = project.run("why", "heavy_a", "--rule", "light")
+    assert code == 0 and "no eager import chain" in out
+    assert (
+        "app/__init__.py:3: `getattr(pkg, ...)` asks the lazy loader at pkg/__init__.py:3 for a name the pass "
+        "cannot tell; the chain is cut there"
+    ) in err
+
+
+def test_a_computed_getattr_in_a_called_function_names_no_cut(project: Project) -> None:
+    """numpy.ma's shape: a wrapper class called at import time with names the package binds."""
+    app = "import pkg\n\nclass Wrap:\n    def __init__(self, name):\n        self.f = getattr(pkg, name)\n\nM = Wrap('Model')\n"
+    write(project, {**GETATTR_BOUND, "app/__init__.py": app})
+    assert loaded_by_python(project.root) == set()
+    assert reported(project) == set()
+    code, _, err = project.run("check")
+    assert "cut" not in err
+
+
+def test_an_all_the_pass_cannot_read_is_a_named_cut_of_a_star_import(project: Project) -> None:
+    init = "import os\n__all__ = os.environ.get('X', 'dump').split()\n" + textwrap.dedent(GETATTR_TABLE["pkg/__init__.py"])
+    write(project, {**GETATTR_TABLE, "pkg/__init__.py": init, "app/__init__.py": "from pkg import *\n"})
+    assert loaded_by_python(project.root) == {"heavy_a"}
+    assert reported(project) == set()
+    code, out, err = project.run("why", "heavy_a", "--rule", "light")
+    assert code == 0 and "no eager import chain" in out
+    assert (
+        "app/__init__.py:1: from pkg import *: the lazy loader at pkg/__init__.py:5 is asked each name of "
+        "`__all__` (line 2), which the pass cannot read; the chain is cut there"
+    ) in err
 
 
 def _installed(project: Project, files: dict[str, str]) -> None:
@@ -324,7 +472,9 @@ def _installed(project: Project, files: dict[str, str]) -> None:
 FOLLOW = "environment:\n  python: .venv/bin/python\nfollow: [pkgdist]\n"
 
 
-@pytest.mark.parametrize("case", ["module-attrs", "inverted", "lazy-module", "lazy-module-files"])
+@pytest.mark.parametrize(
+    "case", ["module-attrs", "inverted", "lazy-module", "lazy-module-files", "read-in-dependency-module", "module-attrs-called"],
+)
 def test_a_followed_dependencys_lazy_loader(project: Project, monkeypatch: pytest.MonkeyPatch, case: str) -> None:
     monkeypatch.delenv("VIRTUAL_ENV", raising=False)
     files, app, expected = CASES[case]

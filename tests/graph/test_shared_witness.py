@@ -32,6 +32,7 @@ FILES = {
         "REC = ping(3)\n"
         "ALSO = pong(1)\n"  # what it loads depends on which of ping and pong was walked first
         "if os.environ.get('APP_FULL'):\n    from app.guarded import setup\n    setup()\n"
+        "from app.deep import d0\nDEEP = d0()\n"  # torch at d34: past MAX_CALL_DEPTH from here
     ),
     "app/models.py": "import json\nimport torch\nfrom app.media import image\n\n@torch.no_grad()\ndef f():\n    pass\n",
     "app/media/__init__.py": "",
@@ -45,7 +46,8 @@ FILES = {
     ),
     "app/util.py": (
         "from app.loader import pong\n\n"
-        "def _has_module(name):\n    import importlib.util\n    pong(0)\n"
+        "from app.deep import d3\n\n"
+        "def _has_module(name):\n    import importlib.util\n    pong(0)\n    d3()\n"
         "    return importlib.util.find_spec(name) is not None\n"
     ),
     "app/guarded.py": (
@@ -53,6 +55,13 @@ FILES = {
         "    from app.loader import helper\n    helper()\n"
     ),
 }
+# A chain of calls deeper than MAX_CALL_DEPTH: d34 is walked from `_has_module`'s d3() (by the
+# rules the probe does not stop), never from `DEEP = d0()`: `DEEP` loads yaml (d3 walked before,
+# from the probe), not torch (whose rule the probe stops: the chain cut at d33).
+FILES["app/deep.py"] = "".join(
+    f"def d{n}():\n" + ("    import torch.utils\n    import yaml.composer\n" if n == 34 else "") + (f"    d{n + 1}()\n" if n < 40 else "    pass\n")
+    for n in range(41)
+)
 NAMES = (
     "torch", "torch._dynamo", "torch._inductor", "torch.fx", "torch.onnx", "scipy", "pandas", "sympy", "cv2", "yaml",
     "PIL", "numpy",
@@ -90,6 +99,8 @@ def test_each_rule_answers_with_the_others_what_it_answers_alone(project: Projec
     assert len(alone) >= 10 and any("torch._dynamo" in text for text in alone["no-torch--dynamo"])
     rec = [text for text in alone["no-torch"] if '"line": 11' in text]
     assert rec and "ping()" in rec[0], "`REC = ping(3)` loads torch for the torch rule (walked before pong)"
+    deep = [rule for rule, texts in alone.items() if any('"line": 17' in text for text in texts)]
+    assert deep == ["no-yaml"], deep
 
 
 def facts() -> list[object]:

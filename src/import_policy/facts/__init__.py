@@ -42,6 +42,6 @@ def _implementation() -> str:
 
 
 EXTRACTION = (
-    f"15:{_implementation()}-{'.'.join(map(str, sys.version_info[:3]))}"
+    f"17:{_implementation()}-{'.'.join(map(str, sys.version_info[:3]))}"
     f"-{sys.version_info.releaselevel}:libcst-{_parser_release()}"
 )

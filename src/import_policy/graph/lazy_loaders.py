@@ -63,6 +63,25 @@ class Loaders:
             return None
         return path, facts.loader
 
+    def maps(self, module: str, name: str) -> bool:
+        """Whether the module's loader names `name` in its literal table (a submodule it imports
+        by name, as torch's `_lazy_modules` and lazy_loader's `submodules=` do)."""
+        found = self.loader(module)
+        return found is not None and name in self._table(module, found[0], found[1])
+
+    def star(self, module: str) -> tuple[tuple[str, ...], str, str] | None:
+        """What `from module import *` asks of its loader: the names of its `__all__` (every
+        name of its table where `__all__` is what `lazy_loader.attach` returns), an `__all__`
+        the pass could not read (a cut, as written; "" for none), and the loader's place."""
+        found = self.loader(module)
+        if found is None or not (found[1].star or found[1].star_cut):
+            return None
+        own, loader = found
+        names = loader.star
+        if "*" in names:
+            names = tuple(name for name in self._table(module, own, loader) if name != "*")
+        return names, loader.star_cut, f"{own}:{loader.line}"
+
     def asked(self, module: str, name: str, path: str, line: int, at: int) -> Loaded | None:
         """What `from module import name` (at `path:line`; `at`: the line when `path` is the
         module's own file, else after its end) makes the loader import; None when the loader

@@ -7,7 +7,8 @@ its module-level bindings (`from m import x`, the flag `m.x`, `m.x()` resolved: 
 assignment, a `def`, a `class`, a module-level import's bound name), a function's body by
 the function's name (`m.f()` runs what `f` imports and calls), and its star imports, lazy
 loader, exports, decorators and reads as a whole. A module-level call, a module-level import
-that binds nothing, or a module-level scan is read by the module's own links and sites only.
+that binds nothing, a module-level scan or attribute read is read by the module's own links and
+sites only.
 So where two records differ only in facts of names no other record spells, nor the rest of
 this one, and in such free facts, only the module's links, its sites and every reach (which
 holds its links) can differ (`ModuleGraph.renew`).
@@ -21,14 +22,14 @@ from dataclasses import dataclass, fields, is_dataclass, replace
 from typing import TypeVar
 
 from import_policy.facts.records.model import (
-    AssignFact, CallFact, ClassFact, FileFacts, FunctionFact, ImportFact, ReturnFact, ScanFact, Suppressions,
+    AssignFact, AttributeFact, CallFact, ClassFact, FileFacts, FunctionFact, ImportFact, ReturnFact, ScanFact, Suppressions,
 )
 
 T = TypeVar("T", int, tuple[int, int])
 
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # The record's fields whose facts are each read by a name (or by no other file at all).
-_NAMED = ("imports", "calls", "functions", "classes", "assigns", "returns", "scans")
+_NAMED = ("imports", "calls", "functions", "classes", "assigns", "returns", "scans", "attributes")
 _FREE: frozenset[str] = frozenset({"\0free"})  # a fact no other file reads
 
 
@@ -73,13 +74,13 @@ def local_change(before: FileFacts, now: FileFacts) -> LocalChange | None:
 
 def _read_by(fact: object) -> frozenset[str] | None:
     """The names by which another file reads a fact; `_FREE` for none; None: read otherwise."""
-    if isinstance(fact, (ImportFact, CallFact, ScanFact)) and fact.context.function is not None:
+    if isinstance(fact, (ImportFact, CallFact, ScanFact, AttributeFact)) and fact.context.function is not None:
         return _parts(fact.context.function)  # a function's body: read through its name
     if isinstance(fact, ImportFact):
         if fact.member == "*":
             return None  # a star import: every name asked of the module looks through it
         return _parts(fact.bound) if fact.bound is not None else _FREE
-    if isinstance(fact, (CallFact, ScanFact)):
+    if isinstance(fact, (CallFact, ScanFact, AttributeFact)):
         return _FREE
     if isinstance(fact, (FunctionFact, ClassFact, AssignFact)):
         return _parts(fact.name)
@@ -104,7 +105,7 @@ def _rest(facts: FileFacts, names: frozenset[str]) -> FileFacts:
         facts, imports=tuple(filter(kept, facts.imports)), calls=tuple(filter(kept, facts.calls)),
         functions=tuple(filter(kept, facts.functions)), classes=tuple(filter(kept, facts.classes)),
         assigns=tuple(filter(kept, facts.assigns)), returns=tuple(filter(kept, facts.returns)),
-        scans=tuple(filter(kept, facts.scans)),
+        scans=tuple(filter(kept, facts.scans)), attributes=tuple(filter(kept, facts.attributes)),
     )
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from typing import Literal, TypeVar
 
 from import_policy.facts.records.model import (
-    CallFact, Context, DecoratorFact, FileFacts, ImportFact, Leaf, ReadFact, ScanFact, Signature, Span,
+    AttributeFact, CallFact, Context, DecoratorFact, FileFacts, ImportFact, Leaf, ReadFact, ScanFact, Signature, Span,
     SyntaxErrorFact,
 )
 from import_policy.graph.passing import How, actual
@@ -29,6 +29,7 @@ from import_policy.graph.chains import Chain, ImportGraph, Link
 from import_policy.project.modules import modules_of
 from import_policy.graph.judge import AFTER, Environment, Judge
 from import_policy.facts.source.exports import exports_of, wants_exports
+from import_policy.graph import lazy_reads
 from import_policy.graph.lazy_loaders import Loaders
 from import_policy.graph.question import Question
 from import_policy.graph.sites import through_gateway
@@ -132,6 +133,9 @@ class Project:
         self._calls: dict[tuple[tuple[str, str | None], ...], Calls] = {}
         self._scans: dict[Target, tuple[str, ...]] = {}
         self._body_imports: dict[Target, tuple[str, ...]] = {}
+        self._body_reads: dict[Target, tuple[tuple[str, bool], ...]] = {}
+        self._heads: dict[str, bool] = {}  # whether a top-level name is a module's (graph.lazy_reads)
+        self._asks: dict[str, tuple[tuple[str, str], ...]] = {}  # the loaders a read asks, and for what
         self._mros: dict[ClassKey, tuple[ClassKey, ...]] = {}
         self._children: dict[str, tuple[str, ...]] = {}
         self.graph = ImportGraph(modules, self.edges)
@@ -421,6 +425,30 @@ class Project:
                     found.extend(self.body_imports(inner, depth + 1))
         return tuple(dict.fromkeys(found))
 
+    def body_reads(self, target: Target, depth: int = 0) -> tuple[tuple[str, bool], ...]:
+        """The attribute reads calling the function runs on the platform (its body's, and the
+        project functions' it calls), each with whether its last name is computed
+        (graph.lazy_reads): `def load(): return pkg.LLM` called at import time."""
+        return self._memo(self._body_reads, "reads", target, depth, (), lambda: self._body_reads_of(target, depth))
+
+    def _body_reads_of(self, target: Target, depth: int) -> tuple[tuple[str, bool], ...]:
+        key, receiver = target
+        path = key[0]
+        file = self._file(path)
+        if file is None:
+            return ()
+        runs = lambda context: self.judge.runs(context, path)  # noqa: E731
+        # `getattr(pkg, name)` with a computed name in a body is left out: it is mostly a helper's
+        # parameter a caller passes a name the module binds (numpy.ma's `getattr(np, funcname)`
+        # for each of its wrappers), and a cut named at every call was noise (a limit, documented).
+        reads = lazy_reads.in_body(file.attributes.get(key[1], ()), runs, self.question.python)
+        found: list[tuple[str, bool]] = [(name, computed) for name, _, computed in reads if not computed]
+        for fact in file.bodies.get(key[1], ()):
+            if isinstance(fact, CallFact) and self.judge.runs(fact.context, path):
+                for inner in self.targets(fact.callee, path, fact.context.function, receiver):
+                    found.extend(self.body_reads(inner, depth + 1))
+        return tuple(dict.fromkeys(found))
+
     def _call_scans(self, call: CallFact, path: str, depth: int, receiver: ClassKey | None = None) -> list[str]:
         found: list[str] = []
         for target in self.targets(call.callee, path, call.context.function, receiver):
@@ -696,31 +724,19 @@ class Project:
                     add(fact.name, line, "import", detail)
             if fact.kind == "from" and fact.member not in (None, "*"):
                 self._lazy_edges(facts, fact.module, fact.member or "", fact.span.line, line, detail, add)
+            elif fact.kind == "from" and fact.member == "*":
+                self._star_edges(facts, fact.module, fact.span.line, line, detail, add)
         found.requires = ()
-        for qualified, read_line in self._attribute_reads(facts):
-            owner, _, member = qualified.rpartition(".")
-            self._lazy_edges(facts, owner, member, read_line, read_line, f"reads `{qualified}`", add)
+        self._read_edges(facts, add)
         file = self._file(facts.path)
         for scan in file.scans.get(None, ()) if file is not None else ():
             if scan.package is not None and self.judge.eager(scan.context, facts.path):
                 for child in self.children(scan.package):
                     add(child, scan.line, "scan", f"walks {scan.package} and imports each module")
         for call in facts.calls:
-            if not self.judge.eager(call.context, facts.path):
-                continue
-            found.requires = self.requires(call.context, facts.path)
-            for package in self._call_scans(call, facts.path, 0):
-                for child in self.children(package):
-                    add(child, call.span.line, "scan", f"{call.tail}() imports every module of {package}")
-            for target in self.targets(call.callee, facts.path, call.context.function):
-                for name in self.body_imports(target):
-                    for prefix in module_heads(name):
-                        add(prefix, call.span.line, "call", f"{call.tail}() imports {name}")
-                    owner, _, member = name.rpartition(".")
-                    if owner and name not in self.module_path:  # `from pkg import name` in the body
-                        self._lazy_edges(
-                            facts, owner, member, call.span.line, call.span.line, f"{call.tail}() imports {name}", add,
-                        )
+            if self.judge.eager(call.context, facts.path):
+                found.requires = self.requires(call.context, facts.path)
+                self._call_edges(facts, call, add)
         return found.links
 
     def _exports(self, path: str) -> tuple[str, ...]:
@@ -749,38 +765,77 @@ class Project:
                 f"tell ({loaded.cut}); the chain is cut there"
             )
 
-    def _attribute_reads(self, facts: FileFacts) -> Iterator[tuple[str, int]]:
-        """`pkg.name` read at import time (a call, a decorator, a base class) where `pkg` is a
-        module with a lazy loader and `name` no submodule: `pkg.name`, and its line."""
-        seen: set[str] = set()
-        named: list[tuple[str, int]] = [
-            (call.callee, call.span.line) for call in facts.calls if self.judge.eager(call.context, facts.path)
-        ]
-        named.extend(
-            (name, decorator.span.line) for decorator in facts.decorators
-            if self.judge.eager(decorator.context, facts.path) for name in decorator.qualified_names
-        )
-        named.extend(
-            (base, cls.line) for cls in facts.classes if self.judge.eager(cls.context, facts.path) for base in cls.bases
-        )
-        heads: dict[str, bool] = {}
-        for qualified, line in named:
-            parts = qualified.split(".")
-            if len(parts) < 2:
-                continue
-            if parts[0] not in heads:  # one lookup per top-level name: most calls are of no module's
-                heads[parts[0]] = parts[0] in self.module_path
-            if not heads[parts[0]]:
-                continue
-            for cut in range(len(parts) - 1, 0, -1):
-                owner = ".".join(parts[:cut])
-                if owner not in self.module_path:
-                    continue
-                name = f"{owner}.{parts[cut]}"
-                if name not in seen and name not in self.module_path and self.loaders.loader(owner) is not None:
-                    seen.add(name)
-                    yield name, line
-                break
+    def _call_edges(self, facts: FileFacts, call: CallFact, add: Callable[[str, int, str, str], None]) -> None:
+        """What an import-time call imports: the packages it walks, what the functions it runs
+        import, and what lazy loaders their bodies ask (`from pkg import name`, `pkg.name`)."""
+        line = call.span.line
+        for package in self._call_scans(call, facts.path, 0):
+            for child in self.children(package):
+                add(child, line, "scan", f"{call.tail}() imports every module of {package}")
+        for target in self.targets(call.callee, facts.path, call.context.function):
+            for name in self.body_imports(target):
+                for prefix in module_heads(name):
+                    add(prefix, line, "call", f"{call.tail}() imports {name}")
+                owner, _, member = name.rpartition(".")
+                if owner and name not in self.module_path:  # `from pkg import name` in the body
+                    self._lazy_edges(facts, owner, member, line, line, f"{call.tail}() imports {name}", add)
+            asked: set[str] = set()
+            for qualified, computed in self.body_reads(target):
+                self._read_asks(facts, qualified, line, computed, f"{call.tail}() reads `{qualified}`", add, asked)
+
+    def _read_edges(self, facts: FileFacts, add: Callable[[str, int, str, str], None]) -> None:
+        """What the lazy loaders the module's import-time reads ask import (graph.lazy_reads)."""
+        asked: set[str] = set()
+        eager = lambda context: self.judge.eager(context, facts.path)  # noqa: E731
+        for qualified, line, computed in lazy_reads.import_time(facts, eager, self.question.python):
+            self._read_asks(facts, qualified, line, computed, f"reads `{qualified}`", add, asked)
+
+    def _read_asks(
+        self, facts: FileFacts, qualified: str, line: int, computed: bool, detail: str,
+        add: Callable[[str, int, str, str], None], asked: set[str],
+    ) -> None:
+        """What a read of `qualified` at `line` makes a lazy loader import, once per name asked
+        (`asked`); `getattr(pkg, name)` with a computed name, of a module with a loader, is a cut."""
+        head = qualified.partition(".")[0]
+        known = self._heads.get(head)
+        if known is None:  # one lookup per top-level name: most reads are of no module's
+            known = self._heads[head] = head in self.module_path
+        if not known:
+            return
+        if computed:
+            loader = self.loaders.loader(qualified) if qualified in self.module_path else None
+            if loader is not None and qualified not in asked:
+                asked.add(qualified)
+                self.cuts.setdefault(facts.module or "", []).append(
+                    f"{facts.path}:{line}: `getattr({qualified}, ...)` asks the lazy loader at {loader[0]}:{loader[1].line} "
+                    "for a name the pass cannot tell; the chain is cut there"
+                )
+            return
+        if qualified not in self._asks:
+            self._asks[qualified] = lazy_reads.asked(
+                qualified, self.module_path.__contains__, lambda module: self.loaders.loader(module) is not None,
+                self.loaders.maps,
+            )
+        for owner, member in self._asks[qualified]:
+            if f"{owner}.{member}" not in asked:
+                asked.add(f"{owner}.{member}")
+                self._lazy_edges(facts, owner, member, line, line, detail, add)
+
+    def _star_edges(
+        self, facts: FileFacts, module: str, at: int, line: int, detail: str, add: Callable[[str, int, str, str], None],
+    ) -> None:
+        """`from module import *`: each name of the module's `__all__` it does not bind is asked of its loader."""
+        star = self.loaders.star(module)
+        if star is None:
+            return
+        names, cut, where = star
+        for name in names:
+            self._lazy_edges(facts, module, name, at, line, f"{detail} (`{name}` in its `__all__`)", add)
+        if cut:
+            self.cuts.setdefault(facts.module or "", []).append(
+                f"{facts.path}:{line}: {detail}: the lazy loader at {where} is asked each name of {cut}, which the pass "
+                "cannot read; the chain is cut there"
+            )
 
     def binds(self, path: str, name: str, at: int = AFTER) -> bool:
         """Whether the module surely binds `name` (other than to its own submodule of that
@@ -907,6 +962,11 @@ class _File:
                 self.bodies.setdefault(fact.context.function, []).append(fact)
         for body in self.bodies.values():
             body.sort(key=lambda f: (f.span.line, f.span.column))
+        # Each function's attribute reads (graph.lazy_reads), by the function.
+        self.attributes: dict[str, list[AttributeFact]] = {}
+        for read in facts.attributes:
+            if read.context.function is not None:
+                self.attributes.setdefault(read.context.function, []).append(read)
         self.scans: dict[str | None, list[ScanFact]] = {}
         for scan in facts.scans:
             self.scans.setdefault(scan.context.function, []).append(scan)

@@ -61,7 +61,7 @@ from import_policy.facts.source.syntax import newest_split
 from import_policy.facts.shared.usegate import UseGate, bound_imports, could_matter
 from import_policy.facts.shared.walkstate import (
     DYNAMIC_IMPORTERS, IMPORT_CATCHERS, IMPORTED_NAME, PACKAGE_WALKERS, Given, WalkState, compared, entry_leaf, entry_name,
-    all_of, getattr_leaf, installed_after, LazySignature, signature_of, written,
+    all_of, getattr_leaf, installed_after, LazySignature, settled_attributes, signature_of, written,
 )
 from import_policy.facts.shared.rebinding import by_class, field
 
@@ -248,7 +248,10 @@ def _collect(
         call for call in collector.refused_calls
         if kept is None or is_kept(call.callee, call.first_string, call.arguments, kept)
     ]
-    facts = replace(facts, calls=tuple(sorted(calls, key=position)))
+    attributes = settled_attributes(collector.attributes)
+    if kept is not None:
+        attributes = tuple(read for read in attributes if kept(read.qualified))
+    facts = replace(facts, calls=tuple(sorted(calls, key=position)), attributes=attributes)
     return facts, collector, parsed
 
 
@@ -380,6 +383,7 @@ class _Collector(WalkState):
     def _enter(self, name: str | None = None, function: bool = False, branch: Branch | None = None) -> None:
         if name is not None:
             self.names.append(name)
+            self.scopes.append(function)
         self.function_depth += function
         if branch is not None:
             self.branches.append(branch)
@@ -388,6 +392,7 @@ class _Collector(WalkState):
     def _leave(self, name: str | None = None, function: bool = False, branch: Branch | None = None) -> None:
         if name is not None:
             self.names.pop()
+            self.scopes.pop()
         self.function_depth -= function
         if branch is not None:
             self.branches.pop()
@@ -469,6 +474,12 @@ class _Collector(WalkState):
             self.leave_skippable()
         elif self.refused and id(node) in self.refused:
             self.walk_refused(self.refused[id(node)])
+        elif isinstance(node, ast.AnnAssign):
+            self.assignment(node)
+            self.expression(node.target)
+            self.annotation(node.annotation, evaluated=not self.in_function_scope())
+            if node.value is not None:
+                self.expression(node.value)
         else:
             self.assignment(node)
             self.generic(node)
@@ -706,7 +717,7 @@ class _Collector(WalkState):
         self.decorators_of(node.decorator_list)
         self.arguments(node.args)
         if node.returns is not None:
-            self.expression(node.returns)
+            self.annotation(node.returns)
         self._enter(node.name, function=True)
         self.body(node.body)
         self._leave(node.name, function=True)
@@ -730,6 +741,13 @@ class _Collector(WalkState):
 
     def arguments(self, node: ast.arguments) -> None:
         self.generic(node)
+
+    def annotation(self, node: ast.expr, evaluated: bool = True) -> None:
+        """An annotation (`AttributeFact.annotation`): a function body's variable's is never
+        evaluated (`evaluated` False)."""
+        self.open_annotation(evaluated)
+        self.expression(node)
+        self.close_annotation()
 
     def decorators_of(self, decorators: Iterable[ast.expr]) -> None:
         for decorator in decorators:
@@ -983,6 +1001,7 @@ class _Collector(WalkState):
         stack: list[ast.AST | None] = [node]
         pop, push, extend = stack.pop, stack.append, stack.extend
         lazy, chains, loaded, none_tested = self.lazy_names, self.chains, self.loaded, self._none_tested
+        aliases = self.aliases
         while stack:
             current: Any = pop()  # any node of an expression (or None, a missing dict key)
             kind = type(current)
@@ -1001,6 +1020,8 @@ class _Collector(WalkState):
                         loaded.add(name)
                     if lazy:
                         self.read(name, self.span(root), self._statement_line)
+                    if current is not root and name in aliases:
+                        self.chain_read(current, root)
                 if chains is not None:
                     chains.setdefault(name, set()).add(name if current is root else f"{full_name(current)}")
                     self.sites.append((current, self._statement_line, self.context(), self._in_fstring > 0))
@@ -1028,6 +1049,37 @@ class _Collector(WalkState):
                 elif isinstance(value, ast.AST):
                     push(value)
 
+    def chain_read(self, chain: ast.Attribute, root: ast.Name) -> None:
+        """`pkg.Model` read (`facts.records.model.AttributeFact`); `pkg.a.b = x` reads `pkg.a`."""
+        read: ast.expr = chain
+        if type(chain.ctx) is not ast.Load:
+            read = chain.value
+            if type(read) is not ast.Attribute:
+                return
+        dotted = full_name(read)
+        if dotted is not None:
+            self.add_attribute(self.attribute(dotted, root.lineno))
+
+    def getattr_read(self, node: ast.Call, dotted: str, callee: str) -> None:
+        """`getattr(pkg, "name"[, default])`, `hasattr(pkg, "name")`: a read of `pkg.name`."""
+        if dotted != callee or dotted not in _ATTRIBUTE_READERS or node.keywords:
+            return
+        if len(node.args) not in ((2, 3) if dotted == "getattr" else (2,)) or not _named(node.args[0]):
+            return
+        owner = full_name(node.args[0])
+        if owner is None or owner.partition(".")[0] not in self.aliases:
+            return
+        name = node.args[1]
+        text = _string(name)
+        if text is not None:
+            self.add_attribute(self.attribute(f"{owner}.{text}", node.lineno))
+            return
+        taken = self.table_names(name)  # a loop over a literal table
+        for each in taken:
+            self.add_attribute(self.attribute(f"{owner}.{each}", node.lineno))
+        if not taken:
+            self.add_attribute(self.attribute(owner, node.lineno, computed=True))
+
     def none_test(self, compare: ast.Compare) -> None:
         """`x is None` (or `==`, `!=`, `is not`) reads `x` only to test it (`facts.reads`)."""
         if len(compare.ops) == 1 and type(compare.ops[0]) in _NONE_TESTS:
@@ -1053,6 +1105,9 @@ class _Collector(WalkState):
             self.expression(node)
         elif isinstance(node, ast.stmt):
             self.statement(node)
+        elif isinstance(node, ast.arg):
+            if node.annotation is not None:
+                self.annotation(node.annotation)
         elif isinstance(node, ast.match_case):
             if node.guard is not None:
                 self.expression(node.guard)
@@ -1071,6 +1126,8 @@ class _Collector(WalkState):
         if dotted is None:
             return
         callee = self.qualify(dotted)
+        if dotted in _ATTRIBUTE_READERS:
+            self.getattr_read(node, dotted, callee)
         first = _first_string(node)
         context = self.context()
         line = self._statement_line
@@ -1097,6 +1154,8 @@ class _Collector(WalkState):
                 self._tries[at][1].append(len(self.imports) - 1)
 
 
+# Builtins that read an attribute by a name given as a string (`AttributeFact`).
+_ATTRIBUTE_READERS = frozenset({"getattr", "hasattr"})
 _TRIES: tuple[type[ast.stmt], ...] = (ast.Try, *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))
 _OPERATORS: dict[type[ast.cmpop], str] = {
     ast.Eq: "==", ast.NotEq: "!=", ast.In: "in", ast.NotIn: "not in", ast.Is: "is", ast.IsNot: "is not",

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Optional
 
 from import_policy.facts.cpython.literals import (
@@ -34,6 +34,8 @@ ANY = "\0"
 _BUDGET = 2000
 # Statements all runs of one body take at most (tens of thousands of names; more are cuts).
 _TOTAL_BUDGET = 200_000
+# Calls of module-level functions followed one within another (`__getattr__` -> `_load` -> ...).
+_CALL_DEPTH = 3
 
 
 @dataclass
@@ -47,6 +49,12 @@ class _Module:
     loader: Optional[LoaderFact] = None
     # Each statement's calls outside its nested blocks, found once for every run of the body.
     calls: dict[int, list[ast.Call]] = field(default_factory=dict)
+    # The module-level functions a `__getattr__` may call (`return _load(name)`): run in turn.
+    functions: dict[str, ast.FunctionDef] = field(default_factory=dict)
+    # The last binding of `__all__`: its line (0: none), and whether it is what `lazy_loader.attach`
+    # returns (every name of its table).
+    all_line: int = 0
+    all_attach: bool = False
 
 
 def loader_of(tree: ast.Module, module: str | None, is_package: bool) -> LoaderFact | None:
@@ -56,11 +64,22 @@ def loader_of(tree: ast.Module, module: str | None, is_package: bool) -> LoaderF
     package = module if is_package else module.rpartition(".")[0]
     state = _Module(module, package, {"__name__": module, "__package__": package, "__file__": FilePath(("__init__.py" if is_package else module.rpartition(".")[2] + ".py",), True)})
     _walk(state, tree.body)
-    if state.loader is not None:
-        return state.loader
-    if state.getattr_def is not None:
-        return _from_getattr(state, state.getattr_def)
-    return None
+    loader = state.loader
+    if loader is None and state.getattr_def is not None:
+        loader = _from_getattr(state, state.getattr_def)
+    return _with_star(state, loader) if loader is not None and not loader.replaces else loader
+
+
+def _with_star(state: _Module, loader: LoaderFact) -> LoaderFact:
+    """The names `from module import *` asks of the module: its `__all__`, where it has one."""
+    if not state.all_line:
+        return loader
+    if state.all_attach:
+        return replace(loader, star=("*",))
+    names = state.env.get("__all__")
+    if isinstance(names, (list, tuple)) and all(isinstance(name, str) for name in names):
+        return replace(loader, star=tuple(dict.fromkeys(names)))
+    return replace(loader, star_cut=f"`__all__` (line {state.all_line})")
 
 
 def _walk(state: _Module, body: list[ast.stmt]) -> None:
@@ -81,17 +100,34 @@ def _walk(state: _Module, body: list[ast.stmt]) -> None:
             if node.name == "__getattr__":
                 state.getattr_def = node
                 state.loader = None
+            elif isinstance(node, ast.FunctionDef):
+                state.functions[node.name] = node
             state.env.pop(node.name, None)
         elif isinstance(node, ast.ClassDef):
             state.env.pop(node.name, None)
         elif isinstance(node, (ast.Assign, ast.AnnAssign)):
             _assign(state, node)
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id == "__all__":
+            _extend_all(state, node)
         elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
             mutate(state.env, node.value)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             for alias in node.names:
                 bound = alias.asname or alias.name.partition(".")[0]
                 state.env.pop(bound, None)
+
+
+def _extend_all(state: _Module, node: ast.AugAssign) -> None:
+    """`__all__ += [...]`."""
+    state.all_line, state.all_attach = node.lineno, False
+    try:
+        names, more = state.env.get("__all__"), evaluate(node.value, state.env)
+    except Unknown:
+        names = more = None
+    if isinstance(node.op, ast.Add) and isinstance(names, list) and isinstance(more, (list, tuple)):
+        state.env["__all__"] = [*names, *more]
+    else:
+        state.env.pop("__all__", None)
 
 
 def _type_checking(test: ast.expr) -> bool:
@@ -107,6 +143,9 @@ def _assign(state: _Module, node: ast.Assign | ast.AnnAssign) -> None:
         return
     for target in targets:
         names = _names(target)
+        if "__all__" in names:
+            state.all_line = node.lineno
+            state.all_attach = "__getattr__" in names and isinstance(value, ast.Call)
         if "__getattr__" in names and isinstance(value, ast.Call):
             state.loader = _from_attach(state, value, node.lineno)
             state.getattr_def = None
@@ -312,13 +351,14 @@ class _Run:
     """One run of a `__getattr__` body with the name known: what it imports, and the imports
     it reaches whose module the evaluator cannot tell (cuts)."""
 
-    def __init__(self, state: _Module, env: dict[str, object]) -> None:
+    def __init__(self, state: _Module, env: dict[str, object], depth: int = 0) -> None:
         self.state = state
         self.env = env
         self.imported: list[str] = []
         self.cuts: list[str] = []
         self.budget = _BUDGET
         self.import_names: set[str] = {"import_module"}
+        self.depth = depth  # calls of module-level functions run within this one
 
     def block(self, body: list[ast.stmt]) -> bool:
         """Runs the statements; False once one surely leaves the function."""
@@ -389,6 +429,24 @@ class _Run:
         for inner in found:
             if self.imports(inner):
                 self.call(inner)
+            elif isinstance(inner.func, ast.Name) and inner.func.id in self.state.functions:
+                self.helper(self.state.functions[inner.func.id], inner)
+
+    def helper(self, function: ast.FunctionDef, call: ast.Call) -> None:
+        """A module-level function the body calls (`_load(name)`): run with what the call
+        passes, its imports and cuts this run's (a call deeper than the pass follows, or one
+        whose arguments it cannot bind, is a cut only where that function imports)."""
+        env = _arguments(function, call, self.env)
+        if env is None or self.depth >= _CALL_DEPTH:
+            if any(isinstance(n, (ast.Import, ast.ImportFrom, ast.Call)) for n in ast.walk(function)):
+                self.cuts.append(f"`{text_of(call)}` (line {call.lineno})")
+            return
+        inner = _Run(self.state, {**self.state.env, **env}, self.depth + 1)
+        inner.budget = self.budget
+        inner.block(function.body)
+        self.budget = inner.budget
+        self.imported.extend(inner.imported)
+        self.cuts.extend(inner.cuts)
 
     def imports(self, call: ast.Call) -> bool:
         func = call.func
@@ -412,6 +470,27 @@ class _Run:
             pass  # Python raises before it imports (`T[name]` for a name not in `T`)
         except Unknown:
             self.cuts.append(f"`{text_of(call)}` (line {call.lineno})")
+
+
+def _arguments(function: ast.FunctionDef, call: ast.Call, env: dict[str, object]) -> dict[str, object] | None:
+    """The function's parameters bound to what the call passes (positional or by keyword,
+    defaults evaluated, anything else unknown); None for a call it cannot bind (`*args`)."""
+    params = [*function.args.posonlyargs, *function.args.args]
+    if function.args.vararg or function.args.kwarg or function.args.kwonlyargs or len(call.args) > len(params):
+        return None
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return None
+    given: dict[str, ast.expr] = {p.arg: a for p, a in zip(params, call.args)}
+    given.update((k.arg, k.value) for k in call.keywords if k.arg is not None)
+    defaults = dict(zip([p.arg for p in params][len(params) - len(function.args.defaults):], function.args.defaults))
+    bound: dict[str, object] = {}
+    for param in params:
+        node = given.get(param.arg, defaults.get(param.arg))
+        try:
+            bound[param.arg] = evaluate(node, env) if node is not None else Unknown
+        except (Unknown, Raises):
+            bound[param.arg] = Unknown
+    return bound
 
 
 def _plain(target: ast.expr) -> bool:

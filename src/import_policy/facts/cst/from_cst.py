@@ -31,6 +31,7 @@ from libcst.metadata import (
 from import_policy.facts.shared import comments
 from import_policy.facts.cst.names import Columns, columns, normalized
 from import_policy.facts.records.model import (
+    AttributeFact,
     BoolOp,
     Branch,
     CallFact,
@@ -67,7 +68,7 @@ from import_policy.facts.shared.rebinding import by_class, field
 from import_policy.facts.shared.walkstate import (
     Given, LazySignature, signature_of,
     DYNAMIC_IMPORTERS, IMPORT_CATCHERS, IMPORTED_NAME, PACKAGE_WALKERS, WalkState, compared, entry_leaf, entry_name,
-    all_of, getattr_leaf, installed_after, written,
+    all_of, getattr_leaf, installed_after, settled_attributes, written,
 )
 
 if TYPE_CHECKING:
@@ -152,6 +153,7 @@ def _extract(
         wrapper.visit(collector)
         uses = _resolve_uses(wrapper, collector, use_gate) if want_uses else ()
         reads = _loads(wrapper, collector.candidate_reads)
+        _attributes(wrapper, collector)
     except Exception as error:
         if not overflowed(error) or not on_deep_stack():
             raise  # walked again on a deeper stack
@@ -177,6 +179,7 @@ def _extract(
         returns=tuple(collector.returns),
         scans=tuple(collector.scans),
         reads=reads,
+        attributes=settled_attributes(collector.attributes),
         suppressions=suppressions,
         loader=loader,
         exports=exports,
@@ -208,6 +211,7 @@ def walk_chunk(
     state.hand_to(walker)
     walker._statement_index = statement_index - 1  # libcst counts the chunk's first line again
     chunk.wrapper.visit(walker)
+    _attributes(chunk.wrapper, walker)
     walker.hand_to(state)
     return Walked(tuple(walker.calls), _loads(chunk.wrapper, walker.candidate_reads), walker._statement_index)
 
@@ -302,6 +306,19 @@ def _source_lines(source: bytes) -> list[str]:
     except (SyntaxError, LookupError, UnicodeDecodeError):
         return []
     return re.split(r"\r\n|\r|\n", text)
+
+
+def _attributes(wrapper: MetadataWrapper, collector: _Collector) -> None:
+    """The candidate attribute reads, each a load's or (a store's, a deletion's) the chain's it is an
+    attribute of, kept in the walk's state."""
+    candidates = collector.candidate_attributes
+    if not candidates:
+        return
+    contexts = wrapper.resolve(ExpressionContextProvider)
+    for node, read, stored in candidates:
+        context = contexts.get(node)
+        collector.add_attribute(stored if context in (ExpressionContext.STORE, ExpressionContext.DEL) else read)
+    candidates.clear()
 
 
 def _loads(wrapper: MetadataWrapper, candidates: list[tuple[cst.Name, ReadFact]]) -> tuple[ReadFact, ...]:
@@ -452,6 +469,10 @@ class _Collector(WalkState, cst.CSTVisitor):
         self._fallback_handlers: set[int] = set()
         # Names read at import time that a lazy import bound, before loads are told from stores.
         self.candidate_reads: list[tuple[cst.Name, ReadFact]] = []
+        # Attribute reads before loads are told from stores: the chain, its read, and the read
+        # of the chain it is an attribute of (what a store or `del` of it reads).
+        self.candidate_attributes: list[tuple[cst.Attribute, AttributeFact | None, AttributeFact | None]] = []
+        self._unevaluated: set[int] = set()  # annotations Python never evaluates (a function body's variables)
         self._keywords: set[int] = set()  # `f(name=...)`: a keyword, not a read of `name`
         self.columns: Columns | None = None  # where names NFKC resized moved the columns (facts.cst_names)
         self.extra_reads: frozenset[str] = frozenset()  # names read where `tree` has no statement (facts.cst.split)
@@ -517,11 +538,13 @@ class _Collector(WalkState, cst.CSTVisitor):
     def visit_FunctionDef_body(self, node: cst.FunctionDef) -> None:
         self.function_depth += 1
         self.names.append(node.name.value)
+        self.scopes.append(True)
         self.changed()
 
     def leave_FunctionDef_body(self, node: cst.FunctionDef) -> None:
         self.function_depth -= 1
         self.names.pop()
+        self.scopes.pop()
         self.changed()
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
@@ -537,21 +560,31 @@ class _Collector(WalkState, cst.CSTVisitor):
 
     def visit_ClassDef_body(self, node: cst.ClassDef) -> None:
         self.names.append(node.name.value)
+        self.scopes.append(False)
         self.changed()
 
     def leave_ClassDef_body(self, node: cst.ClassDef) -> None:
         self.names.pop()
+        self.scopes.pop()
         self.changed()
 
     def visit_Lambda_body(self, node: cst.Lambda) -> None:
         self.function_depth += 1
         self.names.append("<lambda>")
+        self.scopes.append(True)
         self.changed()
 
     def leave_Lambda_body(self, node: cst.Lambda) -> None:
         self.function_depth -= 1
         self.names.pop()
+        self.scopes.pop()
         self.changed()
+
+    def visit_Annotation(self, node: cst.Annotation) -> None:
+        self.open_annotation(id(node) not in self._unevaluated)
+
+    def leave_Annotation(self, original_node: cst.Annotation) -> None:
+        self.close_annotation()
 
     def visit_If_body(self, node: cst.If) -> None:
         self.branches.append(Branch(self.test_of(node.test), False, False, self.span_of(node).line, self.text_of(node.test)))
@@ -789,6 +822,8 @@ class _Collector(WalkState, cst.CSTVisitor):
                     self.locals.bind(function, element.value.value, taken, False)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if self.in_function_scope():
+            self._unevaluated.add(id(node.annotation))  # a function body's variable: never evaluated
         if not self.module_level() and node.value is not None:
             self.local_assignment([node.target], node.value)
         if node.value is not None and isinstance(node.target, cst.Name):
@@ -1083,17 +1118,51 @@ class _Collector(WalkState, cst.CSTVisitor):
     # --- uses ---------------------------------------------------------------------
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
-        if self._roots is None:
-            return True
         root: cst.BaseExpression = node
         while isinstance(root, cst.Attribute):
             root = root.value
         if not isinstance(root, cst.Name):
             return True  # `f().x`: the chain does not start at a name; look inside
         self._read(root)
-        if root.value in self._roots:
+        if root.value in self.aliases:
+            self._attribute(node, root)
+        if self._roots is not None and root.value in self._roots:
             self._chain(node, root)
         return False  # a plain `a.b.c` chain holds no call, import or further use
+
+    def _attribute(self, node: cst.Attribute, root: cst.Name) -> None:
+        """`pkg.Model` (`AttributeFact`), kept with the chain it is an attribute of (`pkg.a.b = x`
+        reads `pkg.a`) until the walk tells a store from a load (`_attributes`)."""
+        line = self.span_of(root).line
+        whole = get_full_name_for_node(node)
+        inner = get_full_name_for_node(node.value) if isinstance(node.value, cst.Attribute) else None
+        read = self.attribute(whole, line) if whole is not None else None
+        stored = self.attribute(inner, line) if inner is not None else None
+        if read is not None or stored is not None:
+            self.candidate_attributes.append((node, read, stored))
+
+    def getattr_read(self, node: cst.Call, dotted: str, callee: str) -> None:
+        """`getattr(pkg, "name"[, default])`, `hasattr(pkg, "name")`: a read of `pkg.name`."""
+        args = node.args
+        if dotted != callee or dotted not in _ATTRIBUTE_READERS:
+            return
+        if any(arg.keyword is not None or arg.star == "**" for arg in args):
+            return
+        if len(args) not in ((2, 3) if dotted == "getattr" else (2,)) or args[0].star:
+            return
+        owner = get_full_name_for_node(args[0].value) if isinstance(args[0].value, (cst.Name, cst.Attribute)) else None
+        if owner is None or owner.partition(".")[0] not in self.aliases:
+            return
+        line = self.span_of(node).line
+        text = None if args[1].star else _string(args[1].value)
+        if text is not None:
+            self.add_attribute(self.attribute(f"{owner}.{text}", line))
+            return
+        taken = () if args[1].star else self._table_names(args[1].value)  # a loop over a literal table
+        for each in taken:
+            self.add_attribute(self.attribute(f"{owner}.{each}", line))
+        if not taken:
+            self.add_attribute(self.attribute(owner, line, computed=True))
 
     def visit_Attribute_attr(self, node: cst.Attribute) -> None:
         self._keywords.add(id(node.attr))  # `x.name` reads `x`, not `name`
@@ -1122,6 +1191,8 @@ class _Collector(WalkState, cst.CSTVisitor):
         if dotted is None:
             return
         callee = self.qualify(dotted)
+        if dotted in _ATTRIBUTE_READERS:
+            self.getattr_read(node, dotted, callee)
         first = _first_string(node.args)
         span = self.span_of(node)
         context = self.context()
@@ -1155,6 +1226,8 @@ class _Collector(WalkState, cst.CSTVisitor):
         )
 
 
+# Builtins that read an attribute by a name given as a string (`AttributeFact`).
+_ATTRIBUTE_READERS = frozenset({"getattr", "hasattr"})
 _OPERATORS: dict[type[cst.BaseCompOp], str] = {
     cst.Equal: "==", cst.NotEqual: "!=", cst.In: "in", cst.NotIn: "not in", cst.Is: "is", cst.IsNot: "is not",
 }

@@ -23,12 +23,16 @@ def is_kept(callee: str, first: str | None, arguments: tuple[Argument, ...], kep
 
 
 def kept_calls(facts: FileFacts, keeps: CallFilter | None) -> FileFacts:
-    """The facts with only the calls `keeps` keeps."""
+    """The facts with only the calls `keeps` keeps, and the attribute reads of names it keeps
+    (a lazy loader that answers one is a module of the project's, or of a followed dependency's)."""
     if keeps is None:
         return facts
     kept = keeps(facts)
     calls = tuple(call for call in facts.calls if is_kept(call.callee, call.first_string, call.arguments, kept))
-    return replace(facts, calls=calls) if len(calls) < len(facts.calls) else facts
+    attributes = tuple(read for read in facts.attributes if kept(read.qualified))
+    if len(calls) == len(facts.calls) and len(attributes) == len(facts.attributes):
+        return facts
+    return replace(facts, calls=calls, attributes=attributes)
 
 
 def imports_of(facts: FileFacts) -> FileFacts:
@@ -38,5 +42,5 @@ def imports_of(facts: FileFacts) -> FileFacts:
     statement line and `TYPE_CHECKING` context); no calls, bindings, probes or lazy reads."""
     return replace(
         facts, uses=(), calls=(), decorators=(), functions=(), classes=(), assigns=(), returns=(), scans=(), reads=(),
-        loader=None, exports=(),
+        attributes=(), loader=None, exports=(),
     )

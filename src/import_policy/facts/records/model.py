@@ -200,6 +200,28 @@ class ReadFact:
 
 
 @dataclass(frozen=True)
+class AttributeFact:
+    """A read of `owner.name` through a name a module-level import bound, where Python would ask
+    a lazy loader of `owner` for `name` (contract section 4, "Lazy loaders"): an attribute chain
+    rooted at such a name (`pkg.Model`, in any expression; for a chain that is assigned or deleted,
+    the chain it is an attribute of), and `getattr(pkg, "dump")` / `hasattr(pkg, "Model")` with a
+    literal name. Each name once per context, at its first line.
+
+    `qualified`: the chain resolved through the file's imports.
+    `annotation`: in an annotation Python evaluates when it runs the definition (a parameter's, a
+    return's, a module or class body's variable), which it does only before 3.14 (PEP 649); with
+    `from __future__ import annotations`, or a function body's variable annotation, nothing is
+    recorded (Python never evaluates them).
+    `computed`: `getattr(pkg, name)` with a name the pass cannot tell; `qualified` is `pkg`."""
+
+    qualified: str
+    line: int
+    context: Context
+    annotation: bool = False
+    computed: bool = False
+
+
+@dataclass(frozen=True)
 class CallFact:
     """A call whose callee resolves to a dotted name, with its literal string arguments.
 
@@ -347,6 +369,12 @@ class LoaderFact:
     cut: str = ""
     replaces: bool = False
     bound: tuple[str, ...] = ()
+    # The names `from module import *` asks of the module (its `__all__`, as Python reads it), each
+    # asked of the loader where the module does not bind it; "*" stands for every name the
+    # loader's table holds (`__all__` bound to what `lazy_loader.attach` returns).
+    star: tuple[str, ...] = ()
+    # An `__all__` the pass cannot evaluate, named with its line (`` `__all__` (line 3) ``): a cut for `import *`.
+    star_cut: str = ""
 
 
 @dataclass(frozen=True)
@@ -391,6 +419,7 @@ class FileFacts:
     returns: tuple[ReturnFact, ...] = ()
     scans: tuple[ScanFact, ...] = ()
     reads: tuple[ReadFact, ...] = ()
+    attributes: tuple[AttributeFact, ...] = ()
     suppressions: Suppressions = field(default_factory=Suppressions)
     syntax_error: SyntaxErrorFact | None = None
     # The module's lazy loader, when it installs one at import time.

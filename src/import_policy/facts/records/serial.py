@@ -12,6 +12,7 @@ from typing import Any
 
 from import_policy.facts.records.model import (
     AssignFact,
+    AttributeFact,
     BoolOp,
     Branch,
     CallFact,
@@ -114,6 +115,7 @@ def to_json(facts: FileFacts) -> Json:
         "returns": [[r.function, _test(r.value), r.line, ctx(r.context), r.first] for r in facts.returns],
         "scans": [[s.package, s.line, ctx(s.context)] for s in facts.scans],
         "reads": [[r.name, _span(r.span), r.statement_line, ctx(r.context)] for r in facts.reads],
+        "attributes": [[a.qualified, a.line, ctx(a.context), a.annotation, a.computed] for a in facts.attributes],
         "suppressions": [facts.suppressions.file, [[line, sorted(rules)] for line, rules in facts.suppressions.lines]],
         "syntax_error": (
             None if facts.syntax_error is None
@@ -123,7 +125,7 @@ def to_json(facts: FileFacts) -> Json:
     loader = facts.loader
     out["loader"] = None if loader is None else [
         loader.kind, loader.line, [list(entry) for entry in loader.table], [list(f) for f in loader.files],
-        loader.cut, loader.replaces, list(loader.bound),
+        loader.cut, loader.replaces, list(loader.bound), list(loader.star), loader.star_cut,
     ]
     out["exports"] = list(facts.exports)
     out["contexts"] = [_context(context) for context in contexts]
@@ -246,12 +248,13 @@ def _pair(value: Json) -> tuple[str, str]:
 def _loader_of(value: Json) -> LoaderFact | None:
     if value is None:
         return None
-    kind, line, table, files, cut, replaces, bound = _list(value, 7)
+    kind, line, table, files, cut, replaces, bound, star, star_cut = _list(value, 9)
     if kind not in ("getattr", "attach", "stub", "lazymodule"):
         raise ValueError(f"not a loader kind: {kind!r}")
     return LoaderFact(
         kind, _int(line), tuple(_pair(entry) for entry in _list(table)), tuple(_pair(f) for f in _list(files)),
         _str(cut), _bool(replaces), tuple(_str(name) for name in _list(bound)),
+        tuple(_str(name) for name in _list(star)), _str(star_cut),
     )
 
 
@@ -346,6 +349,10 @@ def from_json(value: Json) -> FileFacts:
         reads=tuple(
             ReadFact(_str(name), _span_of(span), _int(line), ctx(ctx_index))
             for name, span, line, ctx_index in (_list(v, 4) for v in _list(value["reads"]))
+        ),
+        attributes=tuple(
+            AttributeFact(_str(name), _int(line), ctx(ctx_index), _bool(annotation), _bool(computed))
+            for name, line, ctx_index, annotation, computed in (_list(v, 5) for v in _list(value["attributes"]))
         ),
         suppressions=Suppressions(
             _bool(suppress_file),

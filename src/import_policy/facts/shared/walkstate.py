@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Optional, Union
 
 from import_policy.facts.records.model import (
-    Argument, AssignFact, BoolOp, Branch, Compare, Context, FunctionFact, ImportFact, Installed, Leaf, Not, Opaque, ReadFact, ReturnFact,
+    Argument, AssignFact, AttributeFact, BoolOp, Branch, Compare, Context, FunctionFact, ImportFact, Installed, Leaf, Not, Opaque, ReadFact, ReturnFact,
     ScanFact, Signature, Span, Test, Value,
 )
 from import_policy.facts.shared.availability import Locals
@@ -216,6 +216,17 @@ class WalkState:
         self.may_raise: set[int] = set()
         # The signature of each function of `functions`, by its place there.
         self.signatures: list[LazySignature] = []
+        # Attribute reads through module-level imports (facts.records.model.AttributeFact), each
+        # (name, context, kind) once at its first line: the place in `attributes` of each.
+        self.attributes: list[AttributeFact] = []
+        self.attribute_at: dict[tuple[str, int, bool, bool], int] = {}
+        # Open scopes, innermost last: whether each is a function's (a class body's is not).
+        self.scopes: list[bool] = []
+        # Open annotations, innermost last: whether Python evaluates each when it runs the
+        # definition (a function body's variable annotation it never evaluates).
+        self.annotations: list[bool] = []
+        # `from __future__ import annotations`: no annotation is evaluated.
+        self.postponed = False
 
     def hand_to(self, other: WalkState) -> None:
         """`other` goes on with this walk (libcst's walk of a statement CPython refused, and
@@ -355,6 +366,8 @@ class WalkState:
         return tuple(dict.fromkeys(n for fact in self.imports[start:] for n in (fact.name, fact.module) if n))
 
     def record(self, fact: ImportFact, target: str, keyword: bool = False) -> None:
+        if fact.module == "__future__" and fact.member == "annotations":
+            self.postponed = True
         fact = self.lazy_import(fact, keyword)
         if self.fallbacks:
             fact = replace(fact, fallback_for=tuple(dict.fromkeys(n for names in self.fallbacks for n in names)))
@@ -385,10 +398,61 @@ class WalkState:
             always = not self.branches and not self.try_depth
             self.lazy_modules = frozenset(names) if names is not None and always else None
 
+    def open_annotation(self, evaluated: bool = True) -> None:
+        """An annotation begins: one Python evaluates when it runs the definition, unless
+        `evaluated` is False (a variable's in a function body)."""
+        self.annotations.append(evaluated)
+
+    def close_annotation(self) -> None:
+        self.annotations.pop()
+
+    def in_function_scope(self) -> bool:
+        """Straight in a function's body (not in a class body nested in one)."""
+        return bool(self.scopes) and self.scopes[-1]
+
+    def attribute(self, dotted: str, line: int, computed: bool = False) -> AttributeFact | None:
+        """A read of the chain `dotted` (as written, its root bound by a module-level import) here;
+        `computed`: `getattr(dotted, name)` with a name the pass cannot tell. None: in an
+        annotation Python never evaluates (a string, or a function body's variable's)."""
+        annotation = bool(self.annotations)
+        if annotation and (self.postponed or not self.annotations[-1]):
+            return None
+        return AttributeFact(self.qualify(dotted), line, self.context(), annotation, computed)
+
+    def add_attribute(self, read: AttributeFact | None) -> None:
+        """Keep the read, each (name, context, kind) once, at its first line."""
+        if read is None:
+            return
+        key = (read.qualified, id(read.context), read.annotation, read.computed)
+        at = self.attribute_at.get(key)
+        if at is None:
+            self.attribute_at[key] = len(self.attributes)
+            self.attributes.append(read)
+        elif read.line < self.attributes[at].line:
+            self.attributes[at] = read
+
     def read(self, name: str, span: Span, statement_line: int) -> None:
         """A read of `name`; recorded when a lazy import bound it and it runs at import time."""
         if name in self.lazy_names and self.function_depth == 0:
             self.reads.append(ReadFact(name, span, statement_line, self.context()))
+
+
+def settled_attributes(found: list[AttributeFact]) -> tuple[AttributeFact, ...]:
+    """The attribute reads in line order, each (name, context, kind) once, at its first line
+    (however each walk ordered them, and wherever it started a new but equal context)."""
+    first: dict[tuple[str, Context, bool, bool], AttributeFact] = {}
+    for read in sorted(found, key=_attribute_order):
+        first.setdefault((read.qualified, read.context, read.annotation, read.computed), read)
+    return tuple(first.values())
+
+
+def _attribute_order(read: AttributeFact) -> tuple[int, str, int, str, bool, bool, bool, bool]:
+    """Line order, and within a line an order neither walk's own decides."""
+    context = read.context
+    return (
+        read.line, read.qualified, len(context.branches), context.function or "", context.tried,
+        context.type_checking, read.annotation, read.computed,
+    )
 
 
 # Everything a walk's state holds but the names the file reads (each collector finds them its
