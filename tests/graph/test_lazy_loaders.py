@@ -432,6 +432,16 @@ def test_a_getattr_of_a_name_the_pass_cannot_tell_is_a_named_cut(project: Projec
     ) in err
 
 
+def test_a_computed_getattr_in_a_called_function_names_no_cut(project: Project) -> None:
+    """numpy.ma's shape: a wrapper class called at import time with names the package binds."""
+    app = "import pkg\n\nclass Wrap:\n    def __init__(self, name):\n        self.f = getattr(pkg, name)\n\nM = Wrap('Model')\n"
+    write(project, {**GETATTR_BOUND, "app/__init__.py": app})
+    assert loaded_by_python(project.root) == set()
+    assert reported(project) == set()
+    code, _, err = project.run("check")
+    assert "cut" not in err
+
+
 def test_an_all_the_pass_cannot_read_is_a_named_cut_of_a_star_import(project: Project) -> None:
     init = "import os\n__all__ = os.environ.get('X', 'dump').split()\n" + textwrap.dedent(GETATTR_TABLE["pkg/__init__.py"])
     write(project, {**GETATTR_TABLE, "pkg/__init__.py": init, "app/__init__.py": "from pkg import *\n"})

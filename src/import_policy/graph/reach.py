@@ -438,7 +438,11 @@ class Project:
         if file is None:
             return ()
         runs = lambda context: self.judge.runs(context, path)  # noqa: E731
-        found = [(name, computed) for name, _, computed in lazy_reads.in_body(file.attributes.get(key[1], ()), runs, self.question.python)]
+        # `getattr(pkg, name)` with a computed name in a body is left out: it is mostly a helper's
+        # parameter a caller passes a name the module binds (numpy.ma's `getattr(np, funcname)`
+        # for each of its wrappers), and a cut named at every call was noise (a limit, documented).
+        reads = lazy_reads.in_body(file.attributes.get(key[1], ()), runs, self.question.python)
+        found: list[tuple[str, bool]] = [(name, computed) for name, _, computed in reads if not computed]
         for fact in file.bodies.get(key[1], ()):
             if isinstance(fact, CallFact) and self.judge.runs(fact.context, path):
                 for inner in self.targets(fact.callee, path, fact.context.function, receiver):
