@@ -4,6 +4,8 @@ extraction of a cold run over dependencies. What is kept is the same either way.
 
 from __future__ import annotations
 
+import ast
+
 import pytest
 
 from import_policy.facts.cpython import from_ast
@@ -37,16 +39,16 @@ class C:
 
 def test_only_a_function_passing_a_parameter_on_is_walked(monkeypatch: pytest.MonkeyPatch) -> None:
     walked: list[str] = []
-    rebinds = from_ast._rebinds
+    bound_in = from_ast.bound_in
 
-    def counting(node: object) -> object:
-        walked.append(type(node).__name__)
-        return rebinds(node)  # type: ignore[arg-type]
+    def counting(body: list[ast.stmt]) -> set[str]:
+        walked.append(type(body[-1]).__name__)
+        return bound_in(body)
 
-    monkeypatch.setattr(from_ast, "_rebinds", counting)
+    monkeypatch.setattr(from_ast, "bound_in", counting)
     facts = graph_facts(SOURCE.encode(), "m.py", "m", False, lambda _: (lambda callee: True))
     # `forwards` and `rebinds` pass `name` on (`print(item)` passes no parameter): two bodies walked.
-    assert walked and len([n for n in walked if n == "Return"]) == 2
+    assert walked == ["Return", "Return"]
     signatures = {f.name: f.signature for f in facts.functions}
     forwarded = signatures["forwards"]
     assert forwarded is not None and forwarded.positional == ("name",)

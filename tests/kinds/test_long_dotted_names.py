@@ -120,3 +120,28 @@ def test_two_double_stars_in_a_row_are_one() -> None:
     assert DottedPattern.compile("**.**.x").matches("x")
     assert DottedPattern.compile("**.**").matches("a.b")
     assert judge("x.y", [DottedPattern.compile("**.**.x")], []).forbidden
+
+
+def test_a_name_one_segment_past_the_limit_is_cut_and_a_file_with_fewer_dots_is_not_searched(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from import_policy.facts.source import longnames
+
+    over = ("import torch" + ".a" * longnames.LIMIT + "\n").encode()  # LIMIT + 1 segments: LIMIT dots
+    assert over.count(b".") == longnames.LIMIT
+    cut = longnames.shorten_names(over)
+    assert cut is not None and len(cut) == len(over) and cut.rstrip().endswith(b".a")
+    at_limit = ("import torch" + ".a" * (longnames.LIMIT - 1) + "\n").encode()
+    assert longnames.shorten_names(at_limit) is None
+
+    searched: list[bytes] = []
+    real = longnames._CANDIDATE
+
+    class Counted:
+        def search(self, source: bytes) -> object:
+            searched.append(source)
+            return real.search(source)
+
+    monkeypatch.setattr(longnames, "_CANDIDATE", Counted())
+    assert longnames.shorten_names(at_limit) is None
+    assert searched == []  # too few dots to hold a name past the limit: never searched

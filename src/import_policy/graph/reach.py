@@ -137,6 +137,9 @@ class Project:
         self._heads: dict[str, bool] = {}  # whether a top-level name is a module's (graph.lazy_reads)
         self._asks: dict[str, tuple[tuple[str, str], ...]] = {}  # the loaders a read asks, and for what
         self._mros: dict[ClassKey, tuple[ClassKey, ...]] = {}
+        # By dotted name, file and depth: a name a star import chain re-exports is asked of the
+        # same files again by every call that spells it.
+        self._class_keys: dict[tuple[str, str, int], ClassKey | None] = {}
         self._children: dict[str, tuple[str, ...]] = {}
         self.graph = ImportGraph(modules, self.edges)
         self._in_progress: set[object] = set()
@@ -335,6 +338,14 @@ class Project:
 
     def class_key(self, qualified: str, path: str, depth: int = 0) -> ClassKey | None:
         """The project class a dotted name names, following imports and re-exports."""
+        key = (qualified, path, depth)
+        if key in self._class_keys:
+            return self._class_keys[key]
+        found = self._class_key(qualified, path, depth)
+        self._class_keys[key] = found
+        return found
+
+    def _class_key(self, qualified: str, path: str, depth: int) -> ClassKey | None:
         if depth > 8:
             return None
         here = self._file(path)

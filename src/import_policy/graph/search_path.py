@@ -81,6 +81,7 @@ class SearchPath:
     def __init__(self, site_packages: Iterable[str]) -> None:
         self._listings: dict[str, Listing] = {}
         self._stats: dict[str, Stat | None] = {}  # each listed folder's stat data when listed
+        self._found: dict[str, Spec | None] = {}  # each module looked up: the listings answer it once
         self.since = now_ns()  # before any folder is listed: the racy-clean rule's moment
         self.sites = tuple(site_packages)
         folders: list[str] = []
@@ -152,6 +153,13 @@ class SearchPath:
 
     def find(self, module: str) -> Spec | None:
         """The module as Python's path finder (then an editable finder) finds it; None: not there."""
+        if module in self._found:
+            return self._found[module]
+        found = self._find(module)
+        self._found[module] = found
+        return found
+
+    def _find(self, module: str) -> Spec | None:
         parts = module.split(".")
         if not all(part.isidentifier() for part in parts):
             return None

@@ -196,6 +196,8 @@ def _collect(
     collector = (_ImportsOnly if imports_only else _Collector)(package, _NEWLINES.split(text), chains)
     collector.tree = parsed
     collector.source = source
+    # No `global` statement without the keyword in the text as Python reads it: no body walked for one.
+    collector.declares_globals = "global" in text
     if lazy is not None:
         collector.lazy_at = lazy.at
     if split is not None:
@@ -319,6 +321,7 @@ class _Collector(WalkState):
         self._in_fstring = 0
         self.tree: ast.Module | None = None
         self.source = b""
+        self.declares_globals = True  # whether the file's text spells `global` (else no body is walked for it)
         # Names the file reads but to compare them with None, gathered by the walk itself rather
         # than by a second walk of the whole tree for each file with a catching `try:` (`ast.walk`
         # costs more than half this walk): an import in such a `try:` is a probe only when its
@@ -710,7 +713,10 @@ class _Collector(WalkState):
             raise Unsupported("`def` and its name on different lines")
         name = ".".join([*self.names, node.name])
         self.define(
-            FunctionFact(name, node.lineno, self.context(), _globals(node.body), unset=_unset(node.args)),
+            FunctionFact(
+                name, node.lineno, self.context(), _globals(node.body) if self.declares_globals else (),
+                unset=_unset(node.args),
+            ),
             _signature(node, name),
         )
         self.type_params(node)
@@ -1381,7 +1387,7 @@ def _signature(node: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> LazyS
     names = frozenset(a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs))
 
     def make() -> Signature:
-        rebound = {bound for inner in node.body for scoped in ast.walk(inner) for bound in _rebinds(scoped)}
+        rebound = bound_in(node.body)
         decorators = [full_name(d) if _named(d) else None for d in node.decorator_list]
         return signature_of(
             name, [a.arg for a in args.posonlyargs], [a.arg for a in args.args], [a.arg for a in args.kwonlyargs],
@@ -1392,6 +1398,27 @@ def _signature(node: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> LazyS
 
 
 _REBINDING = by_class(cst=False)
+
+
+def bound_in(body: list[ast.stmt]) -> set[str]:
+    """Every name a node under `body` binds (`_rebinds`), nested scopes included: the nodes
+    `ast.walk` visits, less the expression contexts (`Load`, `Store`), which bind nothing,
+    without its generators (the walk was a tenth of a dependency file's extraction)."""
+    found: set[str] = set()
+    stack: list[ast.AST] = list(body)
+    rows = _REBINDING
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind.__name__ in rows:
+            found.update(_rebinds(node))
+        for name in _fields_of(kind):
+            value = getattr(node, name, None)
+            if isinstance(value, list):
+                stack.extend(item for item in value if isinstance(item, ast.AST))
+            elif isinstance(value, ast.AST):
+                stack.append(value)
+    return found
 
 
 def _rebinds(node: ast.AST) -> Iterator[str]:

@@ -28,7 +28,9 @@ _KEPT = frozenset(b"\\\r\n")
 def shorten_names(source: bytes) -> bytes | None:
     """`source` with each import's dotted name cut to `LIMIT` segments; None when none is
     longer (or the file does not tokenize: then the parser says what is wrong)."""
-    if _CANDIDATE.search(source) is None:
+    # Each of the pattern's segments starts with a dot: a file with fewer dots is not searched
+    # (the search, at every dot of every file, was a twentieth of a cold run over torch).
+    if source.count(b".") < LIMIT or _CANDIDATE.search(source) is None:
         return None
     read = significant(source)
     if read is None:
