@@ -2,19 +2,27 @@
 
     python bench/import_truth.py --venv DIR [--entries peft,transformers,...] [--watched torch,triton,...]
                                  [--tool 'python -m import_policy'] [--installed environment|any]
-                                 [--platform cpu|any|cuda|...] [--keep DIR]
+                                 [--platform cpu|any|cuda|...] [--keep DIR] [--together]
 
 For each entry package: a subprocess of the venv's own Python imports it and reads `sys.modules`
 (nothing imported before it but what the interpreter loads at start); a finder first on
 `sys.meta_path` records, for each module imported, the module and line that imported it (the
-real importer). import-policy answers each watched name with a probe project (`pkg/__init__.py`:
-`import ENTRY`; `environment.python` the venv's, `follow: all`, one `kind: import-time` rule per
-watched name, `installed:` as given, `platform:` as given, by default `cpu`: the machine the
-bench runs on, without a GPU): a name is said to load when its
+real importer; an availability test's `importlib.util.find_spec` asks the finders too and is not
+taken for an import). import-policy answers each watched name with a probe project: a package
+`probe_ENTRY` whose `__init__.py` is `import ENTRY`; `environment.python` the venv's, `follow:
+all`, one `kind: import-time` rule per watched name, `installed:` as given, `platform:` as given,
+by default `cpu`: the machine the bench runs on, without a GPU. A name is said to load when its
 rule has a finding. One rule per name, not one rule forbidding them all: a rule's chains stop at
 the first forbidden module (what `torch` imports is not reported again under a rule that forbids
-`torch` too), so one rule would answer "the first watched module reached", not each name. One
-probe folder serves every entry in turn, so the facts of the files they share are read once. The bench prints, per entry and
+`torch` too), so one rule would answer "the first watched module reached", not each name.
+
+By default the tool runs once per entry, the rules' entry that entry's probe package; one probe
+folder serves every entry in turn, so the facts of the files they share are read once (the
+folder's cache). With `--together` it runs once for all entries: one probe package per entry, each
+rule's `entry:` all of them. A finding is at the link of the probe package whose import reaches
+the name (one finding per link and name), its chain starts there, and no probe package imports
+another, so each entry's answer is still "import ENTRY alone"; what the rules derive of the
+dependencies they share is derived once instead of once per entry. The bench prints, per entry and
 in total, the confusion matrix, precision and recall, and every disagreement: a false positive
 with the tool's chain, a false negative with Python's real importer.
 
@@ -56,12 +64,16 @@ importers = {}
 class Watch:
     @staticmethod
     def find_spec(name, path=None, target=None):
+        # Only an import records its importer: `importlib.util.find_spec("x")` (an availability
+        # test) asks the finders too, without loading anything.
         if name not in importers:
             frame = sys._getframe(1)
+            importing = False
             while frame is not None and (frame.f_code.co_filename.startswith("<frozen") or
                                          "importlib" in frame.f_code.co_filename):
+                importing = importing or frame.f_code.co_name == "_find_and_load"
                 frame = frame.f_back
-            if frame is not None:
+            if frame is not None and importing:
                 importers[name] = f"{frame.f_globals.get('__name__', '?')}:{frame.f_lineno}"
         return None
 
@@ -117,22 +129,42 @@ def python_truth(python: str, entry: str) -> dict[str, object]:
         return {"loaded": [], "importers": {}, "error": f"probe failed: {done.stderr.strip()[-300:]}"}
 
 
-def policy(python: str, watched: Sequence[str], installed: str, platform: str = "cpu") -> str:
+def probe_package(entry: str) -> str:
+    """The probe project's package whose `__init__` imports `entry` and nothing else."""
+    return "probe_" + entry.replace(".", "_")
+
+
+def entry_rule_id(name: str, entry: str) -> str:
+    """The id of the rule forbidding `name` under `--together`, its entry `entry`'s probe package."""
+    return f"{rule_id(name)}--{probe_package(entry).replace('_', '-').lower()}"
+
+
+def policy(python: str, watched: Sequence[str], installed: str, platform: str = "cpu",
+           entries: Sequence[str] = ()) -> str:
+    """One rule per watched name and entry: the rules of one entry each answer "what does
+    importing it alone load" (a dependency's site is one finding, with one chain, however many
+    entries reach it: a rule whose entry were every probe package would say it of one only)."""
     rules = "".join(
-        f"  - id: {rule_id(name)}\n    kind: import-time\n    entry: [pkg]\n    forbid: [{name}]\n"
-        f"    installed: {installed}\n    platform: {platform}\n"
-        for name in watched
+        f"  - id: {entry_rule_id(name, entry)}\n    kind: import-time\n    entry: [{probe_package(entry)}]\n"
+        f"    forbid: [{name}]\n    installed: {installed}\n    platform: {platform}\n"
+        for entry in entries for name in watched
     )
     return f"version: 1\nenvironment:\n  python: {python}\nfollow: all\nrules:\n{rules}"
 
 
-def tool_answer(
-    tool: Sequence[str], folder: Path, entry: str, watched: Sequence[str],
-) -> tuple[dict[str, list[str]], str]:
-    """Each watched name a finding says the entry loads, with that finding's chain; and what
-    went wrong, if the tool failed."""
-    (folder / "pkg").mkdir(parents=True, exist_ok=True)
-    (folder / "pkg" / "__init__.py").write_text(f"import {entry}\n", encoding="utf-8")
+def write_probes(folder: Path, entries: Sequence[str]) -> None:
+    """One package per entry, each importing its entry alone (none imports another)."""
+    for entry in entries:
+        package = folder / probe_package(entry)
+        package.mkdir(parents=True, exist_ok=True)
+        (package / "__init__.py").write_text(f"import {entry}\n", encoding="utf-8")
+
+
+def tool_answers(
+    tool: Sequence[str], folder: Path, entries: Sequence[str], watched: Sequence[str],
+) -> tuple[dict[str, dict[str, list[str]]], str]:
+    """Per entry, each watched name a finding says it loads, with that finding's chain; and what
+    went wrong, if the tool failed. One run answers every entry of the group, each by its own rules."""
     done = subprocess.run([*tool, "check", "--format", "json"], cwd=folder, capture_output=True, text=True, check=False)
     if done.returncode not in (0, 1):
         return {}, f"exit {done.returncode}: {done.stderr.strip()[-500:]}"
@@ -142,12 +174,13 @@ def tool_answer(
         return {}, f"no JSON: {done.stdout[:200]!r}"
     if isinstance(findings, dict):  # `{"version": 1, "diagnostics": [...], "summary": {...}}`
         findings = findings.get("diagnostics", [])
-    by_rule = {rule_id(name): name for name in watched}
-    found: dict[str, list[str]] = {}
+    by_rule = {entry_rule_id(name, entry): (entry, name) for entry in entries for name in watched}
+    found: dict[str, dict[str, list[str]]] = {entry: {} for entry in entries}
     for finding in findings if isinstance(findings, list) else []:
-        name = by_rule.get(str(finding.get("rule", "")))
-        if name is not None:
-            found.setdefault(name, [str(m) for m in finding.get("chain") or []] or [str(finding.get("message", ""))])
+        asked = by_rule.get(str(finding.get("rule", "")))
+        if asked is not None:
+            chain = [str(m) for m in finding.get("chain") or []]
+            found[asked[0]].setdefault(asked[1], chain or [str(finding.get("message", ""))])
     return found, ""
 
 
@@ -181,6 +214,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--installed", choices=("environment", "any"), default="environment")
     parser.add_argument("--platform", default="cpu", help="the rules' platform (default: cpu, the bench's machine)")
     parser.add_argument("--keep", type=Path, help="keep the probe projects in this folder")
+    parser.add_argument("--together", action="store_true",
+                        help="one tool run for every entry (one probe package each, the rules' entries all of them)")
     args = parser.parse_args(argv)
     venv = args.venv.expanduser().absolute()
     python = str(venv / "bin" / "python")
@@ -189,22 +224,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     tool = shlex.split(args.tool)
     work = args.keep.expanduser().absolute() if args.keep else Path(tempfile.mkdtemp(prefix="import-truth-"))
     work.mkdir(parents=True, exist_ok=True)
-    (work / "import-policy.yaml").write_text(policy(python, watched, args.installed, args.platform), encoding="utf-8")
-    total = Tally()
-    rows: list[str] = []
+    truths: dict[str, dict[str, object]] = {}
     for entry in entries:
         truth = python_truth(python, entry)
         if truth.get("error"):
             print(f"{entry}: skipped: Python cannot import it here ({truth['error']})", file=sys.stderr)
             continue
-        answer, failure = tool_answer(tool, work, entry, watched)
+        truths[entry] = truth
+    groups = [list(truths)] if args.together else [[entry] for entry in truths]
+    total = Tally()
+    rows: list[str] = []
+    for group in groups:
+        (work / "import-policy.yaml").write_text(
+            policy(python, watched, args.installed, args.platform, group), encoding="utf-8")
+        write_probes(work, group)
+        answers, failure = tool_answers(tool, work, group, watched)
         if failure:
-            print(f"{entry}: the tool failed: {failure}", file=sys.stderr)
+            print(f"{', '.join(group)}: the tool failed: {failure}", file=sys.stderr)
             continue
-        tally = judge(entry, truth, answer, watched)
-        rows.append(tally.row(entry))
-        total.add(tally)
-        print(f"{entry}: TP {tally.tp} FP {tally.fp} FN {tally.fn} TN {tally.tn}", file=sys.stderr)
+        for entry in group:
+            tally = judge(entry, truths[entry], answers[entry], watched)
+            rows.append(tally.row(entry))
+            total.add(tally)
+            print(f"{entry}: TP {tally.tp} FP {tally.fp} FN {tally.fn} TN {tally.tn}", file=sys.stderr)
     print(f"{len(rows)} entries, {len(watched)} watched names, installed: {args.installed}, platform: {args.platform}, venv {venv}\n")
     print("| entry | TP | FP | FN | TN | precision | recall |\n| --- | --- | --- | --- | --- | --- | --- |")
     print("\n".join(rows))
