@@ -339,11 +339,15 @@ def _members(value: object) -> Iterator[str]:
                 yield key
             yield from (item for item in _strings_in(inner))
     elif isinstance(value, (list, tuple, set, frozenset)):
-        yield from (item for item in value if isinstance(item, str))
+        yield from _strings_in(value)
 
 
 def _strings_in(value: object) -> Iterator[str]:
-    if isinstance(value, (list, tuple, set, frozenset)):
+    """The strings a display holds, a set's sorted (its order is the hash seed's: the record
+    must not change from one run to the next)."""
+    if isinstance(value, (set, frozenset)):
+        yield from sorted(item for item in value if isinstance(item, str))
+    elif isinstance(value, (list, tuple)):
         yield from (item for item in value if isinstance(item, str))
 
 
