@@ -26,10 +26,10 @@ from functools import cached_property
 
 from import_policy.cache.racy import racy
 from import_policy.cache.stat import Stat, stat_of
-from import_policy.graph.egg_info import Told, egg_folder, egg_info, is_zipped_egg, zipped_egg
+from import_policy.graph.egg_info import Told, egg_folder, egg_info, is_zipped_egg, top_level_names, zipped_egg
 from import_policy.graph.environment import Environment
 from import_policy.graph.metadata_path import Key, finds, found_in, legacy, normalize
-from import_policy.graph.search_path import SearchPath, Spec
+from import_policy.graph.search_path import SearchPath, Spec, file_text
 
 
 @dataclass(frozen=True)
@@ -111,8 +111,8 @@ def read(info: str, site: str) -> Distribution:
     """The distribution a `.dist-info` folder describes."""
     folder = os.path.basename(info)[: -len(".dist-info")]
     name, _, version = folder.rpartition("-") if "-" in folder else (folder, "", "")
-    record = tuple(record_paths(_text(os.path.join(info, "RECORD"))))
-    listed = [line.strip().replace("/", ".") for line in _text(os.path.join(info, "top_level.txt")).splitlines()]
+    record = tuple(record_paths(file_text(os.path.join(info, "RECORD"))))
+    listed = list(top_level_names(os.path.join(info, "top_level.txt")))
     if not any(listed):
         listed = [_top_of(relative) for relative in record if _inside(relative) and not _metadata(relative)]
     if not any(listed) and not record:
@@ -184,14 +184,6 @@ def _metadata_name(info: str) -> str | None:
         if key.strip().lower() == "name" and value.strip():
             return value.strip()
     return None
-
-
-def _text(path: str) -> str:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            return handle.read()
-    except OSError:
-        return ""
 
 
 class Owners:

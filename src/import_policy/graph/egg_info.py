@@ -18,6 +18,8 @@ import os
 import zipfile
 from typing import NamedTuple
 
+from import_policy.graph.search_path import file_text
+
 
 class Told(NamedTuple):
     name: str  # as the entry's name spells it
@@ -34,16 +36,16 @@ def egg_info(info: str, folder: str, name: str, is_file: bool) -> Told:
         return Told(name, version, (), (), (info,))
     installed = os.path.join(info, "installed-files.txt")
     record = tuple(_relative(os.path.join(info, line.strip()), folder)
-                   for line in _text(installed).splitlines() if line.strip())
+                   for line in file_text(installed).splitlines() if line.strip())
     top_level = os.path.join(info, "top_level.txt")
-    return Told(name, version, record, _lines(top_level), (installed, top_level, os.path.join(info, "PKG-INFO")))
+    return Told(name, version, record, top_level_names(top_level), (installed, top_level, os.path.join(info, "PKG-INFO")))
 
 
 def egg_folder(egg: str, name: str) -> Told:
     """An `.egg` folder on the path: its `EGG-INFO`."""
     top_level = os.path.join(egg, "EGG-INFO", "top_level.txt")
     version = _version(os.path.basename(egg).rpartition(".")[0])
-    return Told(name, version, (), _lines(top_level), (top_level, os.path.join(egg, "EGG-INFO", "PKG-INFO")))
+    return Told(name, version, (), top_level_names(top_level), (top_level, os.path.join(egg, "EGG-INFO", "PKG-INFO")))
 
 
 def zipped_egg(archive: str) -> Told:
@@ -81,16 +83,9 @@ def _relative(path: str, folder: str) -> str:
     return relative.replace(os.sep, "/")
 
 
-def _lines(path: str) -> tuple[str, ...]:
-    return tuple(line.strip().replace("/", ".") for line in _text(path).splitlines() if line.strip())
+def top_level_names(path: str) -> tuple[str, ...]:
+    """The names a `top_level.txt` lists, `/` read as `.` (none where it cannot be read)."""
+    return tuple(line.strip().replace("/", ".") for line in file_text(path).splitlines() if line.strip())
 
 
-def _text(path: str) -> str:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            return handle.read()
-    except OSError:
-        return ""
-
-
-__all__ = ["Told", "egg_folder", "egg_info", "is_zipped_egg", "zipped_egg"]
+__all__ = ["Told", "egg_folder", "egg_info", "is_zipped_egg", "top_level_names", "zipped_egg"]

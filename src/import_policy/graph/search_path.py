@@ -243,7 +243,7 @@ def _add(folders: list[str], folder: str) -> bool:
 def _pth_folders(path: str) -> Iterator[str]:
     """The folders a `.pth` file adds: its path lines (not comments, not `import` lines),
     relative to its folder."""
-    text = _text(path)
+    text = file_text(path)
     base = os.path.dirname(path)
     for line in text.splitlines():
         line = line.rstrip()
@@ -256,7 +256,7 @@ def _editable_mapping(path: str) -> Iterator[tuple[str, str]]:
     """Top-level name -> folder or file, from an editable finder's module: setuptools'
     `MAPPING = {...}` display, or the redirector's `map_module("name", "path")` calls."""
     try:
-        tree = ast.parse(_text(path))
+        tree = ast.parse(file_text(path))
     except (SyntaxError, ValueError):
         return
     for node in ast.walk(tree):
@@ -278,7 +278,8 @@ def _literal(node: ast.expr | None) -> str | None:
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
 
 
-def _text(path: str) -> str:
+def file_text(path: str) -> str:
+    """A file of the environment as text (undecodable bytes replaced); "" where it cannot be read."""
     try:
         with open(path, encoding="utf-8", errors="replace") as handle:
             return handle.read()
@@ -286,4 +287,4 @@ def _text(path: str) -> str:
         return ""
 
 
-__all__ = ["Listing", "SearchPath", "Spec"]
+__all__ = ["Listing", "SearchPath", "Spec", "file_text"]
